@@ -1,0 +1,21 @@
+"""netbox-aifabric: design, number, configure and prove small AI/GPU cluster fabrics in NetBox."""
+
+from netbox.plugins import PluginConfig
+
+from .version import __version__
+
+
+class AIFabricConfig(PluginConfig):
+    name = 'netbox_aifabric'
+    verbose_name = 'AI Fabric'
+    description = 'Design, number, configure and prove small AI/GPU cluster leaf-spine fabrics'
+    version = __version__
+    author = 'netbox-aifabric developers'
+    base_url = 'aifabric'
+    min_version = '4.7.0'
+    max_version = '4.7.99'
+    graphql_schema = 'graphql.schema.schema'
+    default_settings = {}
+
+
+config = AIFabricConfig

@@ -1,0 +1,237 @@
+from rest_framework import serializers
+
+from dcim.api.serializers import SiteSerializer
+from ipam.api.serializers import (
+    ASNRangeSerializer,
+    PrefixSerializer,
+    RouteTargetSerializer,
+    VLANSerializer,
+    VRFSerializer,
+)
+from ipam.models import VLAN, RouteTarget
+from netbox.api.fields import ChoiceField, RelatedObjectCountField, SerializedPKRelatedField
+from netbox.api.serializers import PrimaryModelSerializer
+from tenancy.api.serializers import TenantSerializer
+
+from ..choices import (
+    DesignOptionChoices,
+    ECNThresholdUnitChoices,
+    FabricStatusChoices,
+    PFCWatchdogActionChoices,
+    QoSModeChoices,
+    QoSTrustChoices,
+    TrafficPurposeChoices,
+    UnderlayChoices,
+)
+from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+__all__ = ('EVPNTenantSerializer', 'FabricSerializer', 'QoSProfileSerializer', 'TrafficClassSerializer')
+
+
+class TrafficClassSerializer(PrimaryModelSerializer):
+    purpose = ChoiceField(choices=TrafficPurposeChoices)
+    vlan = VLANSerializer(nested=True, required=False, allow_null=True)
+    vrf = VRFSerializer(nested=True, required=False, allow_null=True)
+    prefix = PrefixSerializer(nested=True, required=False, allow_null=True)
+    reachable_from = serializers.PrimaryKeyRelatedField(queryset=TrafficClass.objects.all(), many=True, required=False)
+
+    class Meta:
+        model = TrafficClass
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'name',
+            'slug',
+            'purpose',
+            'vid',
+            'vlan',
+            'vrf',
+            'prefix',
+            'dscp',
+            'switch_priority',
+            'queue',
+            'lossless',
+            'ecn',
+            'mtu',
+            'routed',
+            'reachable_from',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        brief_fields = ('description', 'display', 'id', 'name', 'purpose', 'slug', 'url', 'vid')
+
+
+class QoSProfileSerializer(PrimaryModelSerializer):
+    mode = ChoiceField(choices=QoSModeChoices)
+    trust = ChoiceField(choices=QoSTrustChoices, required=False)
+    ecn_threshold_unit = ChoiceField(choices=ECNThresholdUnitChoices, required=False)
+    pfcwd_action = ChoiceField(choices=PFCWatchdogActionChoices, required=False, allow_null=True)
+    fabric_count = RelatedObjectCountField('fabrics')
+
+    class Meta:
+        model = QoSProfile
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'name',
+            'slug',
+            'mode',
+            'trust',
+            'roce_dscp',
+            'roce_priority',
+            'roce_tc',
+            'cnp_dscp',
+            'cnp_priority',
+            'cnp_tc',
+            'pfc_priorities',
+            'ecn_enabled',
+            'ecn_threshold_unit',
+            'ecn_min_threshold',
+            'ecn_max_threshold',
+            'ecn_probability',
+            'ecn_tcs',
+            'strict_tcs',
+            'dwrr_weights',
+            'pfc_watchdog',
+            'pfcwd_poll_interval',
+            'pfcwd_detection_polls',
+            'pfcwd_detection_time',
+            'pfcwd_restoration_time',
+            'pfcwd_action',
+            'cable_length',
+            'mtu',
+            'preset',
+            'source',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+            'fabric_count',
+        )
+        brief_fields = ('description', 'display', 'id', 'mode', 'name', 'slug', 'url')
+
+
+class EVPNTenantSerializer(PrimaryModelSerializer):
+    tenant = TenantSerializer(nested=True, required=False, allow_null=True)
+    vrf = VRFSerializer(nested=True, required=False, allow_null=True)
+    import_targets = SerializedPKRelatedField(
+        queryset=RouteTarget.objects.all(), serializer=RouteTargetSerializer, nested=True, required=False, many=True
+    )
+    export_targets = SerializedPKRelatedField(
+        queryset=RouteTarget.objects.all(), serializer=RouteTargetSerializer, nested=True, required=False, many=True
+    )
+    traffic_classes = SerializedPKRelatedField(
+        queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
+    )
+    vlans = SerializedPKRelatedField(
+        queryset=VLAN.objects.all(), serializer=VLANSerializer, nested=True, required=False, many=True
+    )
+
+    class Meta:
+        model = EVPNTenant
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'name',
+            'slug',
+            'tenant',
+            'vrf',
+            'l3vni',
+            'l2vni_base',
+            'import_targets',
+            'export_targets',
+            'anycast_gateway_mac',
+            'traffic_classes',
+            'vlans',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        model_clean_fields = ('anycast_gateway_mac',)
+        brief_fields = ('description', 'display', 'id', 'l3vni', 'name', 'slug', 'url')
+
+
+class FabricSerializer(PrimaryModelSerializer):
+    site = SiteSerializer(nested=True)
+    status = ChoiceField(choices=FabricStatusChoices, required=False)
+    design_option = ChoiceField(choices=DesignOptionChoices, required=False)
+    underlay = ChoiceField(choices=UnderlayChoices, required=False)
+    loopback_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
+    vtep_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
+    p2p_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
+    mlag_peer_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
+    leaf_asn_range = ASNRangeSerializer(nested=True, required=False, allow_null=True)
+    qos_profile = QoSProfileSerializer(nested=True, required=False, allow_null=True)
+    traffic_classes = SerializedPKRelatedField(
+        queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
+    )
+    tenants = SerializedPKRelatedField(
+        queryset=EVPNTenant.objects.all(), serializer=EVPNTenantSerializer, nested=True, required=False, many=True
+    )
+
+    class Meta:
+        model = Fabric
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'name',
+            'slug',
+            'site',
+            'status',
+            'design_option',
+            'underlay',
+            'spine_count',
+            'max_spines',
+            'leaf_count',
+            'max_leaves',
+            'uplinks_per_spine',
+            'max_parallel_uplinks',
+            'server_count',
+            'storage_count',
+            'uplink_speed',
+            'server_nic_count',
+            'server_nic_speed',
+            'rdma_nic_count',
+            'rdma_nic_speed',
+            'mtu',
+            'loopback_pool',
+            'vtep_pool',
+            'p2p_pool',
+            'mlag_peer_pool',
+            'leaf_asn_range',
+            'spine_asn',
+            'l2vni_base',
+            'anycast_gateway_mac',
+            'qos_profile',
+            'traffic_classes',
+            'tenants',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        model_clean_fields = ('anycast_gateway_mac',)
+        brief_fields = ('description', 'design_option', 'display', 'id', 'name', 'slug', 'status', 'url')

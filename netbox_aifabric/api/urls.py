@@ -1,0 +1,13 @@
+from netbox.api.routers import NetBoxRouter
+
+from . import views
+
+app_name = 'netbox_aifabric-api'
+
+router = NetBoxRouter()
+router.register('traffic-classes', views.TrafficClassViewSet)
+router.register('qos-profiles', views.QoSProfileViewSet)
+router.register('evpn-tenants', views.EVPNTenantViewSet)
+router.register('fabrics', views.FabricViewSet)
+
+urlpatterns = router.urls

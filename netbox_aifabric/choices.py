@@ -1,0 +1,142 @@
+from django.utils.translation import gettext_lazy as _
+
+from utilities.choices import ChoiceSet
+
+__all__ = (
+    'DesignOptionChoices',
+    'ECNThresholdUnitChoices',
+    'FabricStatusChoices',
+    'LinkSpeedChoices',
+    'PFCWatchdogActionChoices',
+    'QoSModeChoices',
+    'QoSTrustChoices',
+    'TrafficPurposeChoices',
+    'UnderlayChoices',
+)
+
+
+#
+# Traffic classes
+#
+
+
+class TrafficPurposeChoices(ChoiceSet):
+    key = 'TrafficClass.purpose'
+
+    MANAGEMENT = 'management'
+    USER_ACCESS = 'user-access'
+    STORAGE = 'storage'
+    RDMA = 'rdma'
+    TELEMETRY = 'telemetry'
+    BACKUP = 'backup'
+    OTHER = 'other'
+
+    CHOICES = [
+        (MANAGEMENT, _('Management'), 'red'),
+        (USER_ACCESS, _('User access'), 'blue'),
+        (STORAGE, _('Storage'), 'orange'),
+        (RDMA, _('RDMA'), 'purple'),
+        (TELEMETRY, _('Telemetry'), 'teal'),
+        (BACKUP, _('Backup'), 'brown'),
+        (OTHER, _('Other'), 'gray'),
+    ]
+
+
+#
+# QoS profiles
+#
+
+
+class QoSModeChoices(ChoiceSet):
+    key = 'QoSProfile.mode'
+
+    LOSSLESS = 'lossless'
+    LOSSY = 'lossy'
+    NONE = 'none'
+
+    CHOICES = [
+        (LOSSLESS, _('Lossless (PFC + ECN)'), 'purple'),
+        (LOSSY, _('Lossy (ECN only)'), 'blue'),
+        (NONE, _('None (TCP only)'), 'gray'),
+    ]
+
+
+class QoSTrustChoices(ChoiceSet):
+    TRUST_DSCP = 'dscp'
+    TRUST_PCP = 'pcp'
+    TRUST_BOTH = 'both'
+
+    CHOICES = [(TRUST_DSCP, _('DSCP (L3)')), (TRUST_PCP, _('PCP (802.1p)')), (TRUST_BOTH, _('DSCP and PCP'))]
+
+
+class ECNThresholdUnitChoices(ChoiceSet):
+    BYTES = 'bytes'
+    PERCENT = 'percent'
+
+    CHOICES = [(BYTES, _('Bytes')), (PERCENT, _('Percent of queue fill'))]
+
+
+class PFCWatchdogActionChoices(ChoiceSet):
+    DROP = 'drop'
+    FORWARD = 'forward'
+    ALERT = 'alert'
+
+    CHOICES = [(DROP, _('Drop')), (FORWARD, _('Forward')), (ALERT, _('Alert only'))]
+
+
+#
+# Fabrics
+#
+
+
+class DesignOptionChoices(ChoiceSet):
+    key = 'Fabric.design_option'
+
+    MLAG = 'mlag'
+    ROUTED = 'routed'
+    EVPN_VXLAN = 'evpn-vxlan'
+
+    CHOICES = [
+        (MLAG, _('MLAG dual-ToR'), 'blue'),
+        (ROUTED, _('Routed leaf-spine'), 'green'),
+        (EVPN_VXLAN, _('EVPN/VXLAN'), 'purple'),
+    ]
+
+
+class UnderlayChoices(ChoiceSet):
+    EBGP = 'ebgp'
+    OSPF = 'ospf'
+
+    CHOICES = [(EBGP, _('eBGP (private ASNs)')), (OSPF, _('OSPF'))]
+
+
+class FabricStatusChoices(ChoiceSet):
+    key = 'Fabric.status'
+
+    DRAFT = 'draft'
+    PLANNED = 'planned'
+    ACTIVE = 'active'
+    DECOMMISSIONING = 'decommissioning'
+
+    CHOICES = [
+        (DRAFT, _('Draft'), 'gray'),
+        (PLANNED, _('Planned'), 'cyan'),
+        (ACTIVE, _('Active'), 'green'),
+        (DECOMMISSIONING, _('Decommissioning'), 'yellow'),
+    ]
+
+
+class LinkSpeedChoices(ChoiceSet):
+    """Ethernet port speeds in Gbit/s."""
+
+    CHOICES = [
+        (1, '1G'),
+        (10, '10G'),
+        (25, '25G'),
+        (40, '40G'),
+        (50, '50G'),
+        (100, '100G'),
+        (200, '200G'),
+        (400, '400G'),
+        (800, '800G'),
+    ]

@@ -1,0 +1,182 @@
+import django_filters
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from dcim.models import Site
+from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
+from netbox.filtersets import PrimaryModelFilterSet
+from tenancy.filtersets import TenancyFilterSet
+from utilities.filters import NumericArrayFilter
+from utilities.filtersets import register_filterset
+
+from .choices import (
+    DesignOptionChoices,
+    FabricStatusChoices,
+    PFCWatchdogActionChoices,
+    QoSModeChoices,
+    QoSTrustChoices,
+    TrafficPurposeChoices,
+    UnderlayChoices,
+)
+from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+__all__ = ('EVPNTenantFilterSet', 'FabricFilterSet', 'QoSProfileFilterSet', 'TrafficClassFilterSet')
+
+
+class NameSearchMixin:
+    """Free-text ``q``: name, slug and description."""
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(Q(name__icontains=value) | Q(slug__icontains=value) | Q(description__icontains=value))
+
+
+def _multi(model, label, **kwargs):
+    return django_filters.ModelMultipleChoiceFilter(queryset=model.objects.all(), label=label, **kwargs)
+
+
+@register_filterset
+class TrafficClassFilterSet(NameSearchMixin, PrimaryModelFilterSet):
+    purpose = django_filters.MultipleChoiceFilter(choices=TrafficPurposeChoices)
+    vlan_id = _multi(VLAN, _('VLAN (ID)'))
+    vrf_id = _multi(VRF, _('VRF (ID)'))
+    vrf = _multi(VRF, _('VRF (RD)'), field_name='vrf__rd', to_field_name='rd')
+    prefix_id = _multi(Prefix, _('Prefix (ID)'))
+    dscp = NumericArrayFilter(field_name='dscp', lookup_expr='contains')
+    reachable_from_id = _multi(TrafficClass, _('Reachable from (ID)'), field_name='reachable_from')
+    can_reach_id = _multi(TrafficClass, _('Can reach (ID)'), field_name='can_reach')
+    evpn_tenant_id = _multi(EVPNTenant, _('EVPN tenant (ID)'), field_name='evpn_tenants')
+    fabric_id = _multi(Fabric, _('Fabric (ID)'), field_name='fabrics')
+
+    class Meta:
+        model = TrafficClass
+        fields = (
+            'id',
+            'name',
+            'slug',
+            'purpose',
+            'vid',
+            'switch_priority',
+            'queue',
+            'lossless',
+            'ecn',
+            'mtu',
+            'routed',
+            'description',
+        )
+
+
+@register_filterset
+class QoSProfileFilterSet(NameSearchMixin, PrimaryModelFilterSet):
+    mode = django_filters.MultipleChoiceFilter(choices=QoSModeChoices)
+    trust = django_filters.MultipleChoiceFilter(choices=QoSTrustChoices)
+    pfcwd_action = django_filters.MultipleChoiceFilter(choices=PFCWatchdogActionChoices)
+    roce_dscp = NumericArrayFilter(field_name='roce_dscp', lookup_expr='contains')
+    roce_priority = NumericArrayFilter(field_name='roce_priority', lookup_expr='contains')
+    roce_tc = NumericArrayFilter(field_name='roce_tc', lookup_expr='contains')
+    pfc_priorities = NumericArrayFilter(field_name='pfc_priorities', lookup_expr='contains')
+    ecn_tcs = NumericArrayFilter(field_name='ecn_tcs', lookup_expr='contains')
+    strict_tcs = NumericArrayFilter(field_name='strict_tcs', lookup_expr='contains')
+
+    class Meta:
+        model = QoSProfile
+        fields = (
+            'id',
+            'name',
+            'slug',
+            'mode',
+            'trust',
+            'cnp_dscp',
+            'cnp_priority',
+            'cnp_tc',
+            'ecn_enabled',
+            'ecn_threshold_unit',
+            'ecn_min_threshold',
+            'ecn_max_threshold',
+            'ecn_probability',
+            'pfc_watchdog',
+            'pfcwd_poll_interval',
+            'pfcwd_detection_polls',
+            'pfcwd_detection_time',
+            'pfcwd_restoration_time',
+            'cable_length',
+            'mtu',
+            'preset',
+            'source',
+            'description',
+        )
+
+
+@register_filterset
+class EVPNTenantFilterSet(NameSearchMixin, TenancyFilterSet, PrimaryModelFilterSet):
+    vrf_id = _multi(VRF, _('VRF (ID)'))
+    vrf = _multi(VRF, _('VRF (RD)'), field_name='vrf__rd', to_field_name='rd')
+    import_target_id = _multi(RouteTarget, _('Import target (ID)'), field_name='import_targets')
+    import_target = _multi(
+        RouteTarget, _('Import target (name)'), field_name='import_targets__name', to_field_name='name'
+    )
+    export_target_id = _multi(RouteTarget, _('Export target (ID)'), field_name='export_targets')
+    export_target = _multi(
+        RouteTarget, _('Export target (name)'), field_name='export_targets__name', to_field_name='name'
+    )
+    traffic_class_id = _multi(TrafficClass, _('Traffic class (ID)'), field_name='traffic_classes')
+    traffic_class = _multi(
+        TrafficClass, _('Traffic class (slug)'), field_name='traffic_classes__slug', to_field_name='slug'
+    )
+    vlan_id = _multi(VLAN, _('VLAN (ID)'), field_name='vlans')
+    fabric_id = _multi(Fabric, _('Fabric (ID)'), field_name='fabrics')
+
+    class Meta:
+        model = EVPNTenant
+        fields = ('id', 'name', 'slug', 'l3vni', 'l2vni_base', 'anycast_gateway_mac', 'description')
+
+
+@register_filterset
+class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
+    status = django_filters.MultipleChoiceFilter(choices=FabricStatusChoices)
+    design_option = django_filters.MultipleChoiceFilter(choices=DesignOptionChoices)
+    underlay = django_filters.MultipleChoiceFilter(choices=UnderlayChoices)
+    site_id = _multi(Site, _('Site (ID)'))
+    site = _multi(Site, _('Site (slug)'), field_name='site__slug', to_field_name='slug')
+    loopback_pool_id = _multi(Prefix, _('Loopback pool (ID)'))
+    vtep_pool_id = _multi(Prefix, _('VTEP pool (ID)'))
+    p2p_pool_id = _multi(Prefix, _('Point-to-point pool (ID)'))
+    mlag_peer_pool_id = _multi(Prefix, _('MLAG peer pool (ID)'))
+    leaf_asn_range_id = _multi(ASNRange, _('Leaf ASN range (ID)'))
+    qos_profile_id = _multi(QoSProfile, _('QoS profile (ID)'))
+    qos_profile = _multi(QoSProfile, _('QoS profile (slug)'), field_name='qos_profile__slug', to_field_name='slug')
+    traffic_class_id = _multi(TrafficClass, _('Traffic class (ID)'), field_name='traffic_classes')
+    traffic_class = _multi(
+        TrafficClass, _('Traffic class (slug)'), field_name='traffic_classes__slug', to_field_name='slug'
+    )
+    evpn_tenant_id = _multi(EVPNTenant, _('EVPN tenant (ID)'), field_name='tenants')
+
+    class Meta:
+        model = Fabric
+        fields = (
+            'id',
+            'name',
+            'slug',
+            'status',
+            'design_option',
+            'underlay',
+            'spine_count',
+            'max_spines',
+            'leaf_count',
+            'max_leaves',
+            'uplinks_per_spine',
+            'max_parallel_uplinks',
+            'server_count',
+            'storage_count',
+            'uplink_speed',
+            'server_nic_count',
+            'server_nic_speed',
+            'rdma_nic_count',
+            'rdma_nic_speed',
+            'mtu',
+            'spine_asn',
+            'l2vni_base',
+            'anycast_gateway_mac',
+            'description',
+        )

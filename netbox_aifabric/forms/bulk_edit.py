@@ -1,0 +1,92 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from dcim.models import Site
+from ipam.models import VRF
+from netbox.forms import PrimaryModelBulkEditForm
+from tenancy.models import Tenant
+from utilities.forms import add_blank_choice
+from utilities.forms.fields import DynamicModelChoiceField
+from utilities.forms.rendering import FieldSet
+from utilities.forms.widgets import BulkEditNullBooleanSelect
+
+from ..choices import (
+    DesignOptionChoices,
+    FabricStatusChoices,
+    QoSModeChoices,
+    QoSTrustChoices,
+    TrafficPurposeChoices,
+    UnderlayChoices,
+)
+from ..constants import MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN
+from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+__all__ = ('EVPNTenantBulkEditForm', 'FabricBulkEditForm', 'QoSProfileBulkEditForm', 'TrafficClassBulkEditForm')
+
+
+def _choice(choices, label):
+    return forms.ChoiceField(choices=add_blank_choice(choices), required=False, label=label)
+
+
+def _flag(label):
+    return forms.NullBooleanField(required=False, widget=BulkEditNullBooleanSelect(), label=label)
+
+
+def _mtu():
+    return forms.IntegerField(required=False, min_value=MTU_MIN, max_value=MTU_MAX, label=_('MTU'))
+
+
+class TrafficClassBulkEditForm(PrimaryModelBulkEditForm):
+    purpose = _choice(TrafficPurposeChoices, _('Purpose'))
+    vrf = DynamicModelChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
+    switch_priority = forms.IntegerField(
+        required=False, min_value=PRIORITY_MIN, max_value=PRIORITY_MAX, label=_('Switch priority')
+    )
+    queue = forms.IntegerField(required=False, min_value=PRIORITY_MIN, max_value=PRIORITY_MAX, label=_('Queue'))
+    lossless = _flag(_('Lossless (PFC)'))
+    ecn = _flag(_('ECN'))
+    routed = _flag(_('Routed'))
+    mtu = _mtu()
+
+    model = TrafficClass
+    fieldsets = (
+        FieldSet('purpose', 'vrf', 'routed', 'mtu', 'description'),
+        FieldSet('switch_priority', 'queue', 'lossless', 'ecn', name=_('QoS')),
+    )
+    nullable_fields = ('vrf', 'switch_priority', 'queue', 'mtu', 'description', 'comments')
+
+
+class QoSProfileBulkEditForm(PrimaryModelBulkEditForm):
+    mode = _choice(QoSModeChoices, _('Mode'))
+    trust = _choice(QoSTrustChoices, _('Trust'))
+    ecn_enabled = _flag(_('ECN'))
+    pfc_watchdog = _flag(_('PFC watchdog'))
+    cable_length = forms.IntegerField(required=False, min_value=0, label=_('Cable length (m)'))
+    mtu = _mtu()
+
+    model = QoSProfile
+    fieldsets = (FieldSet('mode', 'trust', 'ecn_enabled', 'pfc_watchdog', 'cable_length', 'mtu', 'description'),)
+    nullable_fields = ('cable_length', 'mtu', 'description', 'comments')
+
+
+class EVPNTenantBulkEditForm(PrimaryModelBulkEditForm):
+    tenant = DynamicModelChoiceField(queryset=Tenant.objects.all(), required=False, label=_('Tenant'))
+    l2vni_base = forms.IntegerField(required=False, min_value=1, label=_('L2VNI base'))
+    anycast_gateway_mac = forms.CharField(required=False, max_length=17, label=_('Anycast gateway MAC'))
+
+    model = EVPNTenant
+    fieldsets = (FieldSet('tenant', 'l2vni_base', 'anycast_gateway_mac', 'description'),)
+    nullable_fields = ('tenant', 'l2vni_base', 'description', 'comments')
+
+
+class FabricBulkEditForm(PrimaryModelBulkEditForm):
+    site = DynamicModelChoiceField(queryset=Site.objects.all(), required=False, label=_('Site'))
+    status = _choice(FabricStatusChoices, _('Status'))
+    design_option = _choice(DesignOptionChoices, _('Design option'))
+    underlay = _choice(UnderlayChoices, _('Underlay'))
+    qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
+    mtu = _mtu()
+
+    model = Fabric
+    fieldsets = (FieldSet('site', 'status', 'design_option', 'underlay', 'qos_profile', 'mtu', 'description'),)
+    nullable_fields = ('qos_profile', 'description', 'comments')

@@ -1,0 +1,228 @@
+from django.utils.translation import gettext_lazy as _
+
+from dcim.models import Site
+from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
+from netbox.forms import PrimaryModelImportForm
+from tenancy.models import Tenant
+from utilities.forms.fields import CSVChoiceField, CSVModelChoiceField, CSVModelMultipleChoiceField, SlugField
+
+from ..choices import (
+    DesignOptionChoices,
+    ECNThresholdUnitChoices,
+    FabricStatusChoices,
+    PFCWatchdogActionChoices,
+    QoSModeChoices,
+    QoSTrustChoices,
+    TrafficPurposeChoices,
+    UnderlayChoices,
+)
+from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .fields import DSCPListField, PriorityListField
+
+__all__ = ('EVPNTenantImportForm', 'FabricImportForm', 'QoSProfileImportForm', 'TrafficClassImportForm')
+
+
+class TrafficClassImportForm(PrimaryModelImportForm):
+    slug = SlugField()
+    purpose = CSVChoiceField(choices=TrafficPurposeChoices, label=_('Purpose'))
+    vlan = CSVModelChoiceField(
+        queryset=VLAN.objects.all(),
+        required=False,
+        to_field_name='name',
+        label=_('VLAN'),
+        help_text=_('Name of an existing VLAN'),
+    )
+    vrf = CSVModelChoiceField(queryset=VRF.objects.all(), required=False, to_field_name='name', label=_('VRF'))
+    prefix = CSVModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Prefix')
+    )
+    dscp = DSCPListField(label=_('DSCP values'))
+    reachable_from = CSVModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(),
+        required=False,
+        to_field_name='slug',
+        label=_('Reachable from'),
+        help_text=_('Slugs of the traffic classes allowed to reach this one, comma-separated'),
+    )
+
+    class Meta:
+        model = TrafficClass
+        fields = (
+            'name',
+            'slug',
+            'purpose',
+            'vid',
+            'vlan',
+            'vrf',
+            'prefix',
+            'dscp',
+            'switch_priority',
+            'queue',
+            'lossless',
+            'ecn',
+            'mtu',
+            'routed',
+            'reachable_from',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )
+
+
+class QoSProfileImportForm(PrimaryModelImportForm):
+    slug = SlugField()
+    mode = CSVChoiceField(choices=QoSModeChoices, label=_('Mode'))
+    trust = CSVChoiceField(choices=QoSTrustChoices, required=False, label=_('Trust'))
+    ecn_threshold_unit = CSVChoiceField(choices=ECNThresholdUnitChoices, required=False, label=_('ECN unit'))
+    pfcwd_action = CSVChoiceField(choices=PFCWatchdogActionChoices, required=False, label=_('Watchdog action'))
+    roce_dscp = DSCPListField(label=_('RoCE data DSCP'))
+    roce_priority = PriorityListField(label=_('RoCE priority'))
+    roce_tc = PriorityListField(label=_('RoCE traffic class'))
+    pfc_priorities = PriorityListField(label=_('PFC priorities'))
+    ecn_tcs = PriorityListField(label=_('ECN traffic classes'))
+    strict_tcs = PriorityListField(label=_('Strict-priority traffic classes'))
+
+    class Meta:
+        model = QoSProfile
+        fields = (
+            'name',
+            'slug',
+            'mode',
+            'trust',
+            'roce_dscp',
+            'roce_priority',
+            'roce_tc',
+            'cnp_dscp',
+            'cnp_priority',
+            'cnp_tc',
+            'pfc_priorities',
+            'ecn_enabled',
+            'ecn_threshold_unit',
+            'ecn_min_threshold',
+            'ecn_max_threshold',
+            'ecn_probability',
+            'ecn_tcs',
+            'strict_tcs',
+            'dwrr_weights',
+            'pfc_watchdog',
+            'pfcwd_poll_interval',
+            'pfcwd_detection_polls',
+            'pfcwd_detection_time',
+            'pfcwd_restoration_time',
+            'pfcwd_action',
+            'cable_length',
+            'mtu',
+            'preset',
+            'source',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )
+
+
+class EVPNTenantImportForm(PrimaryModelImportForm):
+    slug = SlugField()
+    tenant = CSVModelChoiceField(queryset=Tenant.objects.all(), required=False, to_field_name='name', label=_('Tenant'))
+    vrf = CSVModelChoiceField(queryset=VRF.objects.all(), required=False, to_field_name='name', label=_('VRF'))
+    import_targets = CSVModelMultipleChoiceField(
+        queryset=RouteTarget.objects.all(), required=False, to_field_name='name', label=_('Import targets')
+    )
+    export_targets = CSVModelMultipleChoiceField(
+        queryset=RouteTarget.objects.all(), required=False, to_field_name='name', label=_('Export targets')
+    )
+    traffic_classes = CSVModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(), required=False, to_field_name='slug', label=_('Traffic classes')
+    )
+
+    class Meta:
+        model = EVPNTenant
+        fields = (
+            'name',
+            'slug',
+            'tenant',
+            'vrf',
+            'l3vni',
+            'l2vni_base',
+            'import_targets',
+            'export_targets',
+            'anycast_gateway_mac',
+            'traffic_classes',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )
+
+
+class FabricImportForm(PrimaryModelImportForm):
+    slug = SlugField()
+    site = CSVModelChoiceField(queryset=Site.objects.all(), to_field_name='slug', label=_('Site'))
+    status = CSVChoiceField(choices=FabricStatusChoices, required=False, label=_('Status'))
+    design_option = CSVChoiceField(choices=DesignOptionChoices, label=_('Design option'))
+    underlay = CSVChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
+    loopback_pool = CSVModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Loopback pool')
+    )
+    vtep_pool = CSVModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('VTEP pool')
+    )
+    p2p_pool = CSVModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Point-to-point pool')
+    )
+    mlag_peer_pool = CSVModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('MLAG peer pool')
+    )
+    leaf_asn_range = CSVModelChoiceField(
+        queryset=ASNRange.objects.all(), required=False, to_field_name='slug', label=_('Leaf ASN range')
+    )
+    qos_profile = CSVModelChoiceField(
+        queryset=QoSProfile.objects.all(), required=False, to_field_name='slug', label=_('QoS profile')
+    )
+    traffic_classes = CSVModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(), required=False, to_field_name='slug', label=_('Traffic classes')
+    )
+    tenants = CSVModelMultipleChoiceField(
+        queryset=EVPNTenant.objects.all(), required=False, to_field_name='slug', label=_('EVPN tenants')
+    )
+
+    class Meta:
+        model = Fabric
+        fields = (
+            'name',
+            'slug',
+            'site',
+            'status',
+            'design_option',
+            'underlay',
+            'spine_count',
+            'max_spines',
+            'leaf_count',
+            'max_leaves',
+            'uplinks_per_spine',
+            'max_parallel_uplinks',
+            'server_count',
+            'storage_count',
+            'uplink_speed',
+            'server_nic_count',
+            'server_nic_speed',
+            'rdma_nic_count',
+            'rdma_nic_speed',
+            'mtu',
+            'loopback_pool',
+            'vtep_pool',
+            'p2p_pool',
+            'mlag_peer_pool',
+            'leaf_asn_range',
+            'spine_asn',
+            'l2vni_base',
+            'anycast_gateway_mac',
+            'qos_profile',
+            'traffic_classes',
+            'tenants',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )

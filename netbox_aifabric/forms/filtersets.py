@@ -1,0 +1,112 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from dcim.models import Site
+from ipam.models import VLAN, VRF, RouteTarget
+from netbox.forms import PrimaryModelFilterSetForm
+from tenancy.models import Tenant
+from utilities.forms import BOOLEAN_WITH_BLANK_CHOICES
+from utilities.forms.fields import DynamicModelMultipleChoiceField, TagFilterField
+from utilities.forms.rendering import FieldSet
+
+from ..choices import (
+    DesignOptionChoices,
+    FabricStatusChoices,
+    QoSModeChoices,
+    QoSTrustChoices,
+    TrafficPurposeChoices,
+    UnderlayChoices,
+)
+from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+__all__ = ('EVPNTenantFilterForm', 'FabricFilterForm', 'QoSProfileFilterForm', 'TrafficClassFilterForm')
+
+OWNERSHIP = FieldSet('owner_group_id', 'owner_id', name=_('Ownership'))
+
+
+def _yes_no(label):
+    return forms.NullBooleanField(required=False, label=label, widget=forms.Select(choices=BOOLEAN_WITH_BLANK_CHOICES))
+
+
+class TrafficClassFilterForm(PrimaryModelFilterSetForm):
+    model = TrafficClass
+    fieldsets = (
+        FieldSet('q', 'filter_id', 'tag'),
+        FieldSet('purpose', 'vid', 'vrf_id', 'routed', name=_('Network')),
+        FieldSet('dscp', 'switch_priority', 'queue', 'lossless', 'ecn', name=_('QoS')),
+        OWNERSHIP,
+    )
+    purpose = forms.MultipleChoiceField(choices=TrafficPurposeChoices, required=False, label=_('Purpose'))
+    vid = forms.IntegerField(required=False, label=_('VLAN ID'))
+    vrf_id = DynamicModelMultipleChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
+    dscp = forms.IntegerField(required=False, min_value=0, max_value=63, label=_('DSCP'))
+    switch_priority = forms.IntegerField(required=False, min_value=0, max_value=7, label=_('Switch priority'))
+    queue = forms.IntegerField(required=False, min_value=0, max_value=7, label=_('Queue'))
+    lossless = _yes_no(_('Lossless (PFC)'))
+    ecn = _yes_no(_('ECN'))
+    routed = _yes_no(_('Routed'))
+    tag = TagFilterField(model)
+
+
+class QoSProfileFilterForm(PrimaryModelFilterSetForm):
+    model = QoSProfile
+    fieldsets = (
+        FieldSet('q', 'filter_id', 'tag'),
+        FieldSet('mode', 'trust', 'roce_dscp', 'pfc_priorities', 'ecn_enabled', 'pfc_watchdog', name=_('QoS')),
+        OWNERSHIP,
+    )
+    mode = forms.MultipleChoiceField(choices=QoSModeChoices, required=False, label=_('Mode'))
+    trust = forms.MultipleChoiceField(choices=QoSTrustChoices, required=False, label=_('Trust'))
+    roce_dscp = forms.IntegerField(required=False, min_value=0, max_value=63, label=_('RoCE DSCP'))
+    pfc_priorities = forms.IntegerField(required=False, min_value=0, max_value=7, label=_('PFC priority'))
+    ecn_enabled = _yes_no(_('ECN'))
+    pfc_watchdog = _yes_no(_('PFC watchdog'))
+    tag = TagFilterField(model)
+
+
+class EVPNTenantFilterForm(PrimaryModelFilterSetForm):
+    model = EVPNTenant
+    fieldsets = (
+        FieldSet('q', 'filter_id', 'tag'),
+        FieldSet('tenant_id', 'vrf_id', 'l3vni', 'import_target_id', 'export_target_id', name=_('EVPN')),
+        FieldSet('traffic_class_id', 'vlan_id', name=_('Members')),
+        OWNERSHIP,
+    )
+    tenant_id = DynamicModelMultipleChoiceField(queryset=Tenant.objects.all(), required=False, label=_('Tenant'))
+    vrf_id = DynamicModelMultipleChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
+    l3vni = forms.IntegerField(required=False, label=_('L3VNI'))
+    import_target_id = DynamicModelMultipleChoiceField(
+        queryset=RouteTarget.objects.all(), required=False, label=_('Import target')
+    )
+    export_target_id = DynamicModelMultipleChoiceField(
+        queryset=RouteTarget.objects.all(), required=False, label=_('Export target')
+    )
+    traffic_class_id = DynamicModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(), required=False, label=_('Traffic class')
+    )
+    vlan_id = DynamicModelMultipleChoiceField(queryset=VLAN.objects.all(), required=False, label=_('VLAN'))
+    tag = TagFilterField(model)
+
+
+class FabricFilterForm(PrimaryModelFilterSetForm):
+    model = Fabric
+    fieldsets = (
+        FieldSet('q', 'filter_id', 'tag'),
+        FieldSet('site_id', 'status', 'design_option', 'underlay', name=_('Fabric')),
+        FieldSet('qos_profile_id', 'traffic_class_id', 'evpn_tenant_id', name=_('Intent')),
+        OWNERSHIP,
+    )
+    site_id = DynamicModelMultipleChoiceField(queryset=Site.objects.all(), required=False, label=_('Site'))
+    status = forms.MultipleChoiceField(choices=FabricStatusChoices, required=False, label=_('Status'))
+    design_option = forms.MultipleChoiceField(choices=DesignOptionChoices, required=False, label=_('Design option'))
+    underlay = forms.MultipleChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
+    qos_profile_id = DynamicModelMultipleChoiceField(
+        queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile')
+    )
+    traffic_class_id = DynamicModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(), required=False, label=_('Traffic class')
+    )
+    evpn_tenant_id = DynamicModelMultipleChoiceField(
+        queryset=EVPNTenant.objects.all(), required=False, label=_('EVPN tenant')
+    )
+    tag = TagFilterField(model)

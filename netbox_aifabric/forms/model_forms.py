@@ -1,0 +1,273 @@
+from django.utils.translation import gettext_lazy as _
+
+from dcim.models import Site
+from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
+from netbox.forms import PrimaryModelForm
+from tenancy.models import Tenant
+from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, JSONField, SlugField
+from utilities.forms.rendering import FieldSet
+
+from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .fields import DSCPListField, PriorityListField
+
+__all__ = ('EVPNTenantForm', 'FabricForm', 'QoSProfileForm', 'TrafficClassForm')
+
+
+class TrafficClassForm(PrimaryModelForm):
+    slug = SlugField()
+    vlan = DynamicModelChoiceField(queryset=VLAN.objects.all(), required=False, label=_('VLAN'), selector=True)
+    vrf = DynamicModelChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
+    prefix = DynamicModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, label=_('Prefix'), query_params={'vrf_id': '$vrf'}
+    )
+    dscp = DSCPListField(label=_('DSCP values'))
+    reachable_from = DynamicModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(),
+        required=False,
+        label=_('Reachable from'),
+        help_text=_('Traffic classes allowed to reach this one'),
+    )
+
+    fieldsets = (
+        FieldSet('name', 'slug', 'purpose', 'description', 'tags', name=_('Traffic class')),
+        FieldSet('vid', 'vlan', 'vrf', 'prefix', 'routed', 'mtu', name=_('Network')),
+        FieldSet('dscp', 'switch_priority', 'queue', 'lossless', 'ecn', name=_('QoS')),
+        FieldSet('reachable_from', name=_('Security matrix')),
+    )
+
+    class Meta:
+        model = TrafficClass
+        fields = (
+            'name',
+            'slug',
+            'purpose',
+            'vid',
+            'vlan',
+            'vrf',
+            'prefix',
+            'dscp',
+            'switch_priority',
+            'queue',
+            'lossless',
+            'ecn',
+            'mtu',
+            'routed',
+            'reachable_from',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )
+
+
+class QoSProfileForm(PrimaryModelForm):
+    slug = SlugField()
+    roce_dscp = DSCPListField(label=_('RoCE data DSCP'))
+    roce_priority = PriorityListField(label=_('RoCE priority'), help_text=_('One per RoCE DSCP value (0–7)'))
+    roce_tc = PriorityListField(label=_('RoCE traffic class'), help_text=_('One per RoCE DSCP value (0–7)'))
+    pfc_priorities = PriorityListField(label=_('PFC priorities'))
+    ecn_tcs = PriorityListField(label=_('ECN traffic classes'))
+    strict_tcs = PriorityListField(label=_('Strict-priority traffic classes'))
+    dwrr_weights = JSONField(
+        required=False, label=_('DWRR weights'), help_text=_('Weight per traffic class, e.g. {"0": 50, "3": 50}')
+    )
+
+    fieldsets = (
+        FieldSet('name', 'slug', 'mode', 'trust', 'mtu', 'description', 'tags', name=_('QoS profile')),
+        FieldSet('roce_dscp', 'roce_priority', 'roce_tc', 'cnp_dscp', 'cnp_priority', 'cnp_tc', name=_('Marking')),
+        FieldSet('pfc_priorities', 'cable_length', name=_('Priority flow control')),
+        FieldSet(
+            'ecn_enabled',
+            'ecn_threshold_unit',
+            'ecn_min_threshold',
+            'ecn_max_threshold',
+            'ecn_probability',
+            'ecn_tcs',
+            name=_('ECN'),
+        ),
+        FieldSet('strict_tcs', 'dwrr_weights', name=_('Scheduler')),
+        FieldSet(
+            'pfc_watchdog',
+            'pfcwd_poll_interval',
+            'pfcwd_detection_polls',
+            'pfcwd_detection_time',
+            'pfcwd_restoration_time',
+            'pfcwd_action',
+            name=_('PFC watchdog'),
+        ),
+        FieldSet('preset', 'source', name=_('Provenance')),
+    )
+
+    class Meta:
+        model = QoSProfile
+        fields = (
+            'name',
+            'slug',
+            'mode',
+            'trust',
+            'roce_dscp',
+            'roce_priority',
+            'roce_tc',
+            'cnp_dscp',
+            'cnp_priority',
+            'cnp_tc',
+            'pfc_priorities',
+            'ecn_enabled',
+            'ecn_threshold_unit',
+            'ecn_min_threshold',
+            'ecn_max_threshold',
+            'ecn_probability',
+            'ecn_tcs',
+            'strict_tcs',
+            'dwrr_weights',
+            'pfc_watchdog',
+            'pfcwd_poll_interval',
+            'pfcwd_detection_polls',
+            'pfcwd_detection_time',
+            'pfcwd_restoration_time',
+            'pfcwd_action',
+            'cable_length',
+            'mtu',
+            'preset',
+            'source',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )
+
+
+class EVPNTenantForm(PrimaryModelForm):
+    slug = SlugField()
+    tenant = DynamicModelChoiceField(queryset=Tenant.objects.all(), required=False, label=_('Tenant'))
+    vrf = DynamicModelChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
+    import_targets = DynamicModelMultipleChoiceField(
+        queryset=RouteTarget.objects.all(), required=False, label=_('Import targets')
+    )
+    export_targets = DynamicModelMultipleChoiceField(
+        queryset=RouteTarget.objects.all(), required=False, label=_('Export targets')
+    )
+    traffic_classes = DynamicModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes')
+    )
+    vlans = DynamicModelMultipleChoiceField(queryset=VLAN.objects.all(), required=False, label=_('VLANs'))
+
+    fieldsets = (
+        FieldSet('name', 'slug', 'tenant', 'vrf', 'description', 'tags', name=_('EVPN tenant')),
+        FieldSet('l3vni', 'l2vni_base', 'import_targets', 'export_targets', 'anycast_gateway_mac', name=_('EVPN')),
+        FieldSet('traffic_classes', 'vlans', name=_('Members')),
+    )
+
+    class Meta:
+        model = EVPNTenant
+        fields = (
+            'name',
+            'slug',
+            'tenant',
+            'vrf',
+            'l3vni',
+            'l2vni_base',
+            'import_targets',
+            'export_targets',
+            'anycast_gateway_mac',
+            'traffic_classes',
+            'vlans',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )
+
+
+def _pool_choice(label):
+    return DynamicModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, label=label, query_params={'family': 4}
+    )
+
+
+class FabricForm(PrimaryModelForm):
+    slug = SlugField()
+    site = DynamicModelChoiceField(queryset=Site.objects.all(), label=_('Site'))
+    loopback_pool = _pool_choice(_('Loopback pool'))
+    vtep_pool = _pool_choice(_('VTEP pool'))
+    p2p_pool = _pool_choice(_('Point-to-point pool'))
+    mlag_peer_pool = _pool_choice(_('MLAG peer pool'))
+    leaf_asn_range = DynamicModelChoiceField(queryset=ASNRange.objects.all(), required=False, label=_('Leaf ASN range'))
+    qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
+    traffic_classes = DynamicModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes')
+    )
+    tenants = DynamicModelMultipleChoiceField(
+        queryset=EVPNTenant.objects.all(), required=False, label=_('EVPN tenants')
+    )
+
+    fieldsets = (
+        FieldSet(
+            'name', 'slug', 'site', 'status', 'design_option', 'underlay', 'description', 'tags', name=_('Fabric')
+        ),
+        FieldSet(
+            'spine_count',
+            'max_spines',
+            'leaf_count',
+            'max_leaves',
+            'uplinks_per_spine',
+            'max_parallel_uplinks',
+            'server_count',
+            'storage_count',
+            name=_('Size'),
+        ),
+        FieldSet(
+            'uplink_speed',
+            'server_nic_count',
+            'server_nic_speed',
+            'rdma_nic_count',
+            'rdma_nic_speed',
+            'mtu',
+            name=_('Links and NICs'),
+        ),
+        FieldSet(
+            'loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'leaf_asn_range', 'spine_asn', name=_('Pools')
+        ),
+        FieldSet('l2vni_base', 'anycast_gateway_mac', 'tenants', name=_('Overlay')),
+        FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
+    )
+
+    class Meta:
+        model = Fabric
+        fields = (
+            'name',
+            'slug',
+            'site',
+            'status',
+            'design_option',
+            'underlay',
+            'spine_count',
+            'max_spines',
+            'leaf_count',
+            'max_leaves',
+            'uplinks_per_spine',
+            'max_parallel_uplinks',
+            'server_count',
+            'storage_count',
+            'uplink_speed',
+            'server_nic_count',
+            'server_nic_speed',
+            'rdma_nic_count',
+            'rdma_nic_speed',
+            'mtu',
+            'loopback_pool',
+            'vtep_pool',
+            'p2p_pool',
+            'mlag_peer_pool',
+            'leaf_asn_range',
+            'spine_asn',
+            'l2vni_base',
+            'anycast_gateway_mac',
+            'qos_profile',
+            'traffic_classes',
+            'tenants',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+        )

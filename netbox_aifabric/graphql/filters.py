@@ -1,0 +1,66 @@
+from typing import Annotated
+
+import strawberry
+import strawberry_django
+from strawberry.scalars import ID
+from strawberry_django import FilterLookup, StrFilterLookup
+
+from netbox.graphql.filters import PrimaryModelFilter, register_filter
+
+from .. import models
+
+__all__ = ('EVPNTenantFilter', 'FabricFilter', 'QoSProfileFilter', 'TrafficClassFilter')
+
+IntegerLookup = Annotated['IntegerLookup', strawberry.lazy('netbox.graphql.filter_lookups')]
+
+
+@register_filter(models.TrafficClass, lookups=True)
+class TrafficClassFilter(PrimaryModelFilter):
+    name: StrFilterLookup | None = strawberry_django.filter_field()
+    slug: StrFilterLookup | None = strawberry_django.filter_field()
+    purpose: StrFilterLookup | None = strawberry_django.filter_field()
+    vid: IntegerLookup | None = strawberry_django.filter_field()
+    vrf_id: ID | None = strawberry_django.filter_field()
+    switch_priority: IntegerLookup | None = strawberry_django.filter_field()
+    queue: IntegerLookup | None = strawberry_django.filter_field()
+    lossless: FilterLookup[bool] | None = strawberry_django.filter_field()
+    ecn: FilterLookup[bool] | None = strawberry_django.filter_field()
+    routed: FilterLookup[bool] | None = strawberry_django.filter_field()
+    mtu: IntegerLookup | None = strawberry_django.filter_field()
+
+
+@register_filter(models.QoSProfile, lookups=True)
+class QoSProfileFilter(PrimaryModelFilter):
+    name: StrFilterLookup | None = strawberry_django.filter_field()
+    slug: StrFilterLookup | None = strawberry_django.filter_field()
+    mode: StrFilterLookup | None = strawberry_django.filter_field()
+    trust: StrFilterLookup | None = strawberry_django.filter_field()
+    cnp_dscp: IntegerLookup | None = strawberry_django.filter_field()
+    ecn_enabled: FilterLookup[bool] | None = strawberry_django.filter_field()
+    pfc_watchdog: FilterLookup[bool] | None = strawberry_django.filter_field()
+    preset: StrFilterLookup | None = strawberry_django.filter_field()
+
+
+@register_filter(models.EVPNTenant, lookups=True)
+class EVPNTenantFilter(PrimaryModelFilter):
+    name: StrFilterLookup | None = strawberry_django.filter_field()
+    slug: StrFilterLookup | None = strawberry_django.filter_field()
+    tenant_id: ID | None = strawberry_django.filter_field()
+    vrf_id: ID | None = strawberry_django.filter_field()
+    l3vni: IntegerLookup | None = strawberry_django.filter_field()
+    l2vni_base: IntegerLookup | None = strawberry_django.filter_field()
+    anycast_gateway_mac: StrFilterLookup | None = strawberry_django.filter_field()
+
+
+@register_filter(models.Fabric, lookups=True)
+class FabricFilter(PrimaryModelFilter):
+    name: StrFilterLookup | None = strawberry_django.filter_field()
+    slug: StrFilterLookup | None = strawberry_django.filter_field()
+    site_id: ID | None = strawberry_django.filter_field()
+    status: StrFilterLookup | None = strawberry_django.filter_field()
+    design_option: StrFilterLookup | None = strawberry_django.filter_field()
+    underlay: StrFilterLookup | None = strawberry_django.filter_field()
+    spine_count: IntegerLookup | None = strawberry_django.filter_field()
+    leaf_count: IntegerLookup | None = strawberry_django.filter_field()
+    server_count: IntegerLookup | None = strawberry_django.filter_field()
+    qos_profile_id: ID | None = strawberry_django.filter_field()

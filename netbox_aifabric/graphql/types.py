@@ -1,0 +1,67 @@
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+
+from netbox.graphql.scalars import BigInt
+from netbox.graphql.types import PrimaryObjectType, register_type
+
+from .. import models
+from .filters import EVPNTenantFilter, FabricFilter, QoSProfileFilter, TrafficClassFilter
+
+if TYPE_CHECKING:
+    from dcim.graphql.types import SiteType
+    from ipam.graphql.types import ASNRangeType, RouteTargetType
+    from tenancy.graphql.types import TenantType
+
+__all__ = ('EVPNTenantType', 'FabricType', 'QoSProfileType', 'TrafficClassType')
+
+PrefixType = Annotated['PrefixType', strawberry.lazy('ipam.graphql.types')]
+VLANType = Annotated['VLANType', strawberry.lazy('ipam.graphql.types')]
+VRFType = Annotated['VRFType', strawberry.lazy('ipam.graphql.types')]
+
+
+@register_type(models.TrafficClass, fields='__all__', filters=TrafficClassFilter, pagination=True)
+class TrafficClassType(PrimaryObjectType):
+    vlan: VLANType | None
+    vrf: VRFType | None
+    prefix: PrefixType | None
+    dscp: list[int]
+    reachable_from: list[Annotated['TrafficClassType', strawberry.lazy('netbox_aifabric.graphql.types')]]
+    can_reach: list[Annotated['TrafficClassType', strawberry.lazy('netbox_aifabric.graphql.types')]]
+
+
+@register_type(models.QoSProfile, fields='__all__', filters=QoSProfileFilter, pagination=True)
+class QoSProfileType(PrimaryObjectType):
+    roce_dscp: list[int]
+    roce_priority: list[int]
+    roce_tc: list[int]
+    pfc_priorities: list[int]
+    ecn_tcs: list[int]
+    strict_tcs: list[int]
+    ecn_min_threshold: BigInt | None
+    ecn_max_threshold: BigInt | None
+    fabrics: list[Annotated['FabricType', strawberry.lazy('netbox_aifabric.graphql.types')]]
+
+
+@register_type(models.EVPNTenant, fields='__all__', filters=EVPNTenantFilter, pagination=True)
+class EVPNTenantType(PrimaryObjectType):
+    tenant: Annotated['TenantType', strawberry.lazy('tenancy.graphql.types')] | None
+    vrf: VRFType | None
+    import_targets: list[Annotated['RouteTargetType', strawberry.lazy('ipam.graphql.types')]]
+    export_targets: list[Annotated['RouteTargetType', strawberry.lazy('ipam.graphql.types')]]
+    traffic_classes: list[TrafficClassType]
+    vlans: list[VLANType]
+
+
+@register_type(models.Fabric, fields='__all__', filters=FabricFilter, pagination=True)
+class FabricType(PrimaryObjectType):
+    site: Annotated['SiteType', strawberry.lazy('dcim.graphql.types')]
+    loopback_pool: PrefixType | None
+    vtep_pool: PrefixType | None
+    p2p_pool: PrefixType | None
+    mlag_peer_pool: PrefixType | None
+    leaf_asn_range: Annotated['ASNRangeType', strawberry.lazy('ipam.graphql.types')] | None
+    spine_asn: BigInt | None
+    qos_profile: QoSProfileType | None
+    traffic_classes: list[TrafficClassType]
+    tenants: list[EVPNTenantType]

@@ -1,0 +1,4 @@
+from .evpn import *
+from .fabrics import *
+from .qos import *
+from .traffic import *

@@ -1,0 +1,42 @@
+from django.utils.translation import gettext_lazy as _
+
+from netbox.plugins import PluginMenu, PluginMenuButton, PluginMenuItem
+
+
+def _item(model, label):
+    return PluginMenuItem(
+        link=f'plugins:netbox_aifabric:{model}_list',
+        link_text=label,
+        permissions=[f'netbox_aifabric.view_{model}'],
+        buttons=(
+            PluginMenuButton(
+                link=f'plugins:netbox_aifabric:{model}_add',
+                title=_('Add'),
+                icon_class='mdi mdi-plus-thick',
+                permissions=[f'netbox_aifabric.add_{model}'],
+            ),
+            PluginMenuButton(
+                link=f'plugins:netbox_aifabric:{model}_bulk_import',
+                title=_('Import'),
+                icon_class='mdi mdi-upload',
+                permissions=[f'netbox_aifabric.add_{model}'],
+            ),
+        ),
+    )
+
+
+menu = PluginMenu(
+    label=_('AI Fabric'),
+    icon_class='mdi mdi-lan',
+    groups=(
+        (_('Fabrics'), (_item('fabric', _('Fabrics')),)),
+        (
+            _('Intent'),
+            (
+                _item('trafficclass', _('Traffic classes')),
+                _item('qosprofile', _('QoS profiles')),
+                _item('evpntenant', _('EVPN tenants')),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,255 @@
+"""Shipped intent data: the guide's five traffic classes, the RoCE QoS presets and the demo fabric.
+
+Every loader is idempotent: an object is looked up by its slug (or name) and created only when missing. An object
+that exists with the shipped values is left untouched (nothing is written, no change-log entry); one that differs
+was edited locally and is kept as it is, unless ``force=True`` resets it to the shipped values.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+
+from dcim.models import Site
+from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
+from tenancy.models import Tenant
+
+from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+__all__ = ('LoadReport', 'load_demo', 'load_qos_presets', 'load_traffic_classes', 'qos_presets', 'traffic_class_seed')
+
+DATA = Path(__file__).parent / 'data'
+
+
+def qos_presets():
+    """The shipped RoCE QoS presets (``data/qos_presets.json``), values exactly as sourced."""
+    return json.loads((DATA / 'qos_presets.json').read_text())
+
+
+def traffic_class_seed():
+    """The guide's traffic inventory (``data/traffic_classes.json``)."""
+    return json.loads((DATA / 'traffic_classes.json').read_text())
+
+
+@dataclass
+class LoadReport:
+    created: list = field(default_factory=list)
+    unchanged: list = field(default_factory=list)
+    kept: list = field(default_factory=list)
+    updated: list = field(default_factory=list)
+
+    def merge(self, other):
+        for name in ('created', 'unchanged', 'kept', 'updated'):
+            getattr(self, name).extend(getattr(other, name))
+        return self
+
+    def __str__(self):
+        lines = []
+        for name, label in (
+            ('created', 'created'),
+            ('updated', 'reset to shipped values'),
+            ('unchanged', 'already present'),
+            ('kept', 'edited locally, kept (use --force to reset)'),
+        ):
+            items = getattr(self, name)
+            if items:
+                lines.append(f'{len(items)} {label}: {", ".join(str(i) for i in items)}')
+        return '\n'.join(lines) or 'nothing to load'
+
+
+def _sync(model, lookup, values, report, force=False, m2m=None):
+    """Create ``model`` with ``values`` unless an object matching ``lookup`` exists; see the module docstring."""
+    obj = model.objects.filter(**lookup).first()
+    if obj is None:
+        obj = model(**lookup, **values)
+        obj.full_clean()
+        obj.save()
+        for name, members in (m2m or {}).items():
+            getattr(obj, name).set(members)
+        report.created.append(obj)
+        return obj
+    differs = [name for name, value in values.items() if getattr(obj, name) != value]
+    differs += [
+        name
+        for name, members in (m2m or {}).items()
+        if {m.pk for m in getattr(obj, name).all()} != {m.pk for m in members}
+    ]
+    if not differs:
+        report.unchanged.append(obj)
+    elif force:
+        obj.snapshot()
+        for name, value in values.items():
+            setattr(obj, name, value)
+        obj.full_clean()
+        obj.save()
+        for name, members in (m2m or {}).items():
+            getattr(obj, name).set(members)
+        report.updated.append(obj)
+    else:
+        report.kept.append(obj)
+    return obj
+
+
+QOS_DEFAULTS = {
+    'roce_dscp': [],
+    'roce_priority': [],
+    'roce_tc': [],
+    'cnp_dscp': None,
+    'cnp_priority': None,
+    'cnp_tc': None,
+    'pfc_priorities': [],
+    'ecn_enabled': True,
+    'ecn_threshold_unit': 'bytes',
+    'ecn_min_threshold': None,
+    'ecn_max_threshold': None,
+    'ecn_probability': None,
+    'ecn_tcs': [],
+    'strict_tcs': [],
+    'dwrr_weights': {},
+    'pfc_watchdog': False,
+    'pfcwd_poll_interval': None,
+    'pfcwd_detection_polls': None,
+    'pfcwd_detection_time': None,
+    'pfcwd_restoration_time': None,
+    'pfcwd_action': None,
+    'cable_length': None,
+    'mtu': None,
+    'description': '',
+}
+
+
+@transaction.atomic
+def load_qos_presets(force=False):
+    """Load the shipped QoS presets; returns a :class:`LoadReport`."""
+    report = LoadReport()
+    for preset in qos_presets():
+        values = {**QOS_DEFAULTS, **preset}
+        slug = values.pop('slug')
+        values['preset'] = slug
+        _sync(QoSProfile, {'slug': slug}, values, report, force)
+    return report
+
+
+@transaction.atomic
+def load_traffic_classes(force=False, prefixes=None):
+    """Load the guide's five traffic classes.
+
+    Args:
+        force: reset locally edited classes to the shipped values.
+        prefixes: optional ``{'192.0.2.0/24': Prefix}`` to link each class to its NetBox prefix.
+    """
+    report = LoadReport()
+    seed = traffic_class_seed()
+    by_slug = {}
+    for entry in seed:
+        values = {k: v for k, v in entry.items() if k not in ('slug', 'reachable_from', 'prefix')}
+        tc = by_slug[entry['slug']] = _sync(TrafficClass, {'slug': entry['slug']}, values, report, force)
+        # Linking the class to its NetBox prefix fills a gap; it never replaces a prefix chosen locally
+        if prefixes and tc.prefix_id is None and prefixes.get(entry['prefix']):
+            tc.snapshot()
+            tc.prefix = prefixes[entry['prefix']]
+            tc.save()
+    # The security matrix links classes to each other, so it is set once all of them exist
+    for entry in seed:
+        tc = by_slug[entry['slug']]
+        wanted = {by_slug[s].pk for s in entry['reachable_from']}
+        if tc in report.created or (tc in report.updated):
+            tc.reachable_from.set(wanted)
+    return report
+
+
+DEMO_SITE = {'slug': 'ai-lab', 'name': 'AI Lab'}
+DEMO_POOLS = {
+    'loopback_pool': ('10.255.0.0/24', 'AI fabric loopbacks'),
+    'vtep_pool': ('10.255.1.0/24', 'AI fabric VTEP loopbacks'),
+    'p2p_pool': ('10.255.2.0/24', 'AI fabric leaf-spine /31 links'),
+    'mlag_peer_pool': ('10.255.3.0/28', 'AI fabric MLAG peer links'),
+}
+
+
+@transaction.atomic
+def load_demo(force=False):
+    """The guide's 4-node cluster as intent: site, prefixes, pools, the five traffic classes, the QoS presets,
+    one EVPN tenant and one draft fabric (2 spines, 2 leaves, 4 GPU servers and a storage node)."""
+    report = LoadReport()
+    site = _sync(Site, {'slug': DEMO_SITE['slug']}, {'name': DEMO_SITE['name'], 'status': 'active'}, report)
+    tenant = _sync(Tenant, {'slug': 'ai-lab'}, {'name': 'AI Lab'}, report)
+    prefixes = {}
+    for entry in traffic_class_seed():
+        prefixes[entry['prefix']] = _sync(
+            Prefix,
+            {'prefix': entry['prefix'], 'vrf': None},
+            {'description': f'{entry["name"]} ({entry["description"]})'},
+            report,
+        )
+    pools = {}
+    for name, (prefix, description) in DEMO_POOLS.items():
+        pools[name] = _sync(
+            Prefix, {'prefix': prefix, 'vrf': None}, {'description': description, 'status': 'container'}, report
+        )
+    rir = _sync(RIR, {'slug': 'private-asns'}, {'name': 'Private ASNs', 'is_private': True}, report)
+    asn_range = _sync(
+        ASNRange, {'slug': 'ai-lab-leaves'}, {'name': 'AI Lab leaves', 'rir': rir, 'start': 65101, 'end': 65199}, report
+    )
+    report.merge(load_qos_presets(force))
+    report.merge(load_traffic_classes(force, prefixes=prefixes))
+    classes = {tc.slug: tc for tc in TrafficClass.objects.filter(slug__in=[e['slug'] for e in traffic_class_seed()])}
+
+    vrf = _sync(VRF, {'name': 'AI-CLUSTER'}, {'rd': '65100:50001', 'tenant': tenant}, report)
+    rt = _sync(RouteTarget, {'name': '65100:50001'}, {'tenant': tenant}, report)
+    evpn_tenant = _sync(
+        EVPNTenant,
+        {'slug': 'ai-cluster'},
+        {
+            'name': 'AI Cluster',
+            'tenant': tenant,
+            'vrf': vrf,
+            'l3vni': 50001,
+            'l2vni_base': None,
+            'anycast_gateway_mac': '',
+        },
+        report,
+        force,
+        m2m={
+            'import_targets': [rt],
+            'export_targets': [rt],
+            'traffic_classes': [classes['users'], classes['storage'], classes['rdma']],
+        },
+    )
+    _sync(
+        Fabric,
+        {'slug': 'ai-lab-fabric'},
+        {
+            'name': 'AI Lab fabric',
+            'site': site,
+            'status': 'draft',
+            'design_option': 'evpn-vxlan',
+            'underlay': 'ebgp',
+            'spine_count': 2,
+            'max_spines': 4,
+            'leaf_count': 2,
+            'max_leaves': 8,
+            'uplinks_per_spine': 1,
+            'max_parallel_uplinks': 2,
+            'server_count': 4,
+            'storage_count': 1,
+            'uplink_speed': 100,
+            'server_nic_count': 2,
+            'server_nic_speed': 25,
+            'rdma_nic_count': 1,
+            'rdma_nic_speed': 100,
+            'mtu': 9216,
+            'leaf_asn_range': asn_range,
+            'spine_asn': 65100,
+            'l2vni_base': 10000,
+            'anycast_gateway_mac': '02:00:00:00:00:aa',
+            'qos_profile': QoSProfile.objects.get(slug='nvidia-cumulus-lossless'),
+            'description': "The guide's 4-node GPU cluster: 2 spines, 2 leaves, 4 GPU servers and a storage node",
+            **pools,
+        },
+        report,
+        force,
+        m2m={'traffic_classes': list(classes.values()), 'tenants': [evpn_tenant]},
+    )
+    return report

@@ -1,0 +1,249 @@
+import django_tables2 as tables
+from django.utils.translation import gettext_lazy as _
+
+from netbox.tables import PrimaryModelTable, columns
+
+from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+__all__ = ('EVPNTenantTable', 'FabricTable', 'QoSProfileTable', 'TrafficClassTable')
+
+
+class TrafficClassTable(PrimaryModelTable):
+    name = tables.Column(verbose_name=_('Name'), linkify=True)
+    purpose = columns.ChoiceFieldColumn(verbose_name=_('Purpose'))
+    vid = tables.Column(verbose_name=_('VLAN ID'))
+    vlan = tables.Column(verbose_name=_('VLAN'), linkify=True)
+    vrf = tables.Column(verbose_name=_('VRF'), linkify=True)
+    prefix = tables.Column(verbose_name=_('Prefix'), linkify=True)
+    dscp = columns.ArrayColumn(verbose_name=_('DSCP'))
+    switch_priority = tables.Column(verbose_name=_('Priority'))
+    queue = tables.Column(verbose_name=_('Queue'))
+    lossless = columns.BooleanColumn(verbose_name=_('Lossless'))
+    ecn = columns.BooleanColumn(verbose_name=_('ECN'))
+    routed = columns.BooleanColumn(verbose_name=_('Routed'))
+    reachable_from = columns.ManyToManyColumn(verbose_name=_('Reachable from'), linkify_item=True)
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:trafficclass_list')
+
+    class Meta(PrimaryModelTable.Meta):
+        model = TrafficClass
+        fields = (
+            'pk',
+            'id',
+            'name',
+            'slug',
+            'purpose',
+            'vid',
+            'vlan',
+            'vrf',
+            'prefix',
+            'dscp',
+            'switch_priority',
+            'queue',
+            'lossless',
+            'ecn',
+            'mtu',
+            'routed',
+            'reachable_from',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = (
+            'pk',
+            'name',
+            'purpose',
+            'vid',
+            'vrf',
+            'prefix',
+            'dscp',
+            'switch_priority',
+            'lossless',
+            'ecn',
+            'mtu',
+        )
+
+
+class QoSProfileTable(PrimaryModelTable):
+    name = tables.Column(verbose_name=_('Name'), linkify=True)
+    mode = columns.ChoiceFieldColumn(verbose_name=_('Mode'))
+    trust = columns.ChoiceFieldColumn(verbose_name=_('Trust'))
+    roce_dscp = columns.ArrayColumn(verbose_name=_('RoCE DSCP'))
+    roce_priority = columns.ArrayColumn(verbose_name=_('RoCE priority'))
+    roce_tc = columns.ArrayColumn(verbose_name=_('RoCE TC'))
+    cnp_dscp = tables.Column(verbose_name=_('CNP DSCP'))
+    cnp_tc = tables.Column(verbose_name=_('CNP TC'))
+    pfc_priorities = columns.ArrayColumn(verbose_name=_('PFC'))
+    ecn_enabled = columns.BooleanColumn(verbose_name=_('ECN'))
+    ecn_min_threshold = tables.Column(verbose_name=_('ECN min'))
+    ecn_max_threshold = tables.Column(verbose_name=_('ECN max'))
+    ecn_probability = tables.Column(verbose_name=_('ECN %'))
+    pfc_watchdog = columns.BooleanColumn(verbose_name=_('Watchdog'))
+    fabric_count = columns.LinkedCountColumn(
+        viewname='plugins:netbox_aifabric:fabric_list', url_params={'qos_profile_id': 'pk'}, verbose_name=_('Fabrics')
+    )
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:qosprofile_list')
+
+    class Meta(PrimaryModelTable.Meta):
+        model = QoSProfile
+        fields = (
+            'pk',
+            'id',
+            'name',
+            'slug',
+            'mode',
+            'trust',
+            'roce_dscp',
+            'roce_priority',
+            'roce_tc',
+            'cnp_dscp',
+            'cnp_priority',
+            'cnp_tc',
+            'pfc_priorities',
+            'ecn_enabled',
+            'ecn_threshold_unit',
+            'ecn_min_threshold',
+            'ecn_max_threshold',
+            'ecn_probability',
+            'ecn_tcs',
+            'strict_tcs',
+            'pfc_watchdog',
+            'cable_length',
+            'mtu',
+            'preset',
+            'source',
+            'fabric_count',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = (
+            'pk',
+            'name',
+            'mode',
+            'roce_dscp',
+            'roce_priority',
+            'cnp_dscp',
+            'pfc_priorities',
+            'ecn_min_threshold',
+            'ecn_max_threshold',
+            'ecn_probability',
+            'preset',
+        )
+
+
+class EVPNTenantTable(PrimaryModelTable):
+    name = tables.Column(verbose_name=_('Name'), linkify=True)
+    tenant = tables.Column(verbose_name=_('Tenant'), linkify=True)
+    vrf = tables.Column(verbose_name=_('VRF'), linkify=True)
+    l3vni = tables.Column(verbose_name=_('L3VNI'))
+    l2vni_base = tables.Column(verbose_name=_('L2VNI base'))
+    import_targets = columns.ManyToManyColumn(verbose_name=_('Import targets'), linkify_item=True)
+    export_targets = columns.ManyToManyColumn(verbose_name=_('Export targets'), linkify_item=True)
+    traffic_classes = columns.ManyToManyColumn(verbose_name=_('Traffic classes'), linkify_item=True)
+    vlans = columns.ManyToManyColumn(verbose_name=_('VLANs'), linkify_item=True)
+    anycast_gateway_mac = tables.Column(verbose_name=_('Anycast MAC'))
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:evpntenant_list')
+
+    class Meta(PrimaryModelTable.Meta):
+        model = EVPNTenant
+        fields = (
+            'pk',
+            'id',
+            'name',
+            'slug',
+            'tenant',
+            'vrf',
+            'l3vni',
+            'l2vni_base',
+            'import_targets',
+            'export_targets',
+            'anycast_gateway_mac',
+            'traffic_classes',
+            'vlans',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = ('pk', 'name', 'tenant', 'vrf', 'l3vni', 'l2vni_base', 'traffic_classes')
+
+
+class FabricTable(PrimaryModelTable):
+    name = tables.Column(verbose_name=_('Name'), linkify=True)
+    site = tables.Column(verbose_name=_('Site'), linkify=True)
+    status = columns.ChoiceFieldColumn(verbose_name=_('Status'))
+    design_option = columns.ChoiceFieldColumn(verbose_name=_('Design option'))
+    underlay = columns.ChoiceFieldColumn(verbose_name=_('Underlay'))
+    loopback_pool = tables.Column(verbose_name=_('Loopback pool'), linkify=True)
+    vtep_pool = tables.Column(verbose_name=_('VTEP pool'), linkify=True)
+    p2p_pool = tables.Column(verbose_name=_('P2P pool'), linkify=True)
+    mlag_peer_pool = tables.Column(verbose_name=_('MLAG peer pool'), linkify=True)
+    leaf_asn_range = tables.Column(verbose_name=_('Leaf ASN range'), linkify=True)
+    qos_profile = tables.Column(verbose_name=_('QoS profile'), linkify=True)
+    traffic_classes = columns.ManyToManyColumn(verbose_name=_('Traffic classes'), linkify_item=True)
+    tenants = columns.ManyToManyColumn(verbose_name=_('EVPN tenants'), linkify_item=True)
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:fabric_list')
+
+    class Meta(PrimaryModelTable.Meta):
+        model = Fabric
+        fields = (
+            'pk',
+            'id',
+            'name',
+            'slug',
+            'site',
+            'status',
+            'design_option',
+            'underlay',
+            'spine_count',
+            'max_spines',
+            'leaf_count',
+            'max_leaves',
+            'uplinks_per_spine',
+            'max_parallel_uplinks',
+            'server_count',
+            'storage_count',
+            'uplink_speed',
+            'server_nic_count',
+            'server_nic_speed',
+            'rdma_nic_count',
+            'rdma_nic_speed',
+            'mtu',
+            'loopback_pool',
+            'vtep_pool',
+            'p2p_pool',
+            'mlag_peer_pool',
+            'leaf_asn_range',
+            'spine_asn',
+            'l2vni_base',
+            'anycast_gateway_mac',
+            'qos_profile',
+            'traffic_classes',
+            'tenants',
+            'description',
+            'owner',
+            'comments',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = (
+            'pk',
+            'name',
+            'site',
+            'status',
+            'design_option',
+            'underlay',
+            'spine_count',
+            'leaf_count',
+            'server_count',
+            'qos_profile',
+        )

@@ -1,0 +1,16 @@
+from django.urls import include, path
+
+from utilities.urls import get_model_urls
+
+from . import views  # noqa: F401  (registers the model views)
+
+urlpatterns = (
+    path('traffic-classes/', include(get_model_urls('netbox_aifabric', 'trafficclass', detail=False))),
+    path('traffic-classes/<int:pk>/', include(get_model_urls('netbox_aifabric', 'trafficclass'))),
+    path('qos-profiles/', include(get_model_urls('netbox_aifabric', 'qosprofile', detail=False))),
+    path('qos-profiles/<int:pk>/', include(get_model_urls('netbox_aifabric', 'qosprofile'))),
+    path('evpn-tenants/', include(get_model_urls('netbox_aifabric', 'evpntenant', detail=False))),
+    path('evpn-tenants/<int:pk>/', include(get_model_urls('netbox_aifabric', 'evpntenant'))),
+    path('fabrics/', include(get_model_urls('netbox_aifabric', 'fabric', detail=False))),
+    path('fabrics/<int:pk>/', include(get_model_urls('netbox_aifabric', 'fabric'))),
+)

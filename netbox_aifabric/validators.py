@@ -1,0 +1,93 @@
+"""Validation rules shared by the models, the forms and the REST API.
+
+Each rule raises Django's ``ValidationError`` keyed by the offending field, with a message that quotes the rule
+and the numbers involved, so the UI shows it at the field and the API returns it as a field error (HTTP 400).
+"""
+
+import netaddr
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from .constants import VNI_MAX, VNI_MIN
+
+__all__ = ('check_pool', 'find_vni_reuse', 'm2m_members', 'normalize_mac', 'validate_mac', 'validate_vni')
+
+
+def validate_vni(value):
+    """A VXLAN network identifier is a 24-bit number, 1–16,777,215."""
+    if value is not None and not VNI_MIN <= value <= VNI_MAX:
+        raise ValidationError(
+            _('VNI {value} is outside the 24-bit range {min}–{max}.').format(value=value, min=VNI_MIN, max=VNI_MAX)
+        )
+
+
+def normalize_mac(value):
+    """Return a MAC address in colon-separated lower case (``00:1c:73:00:00:99``)."""
+    try:
+        mac = netaddr.EUI(value, version=48)
+    except (netaddr.AddrFormatError, TypeError, ValueError):
+        raise ValidationError(_('"{value}" is not a valid MAC address.').format(value=value))
+    mac.dialect = netaddr.mac_unix_expanded
+    return str(mac)
+
+
+def validate_mac(value):
+    if value:
+        normalize_mac(value)
+
+
+def check_pool(field, prefix, *, needed, unit_length, what):
+    """Check that an IPv4 pool prefix can hold ``needed`` blocks of ``/unit_length``.
+
+    Args:
+        field: form/model field name the error is reported on.
+        prefix: the ``ipam.Prefix`` chosen as pool (or ``None``: nothing to check).
+        needed: how many blocks the declared maximums need.
+        unit_length: prefix length of one block (32 for loopbacks, 31 for point-to-point links).
+        what: human description of one block, used in the message.
+
+    Returns:
+        A dict ``{field: message}`` (empty when the pool fits).
+    """
+    if prefix is None:
+        return {}
+    network = netaddr.IPNetwork(str(prefix.prefix))
+    if network.version != 4:
+        return {
+            field: _('Pool {pool} is IPv{family}; this pool must be IPv4.').format(pool=network, family=network.version)
+        }
+    if network.prefixlen > unit_length:
+        available = 0
+    else:
+        available = 2 ** (unit_length - network.prefixlen)
+    if available < needed:
+        return {
+            field: _(
+                'Pool {pool} is too small for the declared maximums: {needed} {what} needed, {available} available.'
+            ).format(pool=network, needed=needed, what=what, available=available)
+        }
+    return {}
+
+
+def m2m_members(instance, name):
+    """The many-to-many members of ``instance.<name>`` as they will be after the pending save.
+
+    NetBox's model forms, bulk edit and the REST serializers put the submitted values in ``instance._m2m_values``
+    before ``full_clean()``; otherwise the saved members are read.
+    """
+    pending = getattr(instance, '_m2m_values', None) or {}
+    if name in pending:
+        return list(pending[name])
+    if instance.pk:
+        return list(getattr(instance, name).all())
+    return []
+
+
+def find_vni_reuse(entries):
+    """Return a message for the first VNI used twice in ``entries`` (``[(vni, usage), …]``), else ``None``."""
+    seen = {}
+    for vni, usage in entries:
+        if vni in seen:
+            return _('VNI {vni} is used twice: {first} and {second}.').format(vni=vni, first=seen[vni], second=usage)
+        seen[vni] = usage
+    return None

@@ -1,0 +1,266 @@
+from django.utils.translation import gettext_lazy as _
+
+from extras.ui.panels import CustomFieldsPanel, TagsPanel
+from netbox.ui import layout
+from netbox.ui.panels import CommentsPanel, ObjectsTablePanel
+from netbox.views import generic
+from utilities.views import register_model_view
+
+from . import filtersets, forms, tables
+from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .ui import panels
+
+#
+# Traffic classes
+#
+
+
+@register_model_view(TrafficClass, 'list', path='', detail=False)
+class TrafficClassListView(generic.ObjectListView):
+    queryset = TrafficClass.objects.prefetch_related('vlan', 'vrf', 'prefix', 'reachable_from', 'tags')
+    table = tables.TrafficClassTable
+    filterset = filtersets.TrafficClassFilterSet
+    filterset_form = forms.TrafficClassFilterForm
+
+
+@register_model_view(TrafficClass)
+class TrafficClassView(generic.ObjectView):
+    queryset = TrafficClass.objects.all()
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[panels.TrafficClassPanel(), panels.TrafficClassQoSPanel(), TagsPanel()],
+        right_panels=[CustomFieldsPanel(), CommentsPanel()],
+        bottom_panels=[
+            ObjectsTablePanel(
+                model='netbox_aifabric.TrafficClass',
+                filters={'reachable_from_id': lambda ctx: ctx['object'].pk},
+                title=_('Classes this one may reach'),
+            )
+        ],
+    )
+
+
+@register_model_view(TrafficClass, 'add', detail=False)
+@register_model_view(TrafficClass, 'edit')
+class TrafficClassEditView(generic.ObjectEditView):
+    queryset = TrafficClass.objects.all()
+    form = forms.TrafficClassForm
+
+
+@register_model_view(TrafficClass, 'delete')
+class TrafficClassDeleteView(generic.ObjectDeleteView):
+    queryset = TrafficClass.objects.all()
+
+
+@register_model_view(TrafficClass, 'bulk_import', path='import', detail=False)
+class TrafficClassBulkImportView(generic.BulkImportView):
+    queryset = TrafficClass.objects.all()
+    model_form = forms.TrafficClassImportForm
+
+
+@register_model_view(TrafficClass, 'bulk_edit', path='edit', detail=False)
+class TrafficClassBulkEditView(generic.BulkEditView):
+    queryset = TrafficClass.objects.all()
+    filterset = filtersets.TrafficClassFilterSet
+    table = tables.TrafficClassTable
+    form = forms.TrafficClassBulkEditForm
+
+
+@register_model_view(TrafficClass, 'bulk_delete', path='delete', detail=False)
+class TrafficClassBulkDeleteView(generic.BulkDeleteView):
+    queryset = TrafficClass.objects.all()
+    filterset = filtersets.TrafficClassFilterSet
+    table = tables.TrafficClassTable
+
+
+#
+# QoS profiles
+#
+
+
+@register_model_view(QoSProfile, 'list', path='', detail=False)
+class QoSProfileListView(generic.ObjectListView):
+    queryset = QoSProfile.objects.prefetch_related('tags')
+    table = tables.QoSProfileTable
+    filterset = filtersets.QoSProfileFilterSet
+    filterset_form = forms.QoSProfileFilterForm
+
+
+@register_model_view(QoSProfile)
+class QoSProfileView(generic.ObjectView):
+    queryset = QoSProfile.objects.all()
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[panels.QoSProfilePanel(), panels.QoSMarkingPanel(), TagsPanel()],
+        right_panels=[panels.QoSECNPanel(), panels.QoSWatchdogPanel(), CustomFieldsPanel(), CommentsPanel()],
+        bottom_panels=[
+            ObjectsTablePanel(model='netbox_aifabric.Fabric', filters={'qos_profile_id': lambda ctx: ctx['object'].pk})
+        ],
+    )
+
+
+@register_model_view(QoSProfile, 'add', detail=False)
+@register_model_view(QoSProfile, 'edit')
+class QoSProfileEditView(generic.ObjectEditView):
+    queryset = QoSProfile.objects.all()
+    form = forms.QoSProfileForm
+
+
+@register_model_view(QoSProfile, 'delete')
+class QoSProfileDeleteView(generic.ObjectDeleteView):
+    queryset = QoSProfile.objects.all()
+
+
+@register_model_view(QoSProfile, 'bulk_import', path='import', detail=False)
+class QoSProfileBulkImportView(generic.BulkImportView):
+    queryset = QoSProfile.objects.all()
+    model_form = forms.QoSProfileImportForm
+
+
+@register_model_view(QoSProfile, 'bulk_edit', path='edit', detail=False)
+class QoSProfileBulkEditView(generic.BulkEditView):
+    queryset = QoSProfile.objects.all()
+    filterset = filtersets.QoSProfileFilterSet
+    table = tables.QoSProfileTable
+    form = forms.QoSProfileBulkEditForm
+
+
+@register_model_view(QoSProfile, 'bulk_delete', path='delete', detail=False)
+class QoSProfileBulkDeleteView(generic.BulkDeleteView):
+    queryset = QoSProfile.objects.all()
+    filterset = filtersets.QoSProfileFilterSet
+    table = tables.QoSProfileTable
+
+
+#
+# EVPN tenants
+#
+
+
+@register_model_view(EVPNTenant, 'list', path='', detail=False)
+class EVPNTenantListView(generic.ObjectListView):
+    queryset = EVPNTenant.objects.prefetch_related(
+        'tenant', 'vrf', 'import_targets', 'export_targets', 'traffic_classes', 'vlans', 'tags'
+    )
+    table = tables.EVPNTenantTable
+    filterset = filtersets.EVPNTenantFilterSet
+    filterset_form = forms.EVPNTenantFilterForm
+
+
+@register_model_view(EVPNTenant)
+class EVPNTenantView(generic.ObjectView):
+    queryset = EVPNTenant.objects.all()
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[panels.EVPNTenantPanel(), TagsPanel()],
+        right_panels=[CustomFieldsPanel(), CommentsPanel()],
+        bottom_panels=[
+            ObjectsTablePanel(model='netbox_aifabric.Fabric', filters={'evpn_tenant_id': lambda ctx: ctx['object'].pk})
+        ],
+    )
+
+
+@register_model_view(EVPNTenant, 'add', detail=False)
+@register_model_view(EVPNTenant, 'edit')
+class EVPNTenantEditView(generic.ObjectEditView):
+    queryset = EVPNTenant.objects.all()
+    form = forms.EVPNTenantForm
+
+
+@register_model_view(EVPNTenant, 'delete')
+class EVPNTenantDeleteView(generic.ObjectDeleteView):
+    queryset = EVPNTenant.objects.all()
+
+
+@register_model_view(EVPNTenant, 'bulk_import', path='import', detail=False)
+class EVPNTenantBulkImportView(generic.BulkImportView):
+    queryset = EVPNTenant.objects.all()
+    model_form = forms.EVPNTenantImportForm
+
+
+@register_model_view(EVPNTenant, 'bulk_edit', path='edit', detail=False)
+class EVPNTenantBulkEditView(generic.BulkEditView):
+    queryset = EVPNTenant.objects.all()
+    filterset = filtersets.EVPNTenantFilterSet
+    table = tables.EVPNTenantTable
+    form = forms.EVPNTenantBulkEditForm
+
+
+@register_model_view(EVPNTenant, 'bulk_delete', path='delete', detail=False)
+class EVPNTenantBulkDeleteView(generic.BulkDeleteView):
+    queryset = EVPNTenant.objects.all()
+    filterset = filtersets.EVPNTenantFilterSet
+    table = tables.EVPNTenantTable
+
+
+#
+# Fabrics
+#
+
+
+@register_model_view(Fabric, 'list', path='', detail=False)
+class FabricListView(generic.ObjectListView):
+    queryset = Fabric.objects.prefetch_related(
+        'site',
+        'qos_profile',
+        'loopback_pool',
+        'vtep_pool',
+        'p2p_pool',
+        'mlag_peer_pool',
+        'leaf_asn_range',
+        'traffic_classes',
+        'tenants',
+        'tags',
+    )
+    table = tables.FabricTable
+    filterset = filtersets.FabricFilterSet
+    filterset_form = forms.FabricFilterForm
+
+
+@register_model_view(Fabric)
+class FabricView(generic.ObjectView):
+    queryset = Fabric.objects.all()
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[panels.FabricPanel(), panels.FabricSizePanel(), TagsPanel()],
+        right_panels=[panels.FabricIntentPanel(), CustomFieldsPanel(), CommentsPanel()],
+        bottom_panels=[
+            ObjectsTablePanel(
+                model='netbox_aifabric.TrafficClass', filters={'fabric_id': lambda ctx: ctx['object'].pk}
+            ),
+            ObjectsTablePanel(model='netbox_aifabric.EVPNTenant', filters={'fabric_id': lambda ctx: ctx['object'].pk}),
+        ],
+    )
+
+
+@register_model_view(Fabric, 'add', detail=False)
+@register_model_view(Fabric, 'edit')
+class FabricEditView(generic.ObjectEditView):
+    queryset = Fabric.objects.all()
+    form = forms.FabricForm
+
+
+@register_model_view(Fabric, 'delete')
+class FabricDeleteView(generic.ObjectDeleteView):
+    queryset = Fabric.objects.all()
+
+
+@register_model_view(Fabric, 'bulk_import', path='import', detail=False)
+class FabricBulkImportView(generic.BulkImportView):
+    queryset = Fabric.objects.all()
+    model_form = forms.FabricImportForm
+
+
+@register_model_view(Fabric, 'bulk_edit', path='edit', detail=False)
+class FabricBulkEditView(generic.BulkEditView):
+    queryset = Fabric.objects.all()
+    filterset = filtersets.FabricFilterSet
+    table = tables.FabricTable
+    form = forms.FabricBulkEditForm
+
+
+@register_model_view(Fabric, 'bulk_delete', path='delete', detail=False)
+class FabricBulkDeleteView(generic.BulkDeleteView):
+    queryset = Fabric.objects.all()
+    filterset = filtersets.FabricFilterSet
+    table = tables.FabricTable

@@ -1,0 +1,50 @@
+"""Packaging for netbox-aifabric.
+
+The Django migrations live in the top-level ``migrations/`` folder and are mapped into the package as
+``netbox_aifabric.migrations``; the Jinja2 device-config templates in the top-level ``templates/`` folder ship
+inside the package as ``netbox_aifabric/device_templates``. Tool settings live in ``pyproject.toml``.
+"""
+
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).parent
+ABOUT = {}
+exec((HERE / 'netbox_aifabric' / 'version.py').read_text(), ABOUT)
+
+setup(
+    name='netbox-aifabric',
+    version=ABOUT['__version__'],
+    description='NetBox plugin to design, number, configure and prove small AI/GPU cluster fabrics',
+    long_description=(HERE / 'README.md').read_text(encoding='utf-8'),
+    long_description_content_type='text/markdown',
+    license='Apache-2.0',
+    python_requires='>=3.12',
+    packages=[
+        *find_packages(include=['netbox_aifabric', 'netbox_aifabric.*']),
+        'netbox_aifabric.migrations',
+        'netbox_aifabric.device_templates',
+    ],
+    package_dir={
+        'netbox_aifabric': 'netbox_aifabric',
+        'netbox_aifabric.migrations': 'migrations',
+        'netbox_aifabric.device_templates': 'templates',
+    },
+    package_data={
+        'netbox_aifabric': ['templates/netbox_aifabric/**/*.html', 'data/*.json'],
+        'netbox_aifabric.device_templates': ['**/*.j2', '**/*.md'],
+    },
+    include_package_data=False,
+    install_requires=['netbox>=4.7,<4.8', 'netaddr', 'jinja2', 'django-tables2'],
+    extras_require={
+        'pynetbox': ['pynetbox>=7.4'],
+        'dev': ['pynetbox>=7.4', 'pytest', 'pytest-django', 'ruff', 'mkdocs'],
+    },
+    classifiers=[
+        'Framework :: Django',
+        'Programming Language :: Python :: 3.12',
+        'Programming Language :: Python :: 3.13',
+    ],
+    zip_safe=False,
+)
