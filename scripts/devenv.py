@@ -133,9 +133,7 @@ def write_config(args):
     common = {'header': HEADER, 'base': BASE_MODULE, 'plugin': PLUGIN}
     files = {
         base_path: BASE_TEMPLATE.format(
-            header=HEADER,
-            secret_key=secret_key or random_string(),
-            peppers=peppers or {1: random_string()},
+            header=HEADER, secret_key=secret_key or random_string(), peppers=peppers or {1: random_string()}
         ),
         DEV / 'aifabric_core.py': CORE_TEMPLATE.format(db=f'{args.core_db}_building', **common),
         DEV / 'aifabric_dev.py': DEV_TEMPLATE.format(db=args.prefix, **common),

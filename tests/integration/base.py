@@ -1,0 +1,60 @@
+"""Shared fixtures and mixins for the NetBox integration tier."""
+
+from dcim.models import Site
+from ipam.models import RIR, VLAN, VRF, ASNRange, Prefix, RouteTarget
+from tenancy.models import Tenant
+from utilities.testing import APIViewTestCases, ViewTestCases
+
+__all__ = ('PluginAPITestCase', 'PluginViewTestCase', 'make_world')
+
+# Test modules import this module (``from . import base``), not the classes: a TestCase name in a test module's
+# namespace would be collected by pytest as a test of its own.
+
+
+class PluginViewTestCase(ViewTestCases.PrimaryObjectViewTestCase):
+    """NetBox's full view test case, pointed at the plugin's URL namespace."""
+
+    def _get_base_url(self):
+        return f'plugins:{self.model._meta.app_label}:{self.model._meta.model_name}_{{}}'
+
+
+class PluginAPITestCase(APIViewTestCases.APIViewTestCase):
+    """NetBox's full REST API (and GraphQL) test case, pointed at the plugin's API namespace."""
+
+    view_namespace = 'plugins-api:netbox_aifabric'
+
+
+def make_world():
+    """The core objects the intent models point at: sites, pools, an ASN range, VRFs, route targets, VLANs."""
+    sites = Site.objects.bulk_create([Site(name=f'Site {i}', slug=f'site-{i}') for i in range(1, 4)])
+    prefixes = {
+        p: Prefix.objects.create(prefix=p)
+        for p in (
+            '10.255.0.0/24',  # loopbacks
+            '10.255.1.0/24',  # VTEPs
+            '10.255.2.0/24',  # point-to-point
+            '10.255.3.0/28',  # MLAG peer
+            '10.255.4.0/29',  # deliberately tiny
+            '2001:db8::/64',  # wrong family
+            '192.0.2.0/24',
+        )
+    }
+    rir = RIR.objects.create(name='Private', slug='private', is_private=True)
+    asn_ranges = {
+        'leaves': ASNRange.objects.create(name='Leaves', slug='leaves', rir=rir, start=65101, end=65199),
+        'tiny': ASNRange.objects.create(name='Tiny', slug='tiny', rir=rir, start=65001, end=65002),
+    }
+    vrfs = VRF.objects.bulk_create([VRF(name=f'VRF {i}', rd=f'65000:{i}') for i in range(1, 4)])
+    rts = RouteTarget.objects.bulk_create([RouteTarget(name=f'65000:{i}') for i in range(1, 4)])
+    vlans = VLAN.objects.bulk_create([VLAN(vid=vid, name=f'VLAN {vid}') for vid in (10, 20, 30, 40, 50)])
+    tenants = Tenant.objects.bulk_create([Tenant(name=f'Tenant {i}', slug=f'tenant-{i}') for i in range(1, 3)])
+    return {
+        'sites': sites,
+        'prefixes': prefixes,
+        'rir': rir,
+        'asn_ranges': asn_ranges,
+        'vrfs': vrfs,
+        'rts': rts,
+        'vlans': {v.vid: v for v in vlans},
+        'tenants': tenants,
+    }

@@ -1,0 +1,50 @@
+import json
+
+from django.test import override_settings
+from django.urls import reverse
+
+from utilities.testing import TestCase
+
+from netbox_aifabric.seed import load_demo
+
+
+class GraphQLTestCase(TestCase):
+    @override_settings(LOGIN_REQUIRED=True)
+    def test_fabric_query_with_nested_intent(self):
+        load_demo()
+        self.add_permissions(
+            'netbox_aifabric.view_fabric',
+            'netbox_aifabric.view_qosprofile',
+            'netbox_aifabric.view_trafficclass',
+            'netbox_aifabric.view_evpntenant',
+            'dcim.view_site',
+        )
+        query = """{
+          netbox_aifabric_fabric_list(filters: {design_option: {exact: "evpn-vxlan"}}) {
+            name site { slug } qos_profile { slug pfc_priorities roce_dscp }
+            traffic_classes { name vid } tenants { name l3vni }
+          }
+          netbox_aifabric_traffic_class_list(filters: {lossless: {exact: true}}) { name dscp }
+        }"""
+        response = self.client.post(reverse('graphql'), json.dumps({'query': query}), content_type='application/json')
+        self.assertEqual(response.status_code, 200, response.content)
+        data = json.loads(response.content)
+        self.assertNotIn('errors', data, data)
+        fabric = data['data']['netbox_aifabric_fabric_list'][0]
+        self.assertEqual(fabric['name'], 'AI Lab fabric')
+        self.assertEqual(fabric['site'], {'slug': 'ai-lab'})
+        self.assertEqual(
+            fabric['qos_profile'], {'slug': 'nvidia-cumulus-lossless', 'pfc_priorities': [3], 'roce_dscp': [26]}
+        )
+        self.assertEqual(sorted(tc['vid'] for tc in fabric['traffic_classes']), [10, 20, 30, 40, 50])
+        self.assertEqual(fabric['tenants'], [{'name': 'AI Cluster', 'l3vni': 50001}])
+        self.assertEqual(data['data']['netbox_aifabric_traffic_class_list'], [{'name': 'RDMA', 'dscp': [26]}])
+
+    def test_graphql_enforces_view_permission(self):
+        load_demo()
+        response = self.client.post(
+            reverse('graphql'),
+            json.dumps({'query': '{ netbox_aifabric_fabric_list { name } }'}),
+            content_type='application/json',
+        )
+        self.assertEqual(json.loads(response.content)['data']['netbox_aifabric_fabric_list'], [])

@@ -1,0 +1,308 @@
+"""Every validation rule of the intent models, through the UI form and through the REST API.
+
+Each case posts an otherwise valid object with one bad value and asserts the field error (its exact wording) and
+that nothing was written.
+"""
+
+from django.urls import reverse
+from rest_framework import status
+
+from users.constants import TOKEN_PREFIX
+from users.models import Token
+from utilities.testing import TestCase
+
+from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+from .base import make_world
+
+M2M_FIELDS = {'reachable_from', 'import_targets', 'export_targets', 'traffic_classes', 'vlans', 'tenants'}
+
+
+def form_payload(data):
+    """API-style values -> what the HTML form posts (integer lists as "3,4", M2M as lists of pks)."""
+    payload = {}
+    for key, value in data.items():
+        if isinstance(value, list) and key not in M2M_FIELDS:
+            payload[key] = ','.join(str(v) for v in value)
+        elif isinstance(value, dict):
+            payload[key] = str(value).replace("'", '"')
+        elif isinstance(value, bool):
+            if value:
+                payload[key] = 'on'
+        elif value is not None:
+            payload[key] = value
+    return payload
+
+
+class ValidationTestCase(TestCase):
+    user_permissions = [
+        'netbox_aifabric.add_trafficclass',
+        'netbox_aifabric.add_qosprofile',
+        'netbox_aifabric.add_evpntenant',
+        'netbox_aifabric.add_fabric',
+    ]
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.world = make_world()
+        cls.rdma = TrafficClass.objects.create(name='RDMA', slug='rdma', purpose='rdma', vid=40)
+        cls.users = TrafficClass.objects.create(name='USERS', slug='users', purpose='user-access', vid=20)
+
+    def setUp(self):
+        super().setUp()
+        self.token = Token.objects.create(user=self.user)
+        self.header = {'HTTP_AUTHORIZATION': f'Bearer {TOKEN_PREFIX}{self.token.key}.{self.token.token}'}
+
+    def base(self, model):
+        p = self.world['prefixes']
+        return {
+            TrafficClass: {'name': 'X', 'slug': 'x', 'purpose': 'rdma', 'routed': True},
+            QoSProfile: {
+                'name': 'X',
+                'slug': 'x',
+                'mode': 'lossless',
+                'trust': 'dscp',
+                'roce_dscp': [26],
+                'roce_priority': [3],
+                'roce_tc': [3],
+                'pfc_priorities': [3],
+                'ecn_enabled': True,
+                'ecn_threshold_unit': 'bytes',
+                'ecn_min_threshold': 150000,
+                'ecn_max_threshold': 1500000,
+                'ecn_probability': 100,
+            },
+            EVPNTenant: {'name': 'X', 'slug': 'x', 'l3vni': 50010},
+            Fabric: {
+                'name': 'X',
+                'slug': 'x',
+                'site': self.world['sites'][0].pk,
+                'status': 'draft',
+                'design_option': 'routed',
+                'underlay': 'ebgp',
+                'spine_count': 2,
+                'max_spines': 4,
+                'leaf_count': 2,
+                'max_leaves': 8,
+                'uplinks_per_spine': 1,
+                'max_parallel_uplinks': 2,
+                'server_count': 4,
+                'storage_count': 1,
+                'uplink_speed': 100,
+                'server_nic_count': 2,
+                'server_nic_speed': 25,
+                'rdma_nic_count': 1,
+                'rdma_nic_speed': 100,
+                'mtu': 9216,
+                'l2vni_base': 10000,
+                'loopback_pool': p['10.255.0.0/24'].pk,
+            },
+        }[model]
+
+    def assertRejected(self, model, changes, field, message):
+        """POST the object through the UI form and the REST API: both must name ``field`` and write nothing."""
+        data = {**self.base(model), **changes}
+        count = model.objects.count()
+        name = model._meta.model_name
+
+        response = self.client.post(reverse(f'plugins:netbox_aifabric:{name}_add'), form_payload(data))
+        self.assertEqual(response.status_code, 200, f'form accepted {changes}')
+        errors = response.context['form'].errors
+        self.assertIn(field, errors, f'form errors: {errors.as_data()}')
+        self.assertTrue(any(message in e for e in errors[field]), f'{message!r} not in {errors[field]}')
+        self.assertEqual(model.objects.count(), count)
+
+        url = reverse(f'plugins-api:netbox_aifabric-api:{name}-list')
+        response = self.client.post(url, data, content_type='application/json', **self.header)
+        self.assertEqual(response.status_code, status.HTTP_400_BAD_REQUEST, response.content)
+        body = response.json()
+        self.assertIn(field, body, body)
+        self.assertTrue(any(message in e for e in body[field]), f'{message!r} not in {body[field]}')
+        self.assertEqual(model.objects.count(), count)
+
+    def test_valid_objects_are_accepted(self):
+        for model in (TrafficClass, QoSProfile, EVPNTenant, Fabric):
+            with self.subTest(model=model.__name__):
+                response = self.client.post(
+                    reverse(f'plugins:netbox_aifabric:{model._meta.model_name}_add'), form_payload(self.base(model))
+                )
+                self.assertEqual(response.status_code, 302, response.context and response.context['form'].errors)
+                self.assertTrue(model.objects.filter(slug='x').exists())
+
+    # DSCP outside 0–63
+    def test_dscp_range(self):
+        self.assertRejected(TrafficClass, {'dscp': [64]}, 'dscp', '63')
+        self.assertRejected(QoSProfile, {'roce_dscp': [64]}, 'roce_dscp', '63')
+        self.assertRejected(QoSProfile, {'cnp_dscp': 64}, 'cnp_dscp', '63')
+
+    def test_roce_and_cnp_share_dscp(self):
+        self.assertRejected(
+            QoSProfile,
+            {'cnp_dscp': 26},
+            'cnp_dscp',
+            'CNP DSCP 26 is also a RoCE data DSCP: congestion notifications need their own code point.',
+        )
+
+    def test_pfc_outside_roce_priority_in_lossless_mode(self):
+        self.assertRejected(
+            QoSProfile,
+            {'pfc_priorities': [3, 4]},
+            'pfc_priorities',
+            'PFC on priority 4 which is not a RoCE priority (3): in lossless mode PFC is enabled only for the RDMA '
+            'class.',
+        )
+
+    def test_lossless_without_pfc(self):
+        self.assertRejected(
+            QoSProfile, {'pfc_priorities': []}, 'pfc_priorities', 'Lossless mode needs PFC on the RoCE priority.'
+        )
+
+    def test_pfc_in_lossy_mode(self):
+        self.assertRejected(
+            QoSProfile,
+            {'mode': 'lossy'},
+            'pfc_priorities',
+            'PFC must be off in Lossy (ECN only) mode (got priorities 3).',
+        )
+
+    def test_roce_map_lengths(self):
+        self.assertRejected(
+            QoSProfile,
+            {'roce_dscp': [3, 4], 'pfc_priorities': [3]},
+            'roce_priority',
+            'RoCE DSCP, priority and traffic class lists must have the same length (2 DSCP, 1 priorities, 1 traffic '
+            'classes).',
+        )
+
+    def test_ecn_min_not_below_max(self):
+        self.assertRejected(
+            QoSProfile,
+            {'ecn_min_threshold': 1500000},
+            'ecn_min_threshold',
+            'ECN min threshold (1500000) must be lower than the max threshold (1500000).',
+        )
+
+    def test_ecn_probability_range(self):
+        self.assertRejected(QoSProfile, {'ecn_probability': 0}, 'ecn_probability', '1')
+        self.assertRejected(QoSProfile, {'ecn_probability': 101}, 'ecn_probability', '100')
+
+    def test_vni_outside_24_bits(self):
+        self.assertRejected(
+            EVPNTenant, {'l3vni': 16_777_216}, 'l3vni', 'VNI 16777216 is outside the 24-bit range 1–16777215.'
+        )
+        self.assertRejected(Fabric, {'l2vni_base': 0}, 'l2vni_base', 'VNI 0 is outside the 24-bit range')
+
+    def test_vni_reused_within_a_tenant(self):
+        self.assertRejected(
+            EVPNTenant,
+            {'l3vni': 20040, 'l2vni_base': 20000, 'traffic_classes': [self.rdma.pk]},
+            'l3vni',
+            'VNI 20040 is used twice: L3VNI of tenant X and L2VNI of tenant X (VLAN 40).',
+        )
+
+    def test_vni_reused_within_a_fabric(self):
+        a = EVPNTenant.objects.create(name='A', slug='a', l3vni=50001, anycast_gateway_mac='02:00:00:00:00:01')
+        b = EVPNTenant.objects.create(name='B', slug='b', l3vni=10040, anycast_gateway_mac='02:00:00:00:00:01')
+        a.traffic_classes.set([self.rdma])
+        self.assertRejected(
+            Fabric,
+            {'design_option': 'evpn-vxlan', 'tenants': [a.pk, b.pk]},
+            'tenants',
+            'VNI 10040 is used twice: L2VNI of tenant A (VLAN 40) and L3VNI of tenant B.',
+        )
+
+    def test_evpn_tenants_need_anycast_mac(self):
+        a = EVPNTenant.objects.create(name='A', slug='a', l3vni=50001)
+        self.assertRejected(
+            Fabric,
+            {'design_option': 'evpn-vxlan', 'tenants': [a.pk]},
+            'anycast_gateway_mac',
+            'EVPN tenants A need an anycast gateway MAC: set one here or on each tenant.',
+        )
+
+    def test_invalid_mac(self):
+        self.assertRejected(
+            EVPNTenant,
+            {'anycast_gateway_mac': 'not-a-mac'},
+            'anycast_gateway_mac',
+            '"not-a-mac" is not a valid MAC address.',
+        )
+
+    def test_vlan_id_range(self):
+        self.assertRejected(TrafficClass, {'vid': 0}, 'vid', '1')
+        self.assertRejected(TrafficClass, {'vid': 4095}, 'vid', '4094')
+
+    def test_vlan_mismatch(self):
+        self.assertRejected(
+            TrafficClass,
+            {'vid': 41, 'vlan': self.world['vlans'][40].pk},
+            'vlan',
+            'VLAN VLAN 40 (40) has VID 40, but the VLAN ID of this class is 41.',
+        )
+
+    def test_two_classes_on_one_vlan_in_a_fabric(self):
+        other = TrafficClass.objects.create(name='RDMA2', slug='rdma2', purpose='rdma', vid=40)
+        self.assertRejected(
+            Fabric, {'traffic_classes': [self.rdma.pk, other.pk]}, 'traffic_classes', 'both use VLAN 40.'
+        )
+
+    def test_pool_wrong_family(self):
+        pool = self.world['prefixes']['2001:db8::/64']
+        self.assertRejected(
+            Fabric, {'loopback_pool': pool.pk}, 'loopback_pool', 'Pool 2001:db8::/64 is IPv6; this pool must be IPv4.'
+        )
+
+    def test_pool_too_small(self):
+        pool = self.world['prefixes']['10.255.4.0/29']
+        self.assertRejected(
+            Fabric,
+            {'p2p_pool': pool.pk},
+            'p2p_pool',
+            'Pool 10.255.4.0/29 is too small for the declared maximums: 64 point-to-point /31s needed, 4 available.',
+        )
+        self.assertRejected(
+            Fabric,
+            {'loopback_pool': pool.pk},
+            'loopback_pool',
+            'Pool 10.255.4.0/29 is too small for the declared maximums: 12 loopback /32s needed, 8 available.',
+        )
+
+    def test_pools_overlap(self):
+        pool = self.world['prefixes']['10.255.0.0/24']
+        self.assertRejected(
+            Fabric, {'vtep_pool': pool.pk}, 'vtep_pool', 'Pool 10.255.0.0/24 overlaps the loopback pool 10.255.0.0/24.'
+        )
+
+    def test_asn_range_too_small(self):
+        tiny = self.world['asn_ranges']['tiny']
+        self.assertRejected(
+            Fabric,
+            {'leaf_asn_range': tiny.pk},
+            'leaf_asn_range',
+            'holds 2 ASNs; the declared maximum of 8 leaves needs 8.',
+        )
+
+    def test_counts_above_maximums(self):
+        self.assertRejected(
+            Fabric, {'spine_count': 5}, 'spine_count', '5 is above the declared maximum max_spines = 4.'
+        )
+        self.assertRejected(Fabric, {'leaf_count': 9}, 'leaf_count', '9 is above the declared maximum max_leaves = 8.')
+        self.assertRejected(
+            Fabric,
+            {'uplinks_per_spine': 3},
+            'uplinks_per_spine',
+            '3 is above the declared maximum max_parallel_uplinks = 2.',
+        )
+
+    def test_mlag_needs_pairs(self):
+        self.assertRejected(
+            Fabric,
+            {'design_option': 'mlag', 'leaf_count': 3},
+            'leaf_count',
+            'MLAG dual-ToR pairs leaves: leaf_count must be even (got 3).',
+        )
+
+    def test_mtu_range(self):
+        self.assertRejected(TrafficClass, {'mtu': 9217}, 'mtu', '9216')
+        self.assertRejected(QoSProfile, {'mtu': 67}, 'mtu', '68')
+        self.assertRejected(Fabric, {'mtu': 10000}, 'mtu', '9216')

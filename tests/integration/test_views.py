@@ -1,0 +1,218 @@
+from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+
+from . import base
+from .base import make_world
+
+
+class TrafficClassViewTestCase(base.PluginViewTestCase):
+    model = TrafficClass
+
+    @classmethod
+    def setUpTestData(cls):
+        world = make_world()
+        classes = TrafficClass.objects.bulk_create(
+            [
+                TrafficClass(name='MGMT', slug='mgmt', purpose='management', vid=10),
+                TrafficClass(name='USERS', slug='users', purpose='user-access', vid=20),
+                TrafficClass(name='STORAGE', slug='storage', purpose='storage', vid=30),
+            ]
+        )
+        cls.form_data = {
+            'name': 'RDMA',
+            'slug': 'rdma',
+            'purpose': 'rdma',
+            'vid': 40,
+            'vlan': world['vlans'][40].pk,
+            'vrf': world['vrfs'][0].pk,
+            'dscp': [26],
+            'switch_priority': 3,
+            'queue': 3,
+            'lossless': True,
+            'ecn': True,
+            'mtu': 9000,
+            'routed': False,
+            'reachable_from': [classes[2].pk],
+            'description': 'RoCEv2',
+            'tags': [],
+        }
+        cls.csv_data = (
+            'name,slug,purpose,vid,dscp,switch_priority,lossless,reachable_from',
+            'RDMA,rdma,rdma,40,26,3,true,storage',
+            'TELEMETRY,telemetry,telemetry,50,,,false,mgmt',
+            'BACKUP,backup,backup,60,"8,10",1,false,',
+        )
+        cls.csv_update_data = (
+            'id,mtu,description',
+            f'{classes[0].pk},1500,BMC',
+            f'{classes[1].pk},1500,Notebooks',
+            f'{classes[2].pk},9000,NFS',
+        )
+        cls.bulk_edit_data = {'purpose': 'other', 'mtu': 9216, 'lossless': False}
+
+
+class QoSProfileViewTestCase(base.PluginViewTestCase):
+    model = QoSProfile
+
+    @classmethod
+    def setUpTestData(cls):
+        profiles = QoSProfile.objects.bulk_create(
+            [
+                QoSProfile(
+                    name='Lossless',
+                    slug='lossless',
+                    mode='lossless',
+                    roce_dscp=[26],
+                    roce_priority=[3],
+                    roce_tc=[3],
+                    pfc_priorities=[3],
+                ),
+                QoSProfile(name='Lossy', slug='lossy', mode='lossy', roce_dscp=[26], roce_priority=[3], roce_tc=[3]),
+                QoSProfile(name='TCP', slug='tcp', mode='none'),
+            ]
+        )
+        cls.form_data = {
+            'name': 'RoCE 24',
+            'slug': 'roce-24',
+            'mode': 'lossless',
+            'trust': 'dscp',
+            'roce_dscp': [24],
+            'roce_priority': [3],
+            'roce_tc': [3],
+            'cnp_dscp': 48,
+            'cnp_priority': 6,
+            'cnp_tc': 6,
+            'pfc_priorities': [3],
+            'ecn_enabled': True,
+            'ecn_threshold_unit': 'bytes',
+            'ecn_min_threshold': 150000,
+            'ecn_max_threshold': 1500000,
+            'ecn_probability': 100,
+            'ecn_tcs': [3],
+            'strict_tcs': [6],
+            'dwrr_weights': '{"0": 50, "3": 50}',
+            'pfc_watchdog': True,
+            'pfcwd_poll_interval': 100,
+            'pfcwd_detection_polls': 3,
+            'pfcwd_action': 'drop',
+            'cable_length': 100,
+            'mtu': 9216,
+            'tags': [],
+        }
+        cls.validation_excluded_fields = ['dwrr_weights']
+        cls.csv_data = (
+            'name,slug,mode,roce_dscp,roce_priority,roce_tc,cnp_dscp,pfc_priorities,ecn_min_threshold,ecn_max_threshold',
+            'A,a,lossless,26,3,3,48,3,150000,1500000',
+            'B,b,lossy,"3,4","3,4","3,4",48,,1048576,2097152',
+            'C,c,none,,,,,,,',
+        )
+        cls.csv_update_data = (
+            'id,cable_length,description',
+            f'{profiles[0].pk},100,one',
+            f'{profiles[1].pk},300,two',
+            f'{profiles[2].pk},,three',
+        )
+        cls.bulk_edit_data = {'trust': 'both', 'mtu': 9000, 'pfc_watchdog': True}
+
+
+class EVPNTenantViewTestCase(base.PluginViewTestCase):
+    model = EVPNTenant
+
+    @classmethod
+    def setUpTestData(cls):
+        world = make_world()
+        cls.world = world
+        EVPNTenant.objects.bulk_create(
+            [
+                EVPNTenant(name='Tenant A', slug='tenant-a', l3vni=50001),
+                EVPNTenant(name='Tenant B', slug='tenant-b', l3vni=50002),
+                EVPNTenant(name='Tenant C', slug='tenant-c', l3vni=50003),
+            ]
+        )
+        rdma = TrafficClass.objects.create(name='RDMA', slug='rdma', purpose='rdma', vid=40)
+        cls.form_data = {
+            'name': 'Tenant D',
+            'slug': 'tenant-d',
+            'tenant': world['tenants'][0].pk,
+            'vrf': world['vrfs'][0].pk,
+            'l3vni': 50004,
+            'l2vni_base': 20000,
+            'import_targets': [world['rts'][0].pk],
+            'export_targets': [world['rts'][0].pk, world['rts'][1].pk],
+            'anycast_gateway_mac': '02:00:00:00:00:aa',
+            'traffic_classes': [rdma.pk],
+            'vlans': [world['vlans'][20].pk],
+            'tags': [],
+        }
+        cls.csv_data = (
+            'name,slug,l3vni,l2vni_base,vrf,import_targets,traffic_classes',
+            'Tenant E,tenant-e,50005,30000,VRF 1,"65000:1,65000:2",rdma',
+            'Tenant F,tenant-f,50006,,,,',
+            'Tenant G,tenant-g,50007,,VRF 2,,',
+        )
+        cls.csv_update_data = (
+            'id,l3vni,description',
+            *[f'{t.pk},{60000 + t.pk},updated' for t in EVPNTenant.objects.all()],
+        )
+        cls.bulk_edit_data = {'l2vni_base': 40000, 'description': 'bulk'}
+
+
+class FabricViewTestCase(base.PluginViewTestCase):
+    model = Fabric
+
+    @classmethod
+    def setUpTestData(cls):
+        world = make_world()
+        sites = world['sites']
+        profile = QoSProfile.objects.create(name='TCP', slug='tcp', mode='none')
+        Fabric.objects.bulk_create(
+            [
+                Fabric(name='Fabric 1', slug='fabric-1', site=sites[0]),
+                Fabric(name='Fabric 2', slug='fabric-2', site=sites[1], design_option='mlag'),
+                Fabric(name='Fabric 3', slug='fabric-3', site=sites[2], design_option='evpn-vxlan'),
+            ]
+        )
+        tc = TrafficClass.objects.create(name='RDMA', slug='rdma', purpose='rdma', vid=40)
+        tenant = EVPNTenant.objects.create(name='T', slug='t', l3vni=50001)
+        p = world['prefixes']
+        cls.form_data = {
+            'name': 'Fabric 4',
+            'slug': 'fabric-4',
+            'site': sites[0].pk,
+            'status': 'planned',
+            'design_option': 'evpn-vxlan',
+            'underlay': 'ebgp',
+            'spine_count': 2,
+            'max_spines': 4,
+            'leaf_count': 2,
+            'max_leaves': 8,
+            'uplinks_per_spine': 1,
+            'max_parallel_uplinks': 2,
+            'server_count': 4,
+            'storage_count': 1,
+            'uplink_speed': 100,
+            'server_nic_count': 2,
+            'server_nic_speed': 25,
+            'rdma_nic_count': 1,
+            'rdma_nic_speed': 100,
+            'mtu': 9216,
+            'loopback_pool': p['10.255.0.0/24'].pk,
+            'vtep_pool': p['10.255.1.0/24'].pk,
+            'p2p_pool': p['10.255.2.0/24'].pk,
+            'mlag_peer_pool': p['10.255.3.0/28'].pk,
+            'leaf_asn_range': world['asn_ranges']['leaves'].pk,
+            'spine_asn': 65100,
+            'l2vni_base': 10000,
+            'anycast_gateway_mac': '02:00:00:00:00:aa',
+            'qos_profile': profile.pk,
+            'traffic_classes': [tc.pk],
+            'tenants': [tenant.pk],
+            'tags': [],
+        }
+        cls.csv_data = (
+            'name,slug,site,design_option,spine_count,leaf_count,p2p_pool,qos_profile,traffic_classes',
+            'Fabric 5,fabric-5,site-1,routed,2,2,10.255.2.0/24,tcp,rdma',
+            'Fabric 6,fabric-6,site-2,mlag,0,2,,,',
+            'Fabric 7,fabric-7,site-3,evpn-vxlan,2,4,,tcp,',
+        )
+        cls.csv_update_data = ('id,status,description', *[f'{f.pk},active,updated' for f in Fabric.objects.all()])
+        cls.bulk_edit_data = {'status': 'active', 'underlay': 'ospf', 'mtu': 9000}

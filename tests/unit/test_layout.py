@@ -1,0 +1,65 @@
+"""The card's repository layout and packaging (no database needed)."""
+
+import ast
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.pure
+
+
+def test_top_level_layout():
+    for name in ('setup.py', 'README.md', 'netbox_aifabric', 'templates', 'migrations', 'tests', 'docs'):
+        assert (ROOT / name).exists(), name
+
+
+def test_setup_maps_migrations_and_templates_into_the_package():
+    tree = ast.parse((ROOT / 'setup.py').read_text())
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, 'id', '') == 'setup')
+    kwargs = {k.arg: k.value for k in call.keywords}
+    package_dir = ast.literal_eval(kwargs['package_dir'])
+    assert package_dir['netbox_aifabric.migrations'] == 'migrations'
+    assert package_dir['netbox_aifabric.device_templates'] == 'templates'
+
+
+def test_migrations_are_importable_from_the_package():
+    import netbox_aifabric.migrations as migrations
+
+    assert Path(migrations.__path__[0]).resolve() == (ROOT / 'migrations').resolve()
+    assert (ROOT / 'migrations' / '0001_initial.py').exists()
+
+
+def test_plugin_config():
+    tree = ast.parse((ROOT / 'netbox_aifabric' / '__init__.py').read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    values = {
+        t.id: ast.literal_eval(s.value)
+        for s in cls.body
+        if isinstance(s, ast.Assign)
+        for t in s.targets
+        if isinstance(s.value, ast.Constant)
+    }
+    assert values['base_url'] == 'aifabric'
+    assert values['min_version'] == '4.7.0'
+    assert values['max_version'] == '4.7.99'
+
+
+def test_wheel_ships_migrations_templates_and_data(tmp_path):
+    """Build the wheel as a user's ``pip install .`` would and look inside it."""
+    subprocess.run(
+        [sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    wheel = next(tmp_path.glob('netbox_aifabric-*.whl'))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert 'netbox_aifabric/migrations/0001_initial.py' in names
+    assert 'netbox_aifabric/device_templates/README.md' in names
+    assert 'netbox_aifabric/data/qos_presets.json' in names
+    assert 'netbox_aifabric/templates/netbox_aifabric/attrs/spines.html' in names
