@@ -22,6 +22,16 @@ from .fields import DSCPListField, PriorityListField
 __all__ = ('EVPNTenantImportForm', 'FabricImportForm', 'QoSProfileImportForm', 'TrafficClassImportForm')
 
 
+class ModelDefaultsMixin:
+    """Columns left out of an import take the model's default (e.g. ``max_spines`` = 4) instead of being required."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self._meta.model._meta.concrete_fields:
+            if field.has_default() and field.name in self.fields:
+                self.fields[field.name].required = False
+
+
 class TrafficClassImportForm(PrimaryModelImportForm):
     slug = SlugField()
     purpose = CSVChoiceField(choices=TrafficPurposeChoices, label=_('Purpose'))
@@ -70,7 +80,7 @@ class TrafficClassImportForm(PrimaryModelImportForm):
         )
 
 
-class QoSProfileImportForm(PrimaryModelImportForm):
+class QoSProfileImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
     slug = SlugField()
     mode = CSVChoiceField(choices=QoSModeChoices, label=_('Mode'))
     trust = CSVChoiceField(choices=QoSTrustChoices, required=False, label=_('Trust'))
@@ -156,7 +166,7 @@ class EVPNTenantImportForm(PrimaryModelImportForm):
         )
 
 
-class FabricImportForm(PrimaryModelImportForm):
+class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
     slug = SlugField()
     site = CSVModelChoiceField(queryset=Site.objects.all(), to_field_name='slug', label=_('Site'))
     status = CSVChoiceField(choices=FabricStatusChoices, required=False, label=_('Status'))

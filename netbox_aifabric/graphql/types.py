@@ -55,7 +55,7 @@ class EVPNTenantType(PrimaryObjectType):
 
 @register_type(models.Fabric, fields='__all__', filters=FabricFilter, pagination=True)
 class FabricType(PrimaryObjectType):
-    site: Annotated['SiteType', strawberry.lazy('dcim.graphql.types')]
+    site: Annotated['SiteType', strawberry.lazy('dcim.graphql.types')] | None
     loopback_pool: PrefixType | None
     vtep_pool: PrefixType | None
     p2p_pool: PrefixType | None

@@ -126,7 +126,7 @@ class EVPNTenantAPITestCase(base.PluginAPITestCase):
                 'import_targets': [rts[0].pk],
                 'export_targets': [rts[0].pk],
                 'traffic_classes': [rdma.pk],
-                'anycast_gateway_mac': '02:00:00:00:00:AA',
+                'anycast_gateway_mac': '02:00:00:00:00:aa',
             },
             {'name': 'E', 'slug': 'e', 'l3vni': 50005, 'l2vni_base': 20000, 'vlans': [world['vlans'][20].pk]},
             {'name': 'F', 'slug': 'f', 'l3vni': 50006, 'tenant': world['tenants'][0].pk},

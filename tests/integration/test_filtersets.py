@@ -74,7 +74,7 @@ class TrafficClassFilterSetTestCase(PluginFilterSetTests, TestCase):
         self.assertEqual(self.filterset({'lossless': True}, self.queryset).qs.count(), 1)
 
     def test_mtu(self):
-        self.assertEqual(self.filterset({'mtu__gte': 9000}, self.queryset).qs.count(), 1)
+        self.assertEqual(self.filterset({'mtu__gte': [9000]}, self.queryset).qs.count(), 1)
 
     def test_vrf(self):
         vrf = TrafficClass.objects.get(slug='mgmt').vrf
@@ -145,7 +145,7 @@ class QoSProfileFilterSetTestCase(PluginFilterSetTests, TestCase):
         self.assertEqual(self.filterset({'roce_dscp': 26}, self.queryset).qs.count(), 1)
 
     def test_ecn_probability(self):
-        self.assertEqual(self.filterset({'ecn_probability__lt': 50}, self.queryset).qs.count(), 1)
+        self.assertEqual(self.filterset({'ecn_probability__lt': [50]}, self.queryset).qs.count(), 1)
 
     def test_preset(self):
         self.assertEqual(self.filterset({'preset': ['nvidia']}, self.queryset).qs.count(), 1)
@@ -231,7 +231,7 @@ class FabricFilterSetTestCase(PluginFilterSetTests, TestCase):
         self.assertEqual(self.filterset({'status': ['active']}, self.queryset).qs.count(), 1)
 
     def test_spine_count(self):
-        self.assertEqual(self.filterset({'spine_count__gt': 2}, self.queryset).qs.count(), 1)
+        self.assertEqual(self.filterset({'spine_count__gt': [2]}, self.queryset).qs.count(), 1)
 
     def test_pools_and_profile(self):
         pool = self.world['prefixes']['10.255.2.0/24']

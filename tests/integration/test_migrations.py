@@ -1,10 +1,10 @@
 from io import StringIO
 
 from django.core.management import call_command
-from django.test import SimpleTestCase
+from django.test import TestCase
 
 
-class MigrationsTestCase(SimpleTestCase):
+class MigrationsTestCase(TestCase):
     def test_no_missing_migrations(self):
         out = StringIO()
         try:

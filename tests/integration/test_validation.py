@@ -40,6 +40,16 @@ class ValidationTestCase(TestCase):
         'netbox_aifabric.add_qosprofile',
         'netbox_aifabric.add_evpntenant',
         'netbox_aifabric.add_fabric',
+        'netbox_aifabric.view_trafficclass',
+        'netbox_aifabric.view_evpntenant',
+        'netbox_aifabric.view_qosprofile',
+        'dcim.view_site',
+        'ipam.view_prefix',
+        'ipam.view_vlan',
+        'ipam.view_asnrange',
+        'ipam.view_vrf',
+        'ipam.view_routetarget',
+        'tenancy.view_tenant',
     ]
 
     @classmethod
@@ -117,7 +127,10 @@ class ValidationTestCase(TestCase):
         self.assertEqual(response.status_code, status.HTTP_400_BAD_REQUEST, response.content)
         body = response.json()
         self.assertIn(field, body, body)
-        self.assertTrue(any(message in e for e in body[field]), f'{message!r} not in {body[field]}')
+        # List fields report per item: {'dscp': {'0': ['Ensure this value is less than or equal to 63.']}}
+        errors = body[field].values() if isinstance(body[field], dict) else [body[field]]
+        messages = [m for group in errors for m in group]
+        self.assertTrue(any(message in m for m in messages), f'{message!r} not in {body[field]}')
         self.assertEqual(model.objects.count(), count)
 
     def test_valid_objects_are_accepted(self):
@@ -128,6 +141,8 @@ class ValidationTestCase(TestCase):
                 )
                 self.assertEqual(response.status_code, 302, response.context and response.context['form'].errors)
                 self.assertTrue(model.objects.filter(slug='x').exists())
+        profile = QoSProfile.objects.get(slug='x')
+        self.assertEqual((profile.roce_dscp, profile.roce_priority, profile.pfc_priorities), ([26], [3], [3]))
 
     # DSCP outside 0–63
     def test_dscp_range(self):
