@@ -1,0 +1,60 @@
+"""The REST API as a user's pynetbox script sees it, against a real HTTP server (Django's live server)."""
+
+import pynetbox
+import pytest
+
+from dcim.models import Site
+from users.models import Token, User
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def nb(live_server):
+    user = User.objects.create_superuser('pynetbox', 'pynetbox@example.invalid', 'secret-password')
+    token = Token.objects.create(user=user)
+    return pynetbox.api(live_server.url, token=f'nbt_{token.key}.{token.token}')
+
+
+def test_plugin_endpoints_from_pynetbox(nb):
+    plugins = {p['name']: p for p in nb.plugins.installed_plugins()}
+    assert plugins['AI Fabric']['package'] == 'netbox_aifabric'
+
+    rdma = nb.plugins.aifabric.traffic_classes.create(
+        name='RDMA', slug='rdma', purpose='rdma', vid=40, dscp=[26], switch_priority=3, lossless=True
+    )
+    users = nb.plugins.aifabric.traffic_classes.create(name='USERS', slug='users', purpose='user-access', vid=20)
+    assert [tc.name for tc in nb.plugins.aifabric.traffic_classes.filter(lossless=True)] == ['RDMA']
+    assert [tc.name for tc in nb.plugins.aifabric.traffic_classes.filter(q='user')] == ['USERS']
+
+    rdma.reachable_from = [users.id]
+    rdma.mtu = 9000
+    assert rdma.save()
+    fetched = nb.plugins.aifabric.traffic_classes.get(slug='rdma')
+    assert (fetched.mtu, fetched.reachable_from, fetched.purpose.value) == (9000, [users.id], 'rdma')
+
+    profile = nb.plugins.aifabric.qos_profiles.create(
+        name='Lossless',
+        slug='lossless',
+        mode='lossless',
+        roce_dscp=[26],
+        roce_priority=[3],
+        roce_tc=[3],
+        pfc_priorities=[3],
+    )
+    site = Site.objects.create(name='AI Lab', slug='ai-lab')
+    fabric = nb.plugins.aifabric.fabrics.create(
+        name='AI Lab fabric', slug='ai-lab-fabric', site=site.pk, qos_profile=profile.id, traffic_classes=[rdma.id]
+    )
+    assert fabric.qos_profile.slug == 'lossless'
+    assert [f.name for f in nb.plugins.aifabric.fabrics.filter(qos_profile='lossless')] == ['AI Lab fabric']
+
+
+def test_bad_input_is_a_named_400(nb):
+    with pytest.raises(pynetbox.RequestError) as error:
+        nb.plugins.aifabric.qos_profiles.create(
+            name='Bad', slug='bad', mode='lossy', roce_dscp=[26], roce_priority=[3], roce_tc=[3], pfc_priorities=[3]
+        )
+    assert error.value.req.status_code == 400
+    assert error.value.error == ('{"pfc_priorities":["PFC must be off in Lossy (ECN only) mode (got priorities 3)."]}')
+    assert list(nb.plugins.aifabric.qos_profiles.all()) == []
