@@ -247,6 +247,14 @@ class QoSProfile(PrimaryModel):
             raise ValidationError(errors)
 
     @property
+    def dwrr_weights_display(self):
+        """``TC0 50 · TC3 50``, in traffic-class order."""
+        if not isinstance(self.dwrr_weights, dict):
+            return ''
+        items = sorted(self.dwrr_weights.items(), key=lambda item: int(item[0]) if str(item[0]).isdigit() else 99)
+        return ' · '.join(f'TC{tc} {weight}' for tc, weight in items)
+
+    @property
     def roce_map(self):
         """``[(dscp, priority, tc), ...]`` for the RoCE data classes."""
         return list(zip(self.roce_dscp, self.roce_priority or [], self.roce_tc or [], strict=False))

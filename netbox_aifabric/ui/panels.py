@@ -59,7 +59,7 @@ class QoSMarkingPanel(panels.ObjectAttributesPanel):
     cnp_tc = attrs.NumericAttr('cnp_tc', label=_('CNP traffic class'))
     pfc_priorities = attrs.ArrayAttr('pfc_priorities', label=_('PFC priorities'))
     strict_tcs = attrs.ArrayAttr('strict_tcs', label=_('Strict priority TCs'))
-    dwrr_weights = attrs.TextAttr('dwrr_weights', label=_('DWRR weights'), style='font-monospace')
+    dwrr_weights = attrs.TextAttr('dwrr_weights_display', label=_('DWRR weights'))
 
 
 class QoSECNPanel(panels.ObjectAttributesPanel):

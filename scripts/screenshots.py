@@ -1,0 +1,64 @@
+"""Screenshots of the plugin's real pages for docs/images (headless Debian Chromium driven by Playwright).
+
+Usage: start NetBox (scripts/run, or a runserver with DEBUG = False so the debug toolbar stays out of the picture),
+then ``pip install playwright`` into the venv and run
+``.venv/bin/python scripts/screenshots.py http://127.0.0.1:8000 "$(cat .dev/admin-password)" docs/images``.
+"""
+
+import sys
+from playwright.sync_api import sync_playwright
+
+base, password, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
+pages = [
+    ('fabric-detail', '/plugins/aifabric/fabrics/?q=AI+Lab', True),
+    ('traffic-classes', '/plugins/aifabric/traffic-classes/', False),
+    ('qos-profile-detail', '/plugins/aifabric/qos-profiles/?slug=nvidia-cumulus-lossless', True),
+    ('evpn-tenant-detail', '/plugins/aifabric/evpn-tenants/?slug=ai-cluster', True),
+    ('validation-error', None, False),
+]
+with sync_playwright() as p:
+    browser = p.chromium.launch(
+        executable_path='/usr/bin/chromium',
+        args=[
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--no-first-run',
+        ],
+    )
+    context = browser.new_context(viewport={'width': 1400, 'height': 1000})
+    context.add_cookies([{'name': 'djdt', 'value': 'hide', 'url': base}])
+    page = context.new_page()
+    page.goto(base + '/login/')
+    page.fill('input[name=username]', 'admin')
+    page.fill('input[name=password]', password)
+    page.click('button[type=submit]')
+    page.wait_for_load_state('networkidle')
+    for name, url, follow_first in pages:
+        if name == 'validation-error':
+            page.goto(base + '/plugins/aifabric/qos-profiles/add/')
+            page.fill('input[name=name]', 'Bad lossy')
+            page.eval_on_selector('input[name=slug]', "el => { el.value = 'bad-lossy'; }")
+            page.select_option('select[name=mode]', 'lossy')
+            page.fill('input[name=roce_dscp]', '26')
+            page.fill('input[name=roce_priority]', '3')
+            page.fill('input[name=roce_tc]', '3')
+            page.fill('input[name=pfc_priorities]', '3')
+            page.fill('input[name=cnp_dscp]', '26')
+            page.click('button[name=_create]')
+            page.wait_for_load_state('networkidle')
+            page.locator('#id_roce_dscp').scroll_into_view_if_needed()
+            page.screenshot(path=f'{outdir}/{name}.png')
+            print(name, page.url, page.title())
+            continue
+        else:
+            page.goto(base + url)
+            page.wait_for_load_state('networkidle')
+            if follow_first:
+                page.click('table tbody tr td a[href*="/plugins/aifabric/"]')
+                page.wait_for_load_state('networkidle')
+        page.screenshot(path=f'{outdir}/{name}.png', full_page=True)
+        print(name, page.url, page.title())
+    browser.close()
