@@ -6,6 +6,7 @@ then ``pip install playwright`` into the venv and run
 """
 
 import sys
+
 from playwright.sync_api import sync_playwright
 
 base, password, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
