@@ -39,8 +39,9 @@ setup(
     install_requires=['netbox>=4.7,<4.8', 'netaddr', 'jinja2', 'django-tables2'],
     extras_require={
         'pynetbox': ['pynetbox>=7.4'],
-        'dev': ['pynetbox>=7.4', 'pytest', 'pytest-django', 'ruff', 'mkdocs'],
+        'dev': ['pynetbox>=7.4', 'pytest', 'pytest-django', 'ruff', 'mkdocs', 'hypothesis'],
     },
+    entry_points={'console_scripts': ['netbox-aifabric = netbox_aifabric.cli:main']},
     classifiers=[
         'Framework :: Django',
         'Programming Language :: Python :: 3.12',

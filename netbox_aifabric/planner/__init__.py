@@ -1,0 +1,56 @@
+"""The fabric planner: a pure-Python design core (netaddr and the standard library only, no Django, no NetBox).
+
+Frozen spec dataclasses in, a deterministic :class:`Plan` out::
+
+    from netbox_aifabric.planner import load_spec, plan_fabric
+    plan = plan_fabric(load_spec(spec_dict))
+"""
+
+from .errors import PlanError, PoolExhaustedError, SpecError
+from .loader import load_spec
+from .planner import plan_fabric
+from .requirements import PoolNeed, asn_need, pool_needs
+from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PoolUsage, VlanPlan, VrfPlan
+from .spec import (
+    FabricSpec,
+    Maximums,
+    NicLayout,
+    Node,
+    Platform,
+    Pools,
+    PortRange,
+    RailGroup,
+    Server,
+    Tenant,
+    TrafficClass,
+)
+
+__all__ = (
+    'Attachment',
+    'FabricSpec',
+    'LeafCapacity',
+    'Link',
+    'Maximums',
+    'NicLayout',
+    'Node',
+    'NodePlan',
+    'Plan',
+    'PlanError',
+    'Platform',
+    'PoolExhaustedError',
+    'PoolNeed',
+    'PoolUsage',
+    'Pools',
+    'PortRange',
+    'RailGroup',
+    'Server',
+    'SpecError',
+    'Tenant',
+    'TrafficClass',
+    'VlanPlan',
+    'VrfPlan',
+    'asn_need',
+    'load_spec',
+    'plan_fabric',
+    'pool_needs',
+)

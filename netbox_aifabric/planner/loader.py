@@ -1,0 +1,209 @@
+"""Build a :class:`FabricSpec` from plain data (a dict parsed from YAML or JSON), rejecting what it does not know.
+
+Unknown keys, wrong types and missing required keys raise :class:`SpecError` naming the path of the key; nothing is
+silently dropped.
+"""
+
+from collections.abc import Mapping
+
+from .errors import SpecError
+from .spec import (
+    FabricSpec,
+    Maximums,
+    NicLayout,
+    Node,
+    Platform,
+    Pools,
+    PortRange,
+    RailGroup,
+    Server,
+    Tenant,
+    TrafficClass,
+)
+
+__all__ = ('load_spec',)
+
+
+def _mapping(path, value):
+    if not isinstance(value, Mapping):
+        raise SpecError(path, f'expected a mapping, got {type(value).__name__}')
+    return value
+
+
+def _list(path, value):
+    if not isinstance(value, list | tuple):
+        raise SpecError(path, f'expected a list, got {type(value).__name__}')
+    return value
+
+
+def _int(path, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SpecError(path, f'expected an integer, got {value!r}')
+    return value
+
+
+def _str(path, value):
+    if not isinstance(value, str):
+        raise SpecError(path, f'expected a string, got {value!r}')
+    return value
+
+
+def _bool(path, value):
+    if not isinstance(value, bool):
+        raise SpecError(path, f'expected true or false, got {value!r}')
+    return value
+
+
+def _ints(path, value):
+    return tuple(_int(f'{path}[{i}]', v) for i, v in enumerate(_list(path, value)))
+
+
+def _optional(kind):
+    def convert(path, value):
+        return None if value is None else kind(path, value)
+
+    return convert
+
+
+def _record(path, data, cls, fields, required=()):
+    """``cls(**converted)`` from ``data`` with ``fields = {key: converter}``; unknown and missing keys are errors."""
+    data = _mapping(path, data)
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise SpecError(f'{path}.{unknown[0]}' if path else unknown[0], f'unknown key (known: {", ".join(fields)})')
+    missing = [key for key in required if key not in data]
+    if missing:
+        raise SpecError(f'{path}.{missing[0]}' if path else missing[0], 'required key is missing')
+    return cls(
+        **{key: convert(f'{path}.{key}' if path else key, data[key]) for key, convert in fields.items() if key in data}
+    )
+
+
+def _each(kind):
+    def convert(path, value):
+        return tuple(kind(f'{path}[{i}]', item) for i, item in enumerate(_list(path, value)))
+
+    return convert
+
+
+def _port_range(path, data):
+    return _record(path, data, PortRange, {'first': _int, 'count': _int, 'speed': _int}, ('first', 'count', 'speed'))
+
+
+def _platform(path, data):
+    return _record(
+        path,
+        data,
+        Platform,
+        {
+            'name': _str,
+            'interface': _str,
+            'lag': _str,
+            'server_ports': _optional(_port_range),
+            'uplink_ports': _optional(_port_range),
+            'downlink_ports': _optional(_port_range),
+            'rdma_ports': _optional(_port_range),
+            'peer_link_ports': _ints,
+            'peer_link_speed': _int,
+        },
+    )
+
+
+def _node(path, data):
+    return _record(path, data, Node, {'id': _int, 'name': _str}, ('id', 'name'))
+
+
+def _server(path, data):
+    return _record(
+        path,
+        data,
+        Server,
+        {'id': _int, 'name': _str, 'leaves': _ints, 'kind': _str, 'rail_group': _optional(_int)},
+        ('id', 'name', 'leaves'),
+    )
+
+
+def _traffic_class(path, data):
+    return _record(
+        path,
+        data,
+        TrafficClass,
+        {
+            'name': _str,
+            'vlan': _int,
+            'vrf': _optional(_str),
+            'subnet': _optional(_str),
+            'lossless': _bool,
+            'mtu': _optional(_int),
+        },
+        ('name', 'vlan'),
+    )
+
+
+def _tenant(path, data):
+    return _record(
+        path,
+        data,
+        Tenant,
+        {'name': _str, 'vrf': _str, 'l3vni': _int, 'vlans': _ints, 'l2vni_base': _optional(_int)},
+        ('name', 'vrf', 'l3vni'),
+    )
+
+
+def _asn_range(path, value):
+    values = _ints(path, value)
+    if len(values) != 2:
+        raise SpecError(path, f'expected [first, last], got {len(values)} values')
+    return values
+
+
+def _pairs(path, value):
+    return tuple(_ints(f'{path}[{i}]', pair) for i, pair in enumerate(_list(path, value)))
+
+
+FIELDS = {
+    'name': _str,
+    'design': _str,
+    'underlay': _str,
+    'maximums': lambda p, d: _record(
+        p,
+        d,
+        Maximums,
+        {'spines': _int, 'leaves': _int, 'parallel_uplinks': _int, 'servers_per_leaf': _int},
+        ('spines', 'leaves', 'parallel_uplinks'),
+    ),
+    'pools': lambda p, d: _record(
+        p,
+        d,
+        Pools,
+        {'loopback': _str, 'p2p': _optional(_str), 'vtep': _optional(_str), 'mlag_peer': _optional(_str)},
+        ('loopback',),
+    ),
+    'spines': _each(_node),
+    'leaves': _each(_node),
+    'servers': _each(_server),
+    'uplinks_per_spine': _int,
+    'mlag_pairs': _pairs,
+    'rail_groups': _each(lambda p, d: _record(p, d, RailGroup, {'leaves': _ints}, ('leaves',))),
+    'spine_asn': _optional(_int),
+    'leaf_asn_range': _optional(_asn_range),
+    'l2vni_base': _int,
+    'anycast_gateway_mac': _optional(_str),
+    'traffic_classes': _each(_traffic_class),
+    'tenants': _each(_tenant),
+    'nics': lambda p, d: _record(
+        p, d, NicLayout, {'count': _int, 'speed': _int, 'rdma_count': _int, 'rdma_speed': _int}
+    ),
+    'leaf_platform': _platform,
+    'spine_platform': _platform,
+    'mtu': _int,
+}
+
+
+def load_spec(data: Mapping) -> FabricSpec:
+    """Convert plain data to a :class:`FabricSpec` (see ``docs/planner.md`` and ``docs/fabric-spec.schema.json``).
+
+    Raises:
+        SpecError: unknown key, wrong type or missing required key (``name``, ``design``, ``maximums``, ``pools``).
+    """
+    return _record('', data, FabricSpec, FIELDS, ('name', 'design', 'maximums', 'pools'))

@@ -1,0 +1,40 @@
+"""How much of each pool the declared maximums need (shared by the spec checks and NetBox's Fabric model)."""
+
+__all__ = ('PoolNeed', 'asn_need', 'pool_needs')
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PoolNeed:
+    """``blocks`` of ``/prefixlen`` needed from a pool; ``first_index`` blocks at the start are never used."""
+
+    blocks: int
+    prefixlen: int
+    unit: str
+    first_index: int = 0
+
+    @property
+    def span(self) -> int:
+        """Blocks the pool must hold: the unused leading ones plus the needed ones."""
+        return self.first_index + self.blocks
+
+
+def pool_needs(max_spines: int, max_leaves: int, max_parallel_uplinks: int) -> dict[str, PoolNeed]:
+    """Blocks each pool must hold for the declared maximums.
+
+    Loopbacks are numbered pool + id (spines) and pool + max_spines + id (leaves), so address 0 is never used;
+    VTEPs pool + leaf id; uplink /31 number (leaf − 1) × max_spines × max_parallel_uplinks + (spine − 1) ×
+    max_parallel_uplinks + (uplink − 1); MLAG peer /31 number (primary leaf id − 1).
+    """
+    return {
+        'loopback': PoolNeed(max_spines + max_leaves, 32, 'loopback /32s', first_index=1),
+        'vtep': PoolNeed(max_leaves, 32, 'VTEP /32s', first_index=1),
+        'p2p': PoolNeed(max_leaves * max_spines * max_parallel_uplinks, 31, 'point-to-point /31s'),
+        'mlag_peer': PoolNeed(max(max_leaves - 1, 1), 31, 'MLAG peer /31s'),
+    }
+
+
+def asn_need(max_leaves: int) -> int:
+    """Leaf ASNs are range start + (leaf id − 1): the range must hold ``max_leaves`` ASNs."""
+    return max_leaves

@@ -1,0 +1,123 @@
+"""The planner's output: a plan as frozen dataclasses, in a stable order (by role, id, name)."""
+
+from dataclasses import asdict, dataclass
+
+__all__ = ('Attachment', 'LeafCapacity', 'Link', 'NodePlan', 'Plan', 'PoolUsage', 'VlanPlan', 'VrfPlan')
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    """One switch: role (spine/leaf), stable id, hostname, ASN, router-id loopback, VTEP and MLAG membership."""
+
+    role: str
+    id: int
+    name: str
+    asn: int | None
+    loopback: str
+    vtep: str | None = None
+    mlag_peer: str | None = None
+    mlag_role: str | None = None
+
+
+@dataclass(frozen=True)
+class Link:
+    """A cable: both ends with interface names, the /31 and addresses where routed, speed and kind.
+
+    ``kind`` is ``uplink`` (leaf–spine), ``mlag-peer``, ``server`` (bonded server NIC), ``rdma`` (RDMA NIC on the
+    bond leaves) or ``rail`` (RDMA NIC n to leaf n of its rail group).
+    """
+
+    kind: str
+    a_node: str
+    a_interface: str
+    b_node: str
+    b_interface: str
+    speed: int
+    subnet: str | None = None
+    a_address: str | None = None
+    b_address: str | None = None
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """How one server attaches: its bond (LAG members on the leaves and the VLANs) and its RDMA NICs."""
+
+    server: str
+    kind: str
+    lag: str | None
+    members: tuple[tuple[str, str], ...]
+    rdma: tuple[tuple[str, str], ...]
+    vlans: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class VlanPlan:
+    vid: int
+    name: str
+    vrf: str | None
+    l2vni: int | None
+    tenant: str | None
+    subnet: str | None
+    gateway: str | None
+    lossless: bool
+
+
+@dataclass(frozen=True)
+class VrfPlan:
+    name: str
+    tenant: str
+    l3vni: int
+    route_target: str
+    route_distinguishers: tuple[tuple[str, str], ...]
+    anycast_gateway_mac: str | None
+
+
+@dataclass(frozen=True)
+class LeafCapacity:
+    """Downlink vs uplink capacity of one leaf (Gbit/s) and the oversubscription ratio (downlink / uplink)."""
+
+    leaf: str
+    downlink: int
+    uplink: int
+    ratio: float | None
+
+
+@dataclass(frozen=True)
+class PoolUsage:
+    name: str
+    prefix: str
+    unit: str
+    size: int
+    used: int
+    free: int
+    percent: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A complete, deterministic allocation for one fabric spec.
+
+    ``allocations`` maps a stable key (``loopback:leaf:3``, ``uplink:leaf:3:spine:1:1``, ``asn:leaf:3``, …) to the
+    value allocated; feed it back as ``previous`` to pin everything on the next run.
+    """
+
+    fabric: str
+    design: str
+    underlay: str
+    nodes: tuple[NodePlan, ...]
+    links: tuple[Link, ...]
+    attachments: tuple[Attachment, ...]
+    vlans: tuple[VlanPlan, ...]
+    vrfs: tuple[VrfPlan, ...]
+    capacity: tuple[LeafCapacity, ...]
+    pools: tuple[PoolUsage, ...]
+    summary: tuple[tuple[str, int], ...]
+    allocations: tuple[tuple[str, str], ...]
+    reserved: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (tuples become lists)."""
+        data = asdict(self)
+        data['summary'] = dict(self.summary)
+        data['allocations'] = dict(self.allocations)
+        return data

@@ -1,0 +1,191 @@
+"""The planner's input: a fabric spec as frozen, typed dataclasses.
+
+Every node carries a **stable id** (an integer ≥ 1 per role); every allocation derives from that id and the
+declared maximums, never from how many nodes exist, so a fabric grows without renumbering.
+"""
+
+from dataclasses import dataclass, field
+
+__all__ = (
+    'DESIGNS',
+    'UNDERLAYS',
+    'FabricSpec',
+    'Maximums',
+    'NicLayout',
+    'Node',
+    'Platform',
+    'Pools',
+    'PortRange',
+    'RailGroup',
+    'Server',
+    'Tenant',
+    'TrafficClass',
+)
+
+DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
+UNDERLAYS = ('ebgp', 'ospf')
+
+
+@dataclass(frozen=True)
+class PortRange:
+    """A block of front-panel ports: ``count`` ports numbered from ``first``, all at ``speed`` Gbit/s."""
+
+    first: int
+    count: int
+    speed: int
+
+    def port(self, index: int) -> int:
+        """Port number of the ``index``-th port of the range (0-based)."""
+        return self.first + index
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Port naming and port blocks of one switch model.
+
+    ``interface`` is formatted with ``port`` (e.g. ``Ethernet{port}`` → ``Ethernet49``); ``lag`` names a
+    port-channel from its number. A leaf has ``server_ports`` (bonded server NICs), ``rdma_ports`` (RDMA NICs;
+    without them RDMA NICs use ``server_ports``), ``uplink_ports`` and ``peer_link_ports``; a spine has
+    ``downlink_ports``.
+    """
+
+    name: str = 'generic'
+    interface: str = 'Ethernet{port}'
+    lag: str = 'Port-Channel{number}'
+    server_ports: PortRange | None = None
+    uplink_ports: PortRange | None = None
+    downlink_ports: PortRange | None = None
+    rdma_ports: PortRange | None = None
+    peer_link_ports: tuple[int, ...] = ()
+    peer_link_speed: int = 100
+
+    def interface_name(self, port: int) -> str:
+        return self.interface.format(port=port)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A spine or leaf: its stable id (≥ 1, unique per role) and hostname."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Server:
+    """A GPU server or storage node.
+
+    Attributes:
+        id: stable id (≥ 1); the server's port on each leaf derives from it.
+        leaves: the leaf ids its bonded NICs attach to (two for a bond across an MLAG pair or two leaves).
+        kind: ``gpu`` or ``storage``.
+        rail_group: index into ``FabricSpec.rail_groups`` for its RDMA NICs (rail-optimized back end), else None:
+            RDMA NICs then attach to the same leaves as the bond, one NIC per leaf in turn.
+    """
+
+    id: int
+    name: str
+    leaves: tuple[int, ...]
+    kind: str = 'gpu'
+    rail_group: int | None = None
+
+
+@dataclass(frozen=True)
+class NicLayout:
+    """Server NICs: ``count`` × ``speed`` bonded general-traffic NICs, ``rdma_count`` × ``rdma_speed`` RDMA NICs."""
+
+    count: int = 2
+    speed: int = 25
+    rdma_count: int = 1
+    rdma_speed: int = 100
+
+
+@dataclass(frozen=True)
+class RailGroup:
+    """A rail-optimized scalable unit: RDMA NIC n of every member server goes to ``leaves[n]``."""
+
+    leaves: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Maximums:
+    """The explicit maximums every allocation is computed from (never the current counts)."""
+
+    spines: int
+    leaves: int
+    parallel_uplinks: int
+    servers_per_leaf: int = 48
+
+
+@dataclass(frozen=True)
+class Pools:
+    """IPv4 pools (CIDR strings). ``vtep`` is needed for EVPN/VXLAN, ``mlag_peer`` when leaves are paired."""
+
+    loopback: str
+    p2p: str | None = None
+    vtep: str | None = None
+    mlag_peer: str | None = None
+
+
+@dataclass(frozen=True)
+class TrafficClass:
+    """A traffic class with its VLAN; ``subnet`` is the anycast-gateway subnet when routed on the leaves."""
+
+    name: str
+    vlan: int
+    vrf: str | None = None
+    subnet: str | None = None
+    lossless: bool = False
+    mtu: int | None = None
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """An EVPN tenant: a VRF with its L3VNI; L2VNI = ``l2vni_base`` (or the fabric's) + VLAN id of each member."""
+
+    name: str
+    vrf: str
+    l3vni: int
+    vlans: tuple[int, ...] = ()
+    l2vni_base: int | None = None
+
+
+@dataclass(frozen=True)
+class FabricSpec:
+    """Everything the planner needs to number one fabric."""
+
+    name: str
+    design: str
+    maximums: Maximums
+    pools: Pools
+    spines: tuple[Node, ...] = ()
+    leaves: tuple[Node, ...] = ()
+    servers: tuple[Server, ...] = ()
+    underlay: str = 'ebgp'
+    uplinks_per_spine: int = 1
+    mlag_pairs: tuple[tuple[int, ...], ...] = ()
+    rail_groups: tuple[RailGroup, ...] = ()
+    spine_asn: int | None = None
+    leaf_asn_range: tuple[int, int] | None = None
+    l2vni_base: int = 10000
+    anycast_gateway_mac: str | None = None
+    traffic_classes: tuple[TrafficClass, ...] = ()
+    tenants: tuple[Tenant, ...] = ()
+    nics: NicLayout = field(default_factory=NicLayout)
+    leaf_platform: Platform = field(
+        default_factory=lambda: Platform(
+            name='generic-leaf',
+            server_ports=PortRange(1, 48, 25),
+            rdma_ports=PortRange(49, 8, 100),
+            uplink_ports=PortRange(57, 8, 100),
+            peer_link_ports=(65, 66),
+        )
+    )
+    spine_platform: Platform = field(
+        default_factory=lambda: Platform(name='generic-spine', downlink_ports=PortRange(1, 32, 100))
+    )
+    mtu: int = 9216
+
+    @property
+    def evpn(self) -> bool:
+        return self.design == 'evpn-vxlan'

@@ -1,0 +1,323 @@
+"""Spec checks, run before anything is allocated. Each raises :class:`SpecError` naming field, node and numbers."""
+
+from collections import Counter
+
+import netaddr
+
+from .errors import SpecError
+from .requirements import asn_need, pool_needs
+from .spec import DESIGNS, UNDERLAYS, FabricSpec
+
+__all__ = ('VNI_MAX', 'VNI_MIN', 'server_slot', 'validate_spec')
+
+VNI_MIN, VNI_MAX = 1, 16_777_215
+ASN_MIN, ASN_MAX = 1, 4_294_967_295
+
+
+def _duplicates(values):
+    return sorted(v for v, n in Counter(values).items() if n > 1)
+
+
+def _check_nodes(spec: FabricSpec):
+    for role, nodes, maximum in (
+        ('spines', spec.spines, spec.maximums.spines),
+        ('leaves', spec.leaves, spec.maximums.leaves),
+    ):
+        if dup := _duplicates(n.id for n in nodes):
+            raise SpecError(role, f'duplicate node id {dup[0]} among the {role}')
+        if len(nodes) > maximum:
+            raise SpecError(role, f'{len(nodes)} {role} declared, above the maximum of {maximum} (maximums.{role})')
+        for index, node in enumerate(nodes):
+            if not 1 <= node.id <= maximum:
+                raise SpecError(
+                    f'{role}[{index}].id',
+                    f'id {node.id} is outside 1–{maximum} (maximums.{role}); raise the maximum first',
+                    node.name,
+                )
+    if dup := _duplicates(n.id for n in spec.servers):
+        raise SpecError('servers', f'duplicate server id {dup[0]}')
+    names = [n.name for n in (*spec.spines, *spec.leaves, *spec.servers)]
+    if dup := _duplicates(names):
+        raise SpecError('nodes', f'duplicate node name "{dup[0]}"', dup[0])
+
+
+def _network(field, value):
+    try:
+        network = netaddr.IPNetwork(value)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        raise SpecError(field, f'"{value}" is not a prefix') from None
+    if network.version != 4:
+        raise SpecError(field, f'pool {network} is IPv{network.version}; this pool must be IPv4')
+    if network.ip != network.network:
+        raise SpecError(field, f'{value} has host bits set; use {network.cidr}')
+    return network
+
+
+def _check_pools(spec: FabricSpec):
+    needs = pool_needs(spec.maximums.spines, spec.maximums.leaves, spec.maximums.parallel_uplinks)
+    wanted = {
+        'loopback': True,
+        'p2p': bool(spec.spines) or spec.maximums.spines > 0,
+        'vtep': spec.evpn,
+        'mlag_peer': bool(spec.mlag_pairs),
+    }
+    networks = {}
+    for name, required in wanted.items():
+        value = getattr(spec.pools, name)
+        if value is None:
+            if required:
+                raise SpecError(f'pools.{name}', f'the {name} pool is required for this design')
+            continue
+        network = _network(f'pools.{name}', value)
+        need = needs[name]
+        size = 2 ** max(need.prefixlen - network.prefixlen, 0) if network.prefixlen <= need.prefixlen else 0
+        if size < need.span:
+            raise SpecError(
+                f'pools.{name}',
+                f'pool {network} is too small for the declared maximums: {need.blocks} {need.unit} needed'
+                + (f' (plus {need.first_index} unused at the start)' if need.first_index else '')
+                + f', {max(size - need.first_index, 0)} available',
+            )
+        for other, other_network in networks.items():
+            if network in other_network or other_network in network:
+                raise SpecError(f'pools.{name}', f'pool {network} overlaps pools.{other} {other_network}')
+        networks[name] = network
+    return networks
+
+
+def _check_links(spec: FabricSpec):
+    m = spec.maximums
+    if not 1 <= spec.uplinks_per_spine <= m.parallel_uplinks:
+        raise SpecError(
+            'uplinks_per_spine',
+            f'{spec.uplinks_per_spine} uplinks per spine, outside 1–{m.parallel_uplinks} (maximums.parallel_uplinks)',
+        )
+    leaf, spine = spec.leaf_platform, spec.spine_platform
+    if m.spines:
+        if leaf.uplink_ports is None or leaf.uplink_ports.count < m.spines * m.parallel_uplinks:
+            have = leaf.uplink_ports.count if leaf.uplink_ports else 0
+            raise SpecError(
+                'leaf_platform.uplink_ports',
+                f'{m.spines} spines × {m.parallel_uplinks} parallel uplinks need {m.spines * m.parallel_uplinks} '
+                f'uplink ports per leaf; {leaf.name} has {have}',
+            )
+        if spine.downlink_ports is None or spine.downlink_ports.count < m.leaves * m.parallel_uplinks:
+            have = spine.downlink_ports.count if spine.downlink_ports else 0
+            raise SpecError(
+                'spine_platform.downlink_ports',
+                f'{m.leaves} leaves × {m.parallel_uplinks} parallel uplinks need {m.leaves * m.parallel_uplinks} '
+                f'downlink ports per spine; {spine.name} has {have}',
+            )
+    if spec.servers:
+        ports = leaf.server_ports.count if leaf.server_ports else 0
+        if ports < m.servers_per_leaf:
+            raise SpecError(
+                'maximums.servers_per_leaf',
+                f'{m.servers_per_leaf} servers per leaf declared; {leaf.name} has {ports} server ports',
+            )
+        if spec.nics.rdma_count:
+            # Without a rail group, RDMA NIC r of a server goes to its bond leaves in turn
+            per_leaf = -(-spec.nics.rdma_count // max(spec.nics.count, 1))
+            have = leaf.rdma_ports.count if leaf.rdma_ports else 0
+            if have < m.servers_per_leaf * per_leaf:
+                raise SpecError(
+                    'leaf_platform.rdma_ports',
+                    f'{m.servers_per_leaf} servers per leaf × {per_leaf} RDMA NICs need '
+                    f'{m.servers_per_leaf * per_leaf} RDMA ports per leaf; {leaf.name} has {have}',
+                )
+    if spec.mlag_pairs and len(leaf.peer_link_ports) < 1:
+        raise SpecError('leaf_platform.peer_link_ports', 'MLAG pairs need at least one peer-link port per leaf')
+
+
+def _check_mlag(spec: FabricSpec, leaf_ids):
+    paired = {}
+    for index, pair in enumerate(spec.mlag_pairs):
+        if len(pair) != 2:
+            raise SpecError(f'mlag_pairs[{index}]', f'an MLAG group needs exactly two leaves, got {len(pair)}')
+        for leaf in pair:
+            if leaf not in leaf_ids:
+                raise SpecError(f'mlag_pairs[{index}]', f'leaf id {leaf} is not a declared leaf')
+            if leaf in paired:
+                raise SpecError(f'mlag_pairs[{index}]', f'leaf id {leaf} is already in mlag_pairs[{paired[leaf]}]')
+            paired[leaf] = index
+        if pair[0] == pair[1]:
+            raise SpecError(f'mlag_pairs[{index}]', f'leaf id {pair[0]} cannot pair with itself')
+    if spec.design == 'mlag':
+        unpaired = sorted(set(leaf_ids) - set(paired))
+        if unpaired:
+            raise SpecError('mlag_pairs', f'MLAG dual-ToR pairs every leaf; leaf id {unpaired[0]} has no peer')
+    return paired
+
+
+def _check_servers(spec: FabricSpec, leaf_ids):
+    nics = spec.nics
+    for index, server in enumerate(spec.servers):
+        field = f'servers[{index}]'
+        if server.id < 1:
+            raise SpecError(f'{field}.id', f'server id {server.id} must be ≥ 1', server.name)
+        if server.kind not in ('gpu', 'storage'):
+            raise SpecError(f'{field}.kind', f'kind "{server.kind}" is not gpu or storage', server.name)
+        if len(server.leaves) != nics.count:
+            raise SpecError(
+                f'{field}.leaves',
+                f'{len(server.leaves)} leaves listed for {nics.count} bonded NICs (nics.count); lists must match',
+                server.name,
+            )
+        if len(set(server.leaves)) != len(server.leaves):
+            raise SpecError(f'{field}.leaves', 'a leaf is listed twice', server.name)
+        for leaf in server.leaves:
+            if leaf not in leaf_ids:
+                raise SpecError(f'{field}.leaves', f'leaf id {leaf} is not a declared leaf', server.name)
+        if server.rail_group is not None:
+            if not 0 <= server.rail_group < len(spec.rail_groups):
+                raise SpecError(f'{field}.rail_group', f'rail group {server.rail_group} is not declared', server.name)
+    _check_server_ports(spec)
+    for index, group in enumerate(spec.rail_groups):
+        if len(group.leaves) != nics.rdma_count:
+            raise SpecError(
+                f'rail_groups[{index}].leaves',
+                f'{len(group.leaves)} rail leaves for {nics.rdma_count} RDMA NICs per server (nics.rdma_count); '
+                'lists must match',
+            )
+        for leaf in group.leaves:
+            if leaf not in leaf_ids:
+                raise SpecError(f'rail_groups[{index}].leaves', f'leaf id {leaf} is not a declared leaf')
+
+
+def server_slot(spec: FabricSpec, server_id: int) -> int:
+    """The server's port index on each of its leaves: a function of its id and the declared maximum only."""
+    return (server_id - 1) % spec.maximums.servers_per_leaf
+
+
+def _check_server_ports(spec: FabricSpec):
+    leaf_names = {leaf.id: leaf.name for leaf in spec.leaves}
+    per_leaf = {}
+    for server in sorted(spec.servers, key=lambda s: s.id):
+        leaves = set(server.leaves)
+        if server.rail_group is not None:
+            leaves.update(spec.rail_groups[server.rail_group].leaves)
+        for leaf in sorted(leaves):
+            per_leaf.setdefault(leaf, []).append(server)
+    limit = spec.maximums.servers_per_leaf
+    for leaf, servers in sorted(per_leaf.items()):
+        if len(servers) > limit:
+            raise SpecError(
+                'servers',
+                f'{len(servers)} servers attach to leaf {leaf_names[leaf]}; it has ports for {limit} '
+                '(maximums.servers_per_leaf)',
+                leaf_names[leaf],
+            )
+        taken = {}
+        for server in servers:
+            slot = server_slot(spec, server.id)
+            if slot in taken:
+                raise SpecError(
+                    'servers',
+                    f'servers {taken[slot].name} (id {taken[slot].id}) and {server.name} (id {server.id}) take the '
+                    f'same port on leaf {leaf_names[leaf]}: server port = (id − 1) mod {limit} '
+                    '(maximums.servers_per_leaf); renumber one of them',
+                    server.name,
+                )
+            taken[slot] = server
+
+
+def _check_asns(spec: FabricSpec):
+    if spec.underlay == 'ebgp' or spec.evpn:
+        if spec.spines and spec.spine_asn is None:
+            raise SpecError('spine_asn', f'the {spec.underlay} underlay needs a spine ASN')
+    if spec.spine_asn is not None and not ASN_MIN <= spec.spine_asn <= ASN_MAX:
+        raise SpecError('spine_asn', f'ASN {spec.spine_asn} is outside {ASN_MIN}–{ASN_MAX}')
+    if spec.underlay == 'ebgp':
+        if spec.leaf_asn_range is None:
+            raise SpecError('leaf_asn_range', 'the eBGP underlay needs a leaf ASN range')
+        start, end = spec.leaf_asn_range
+        if not ASN_MIN <= start <= end <= ASN_MAX:
+            raise SpecError('leaf_asn_range', f'{start}–{end} is not a valid ASN range')
+        size, need = end - start + 1, asn_need(spec.maximums.leaves)
+        if size < need:
+            raise SpecError(
+                'leaf_asn_range',
+                f'ASN range {start}–{end} holds {size} ASNs; the declared maximum of {need} leaves needs {need}',
+            )
+        if spec.spine_asn is not None and start <= spec.spine_asn <= end:
+            raise SpecError('spine_asn', f'spine ASN {spec.spine_asn} lies inside the leaf ASN range {start}–{end}')
+
+
+def _check_overlay(spec: FabricSpec):
+    vlans = {}
+    for index, tc in enumerate(spec.traffic_classes):
+        if not 1 <= tc.vlan <= 4094:
+            raise SpecError(f'traffic_classes[{index}].vlan', f'VLAN {tc.vlan} is outside 1–4094')
+        if tc.vlan in vlans:
+            raise SpecError(
+                f'traffic_classes[{index}].vlan', f'VLAN {tc.vlan} is used by {vlans[tc.vlan]} and {tc.name}'
+            )
+        vlans[tc.vlan] = tc.name
+        if tc.subnet is not None:
+            _subnet(f'traffic_classes[{index}].subnet', tc.subnet)
+    owner = {}
+    vnis = {}
+
+    def claim(vni, field, what):
+        if not VNI_MIN <= vni <= VNI_MAX:
+            raise SpecError(field, f'VNI {vni} ({what}) is outside {VNI_MIN}–{VNI_MAX}')
+        if vni in vnis:
+            raise SpecError(field, f'VNI {vni} is used twice: {vnis[vni]} and {what}')
+        vnis[vni] = what
+
+    if not VNI_MIN <= spec.l2vni_base <= VNI_MAX:
+        raise SpecError('l2vni_base', f'VNI {spec.l2vni_base} (L2VNI base) is outside {VNI_MIN}–{VNI_MAX}')
+    vrfs = Counter(t.vrf for t in spec.tenants)
+    for index, tenant in enumerate(spec.tenants):
+        field = f'tenants[{index}]'
+        if vrfs[tenant.vrf] > 1:
+            raise SpecError(f'{field}.vrf', f'VRF {tenant.vrf} belongs to more than one tenant')
+        claim(tenant.l3vni, f'{field}.l3vni', f'L3VNI of tenant {tenant.name}')
+        base = spec.l2vni_base if tenant.l2vni_base is None else tenant.l2vni_base
+        for vid in tenant.vlans:
+            if vid not in vlans:
+                raise SpecError(f'{field}.vlans', f'VLAN {vid} of tenant {tenant.name} is not a traffic class VLAN')
+            if vid in owner:
+                raise SpecError(f'{field}.vlans', f'VLAN {vid} belongs to tenants {owner[vid]} and {tenant.name}')
+            owner[vid] = tenant.name
+            claim(base + vid, f'{field}.vlans', f'L2VNI of tenant {tenant.name} (VLAN {vid})')
+    if spec.evpn:
+        for vid, name in vlans.items():
+            if vid not in owner:
+                claim(spec.l2vni_base + vid, 'l2vni_base', f'L2VNI of {name} (VLAN {vid})')
+        gateways = [tc.name for tc in spec.traffic_classes if tc.subnet and tc.vlan in owner]
+        if gateways and not spec.anycast_gateway_mac:
+            raise SpecError(
+                'anycast_gateway_mac', f'EVPN anycast gateways for {", ".join(gateways)} need an anycast gateway MAC'
+            )
+    if spec.anycast_gateway_mac:
+        try:
+            netaddr.EUI(spec.anycast_gateway_mac, version=48)
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            raise SpecError('anycast_gateway_mac', f'"{spec.anycast_gateway_mac}" is not a MAC address') from None
+
+
+def _subnet(field, value):
+    try:
+        return netaddr.IPNetwork(value)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        raise SpecError(field, f'"{value}" is not a prefix') from None
+
+
+def validate_spec(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
+    """Check ``spec``; return the parsed pools. Raises :class:`SpecError` on the first problem found."""
+    if spec.design not in DESIGNS:
+        raise SpecError('design', f'"{spec.design}" is not one of {", ".join(DESIGNS)}')
+    if spec.underlay not in UNDERLAYS:
+        raise SpecError('underlay', f'"{spec.underlay}" is not one of {", ".join(UNDERLAYS)}')
+    for name in ('spines', 'leaves', 'parallel_uplinks', 'servers_per_leaf'):
+        if getattr(spec.maximums, name) < (0 if name == 'spines' else 1):
+            raise SpecError(f'maximums.{name}', f'{getattr(spec.maximums, name)} is not a valid maximum')
+    _check_nodes(spec)
+    leaf_ids = {leaf.id for leaf in spec.leaves}
+    _check_mlag(spec, leaf_ids)
+    _check_links(spec)
+    _check_servers(spec, leaf_ids)
+    _check_asns(spec)
+    _check_overlay(spec)
+    return _check_pools(spec)
