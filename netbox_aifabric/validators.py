@@ -36,15 +36,13 @@ def validate_mac(value):
         normalize_mac(value)
 
 
-def check_pool(field, prefix, *, needed, unit_length, what):
-    """Check that an IPv4 pool prefix can hold ``needed`` blocks of ``/unit_length``.
+def check_pool(field, prefix, need):
+    """Check that an IPv4 pool prefix holds what the planner needs for the declared maximums.
 
     Args:
         field: form/model field name the error is reported on.
         prefix: the ``ipam.Prefix`` chosen as pool (or ``None``: nothing to check).
-        needed: how many blocks the declared maximums need.
-        unit_length: prefix length of one block (32 for loopbacks, 31 for point-to-point links).
-        what: human description of one block, used in the message.
+        need: the planner's :class:`~netbox_aifabric.planner.PoolNeed` for this pool.
 
     Returns:
         A dict ``{field: message}`` (empty when the pool fits).
@@ -56,15 +54,12 @@ def check_pool(field, prefix, *, needed, unit_length, what):
         return {
             field: _('Pool {pool} is IPv{family}; this pool must be IPv4.').format(pool=network, family=network.version)
         }
-    if network.prefixlen > unit_length:
-        available = 0
-    else:
-        available = 2 ** (unit_length - network.prefixlen)
-    if available < needed:
+    size = 2 ** (need.prefixlen - network.prefixlen) if network.prefixlen <= need.prefixlen else 0
+    if size < need.span:
         return {
             field: _(
                 'Pool {pool} is too small for the declared maximums: {needed} {what} needed, {available} available.'
-            ).format(pool=network, needed=needed, what=what, available=available)
+            ).format(pool=network, needed=need.blocks, what=need.unit, available=max(size - need.first_index, 0))
         }
     return {}
 

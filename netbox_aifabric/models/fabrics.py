@@ -9,6 +9,7 @@ from netbox.models import PrimaryModel
 
 from ..choices import DesignOptionChoices, FabricStatusChoices, LinkSpeedChoices, UnderlayChoices
 from ..constants import MTU_MAX, MTU_MIN
+from ..planner import asn_need, pool_needs
 from ..validators import check_pool, find_vni_reuse, m2m_members, normalize_mac, validate_mac, validate_vni
 
 __all__ = ('Fabric',)
@@ -168,13 +169,9 @@ class Fabric(PrimaryModel):
         return self.design_option == DesignOptionChoices.EVPN_VXLAN
 
     def pool_needs(self):
-        """``{pool field: (blocks needed, prefix length of one block, what)}`` for the declared maximums."""
-        return {
-            'loopback_pool': (self.max_spines + self.max_leaves, 32, _('loopback /32s')),
-            'vtep_pool': (self.max_leaves, 32, _('VTEP /32s')),
-            'p2p_pool': (self.max_leaves * self.max_spines * self.max_parallel_uplinks, 31, _('point-to-point /31s')),
-            'mlag_peer_pool': ((self.max_leaves + 1) // 2, 31, _('MLAG peer /31s')),
-        }
+        """``{pool field: PoolNeed}`` for the declared maximums, as the planner computes them."""
+        needs = pool_needs(self.max_spines, self.max_leaves, self.max_parallel_uplinks)
+        return {f'{name}_pool': need for name, need in needs.items()}
 
     def clean(self):
         super().clean()
@@ -205,8 +202,8 @@ class Fabric(PrimaryModel):
                     )
 
         # Pools: IPv4, big enough for the maximums, not overlapping each other
-        for field, (needed, unit_length, what) in self.pool_needs().items():
-            errors.update(check_pool(field, getattr(self, field), needed=needed, unit_length=unit_length, what=what))
+        for field, need in self.pool_needs().items():
+            errors.update(check_pool(field, getattr(self, field), need))
         seen = {}
         for field in POOL_FIELDS:
             prefix = getattr(self, field)
@@ -224,10 +221,10 @@ class Fabric(PrimaryModel):
         # ASNs
         if self.underlay == UnderlayChoices.EBGP and self.leaf_asn_range is not None:
             size = self.leaf_asn_range.end - self.leaf_asn_range.start + 1
-            if size < self.max_leaves:
+            if size < asn_need(self.max_leaves):
                 errors['leaf_asn_range'] = _(
-                    'ASN range {range} holds {size} ASNs; the declared maximum of {n} leaves needs {n}.'
-                ).format(range=self.leaf_asn_range, size=size, n=self.max_leaves)
+                    'ASN range {range} holds {size} ASNs; the declared maximum of {n} leaves needs {need}.'
+                ).format(range=self.leaf_asn_range, size=size, n=self.max_leaves, need=asn_need(self.max_leaves))
             elif self.spine_asn is not None and self.leaf_asn_range.start <= self.spine_asn <= self.leaf_asn_range.end:
                 errors['spine_asn'] = _('Spine ASN {asn} lies inside the leaf ASN range {range}.').format(
                     asn=self.spine_asn, range=self.leaf_asn_range

@@ -279,7 +279,7 @@ class ValidationTestCase(TestCase):
             Fabric,
             {'loopback_pool': pool.pk},
             'loopback_pool',
-            'Pool 10.255.4.0/29 is too small for the declared maximums: 12 loopback /32s needed, 8 available.',
+            'Pool 10.255.4.0/29 is too small for the declared maximums: 12 loopback /32s needed, 7 available.',
         )
 
     def test_pools_overlap(self):

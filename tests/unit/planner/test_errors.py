@@ -1,0 +1,291 @@
+"""Every invalid spec is rejected before allocation, with the field, the node and the numbers (one test each)."""
+
+import pytest
+
+from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
+
+from .helpers import example
+
+pytestmark = pytest.mark.pure
+
+
+def rejected(spec: dict, error=SpecError):
+    with pytest.raises(error) as info:
+        plan_fabric(load_spec(spec))
+    return info.value
+
+
+def test_pool_too_small_for_maximums():
+    spec = example('evpn-vxlan')
+    spec['pools']['p2p'] = '10.255.2.0/27'
+    e = rejected(spec)
+    assert e.field == 'pools.p2p'
+    assert e.message == (
+        'pool 10.255.2.0/27 is too small for the declared maximums: 64 point-to-point /31s needed, 16 available'
+    )
+
+
+def test_loopback_pool_too_small_counts_the_unused_first_address():
+    spec = example('evpn-vxlan')
+    spec['pools']['loopback'] = '10.255.0.0/29'
+    e = rejected(spec)
+    assert e.message == (
+        'pool 10.255.0.0/29 is too small for the declared maximums: 12 loopback /32s needed (plus 1 unused at the '
+        'start), 7 available'
+    )
+
+
+def test_overlapping_pools():
+    spec = example('evpn-vxlan')
+    spec['pools']['vtep'] = '10.255.0.0/25'
+    e = rejected(spec)
+    assert (e.field, e.message) == ('pools.vtep', 'pool 10.255.0.0/25 overlaps pools.loopback 10.255.0.0/24')
+
+
+def test_wrong_address_family():
+    spec = example('evpn-vxlan')
+    spec['pools']['loopback'] = '2001:db8::/64'
+    e = rejected(spec)
+    assert (e.field, e.message) == ('pools.loopback', 'pool 2001:db8::/64 is IPv6; this pool must be IPv4')
+
+
+def test_missing_pool():
+    spec = example('evpn-vxlan')
+    del spec['pools']['vtep']
+    assert rejected(spec).message == 'the vtep pool is required for this design'
+
+
+def test_duplicate_node_ids():
+    spec = example('evpn-vxlan')
+    spec['leaves'][1]['id'] = 1
+    e = rejected(spec)
+    assert (e.field, e.message) == ('leaves', 'duplicate node id 1 among the leaves')
+
+
+def test_duplicate_node_names():
+    spec = example('evpn-vxlan')
+    spec['servers'][0]['name'] = 'leaf1'
+    e = rejected(spec)
+    assert (e.field, e.message, e.node) == ('nodes', 'duplicate node name "leaf1"', 'leaf1')
+
+
+def test_node_id_beyond_maximum():
+    spec = example('evpn-vxlan')
+    spec['spines'].append({'id': 5, 'name': 'spine5'})
+    e = rejected(spec)
+    assert (e.field, e.node) == ('spines[2].id', 'spine5')
+    assert e.message == 'id 5 is outside 1–4 (maximums.spines); raise the maximum first'
+
+
+def test_more_nodes_than_maximum():
+    spec = example('evpn-vxlan')
+    spec['maximums']['spines'] = 1
+    spec['spines'] = [{'id': 1, 'name': 'spine1'}, {'id': 1, 'name': 'spine1b'}]
+    assert rejected(spec).message == 'duplicate node id 1 among the spines'
+    spec['spines'] = [{'id': 1, 'name': 'spine1'}, {'id': 2, 'name': 'spine2'}]
+    e = rejected(spec)
+    assert (e.field, e.message) == ('spines', '2 spines declared, above the maximum of 1 (maximums.spines)')
+
+
+def test_asn_range_too_small():
+    spec = example('evpn-vxlan')
+    spec['leaf_asn_range'] = [65101, 65104]
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'leaf_asn_range',
+        'ASN range 65101–65104 holds 4 ASNs; the declared maximum of 8 leaves needs 8',
+    )
+
+
+def test_spine_asn_inside_leaf_range():
+    spec = example('evpn-vxlan')
+    spec['spine_asn'] = 65150
+    assert rejected(spec).message == 'spine ASN 65150 lies inside the leaf ASN range 65101–65199'
+
+
+def test_vni_outside_24_bits():
+    spec = example('evpn-vxlan')
+    spec['tenants'][0]['l3vni'] = 16_777_216
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'tenants[0].l3vni',
+        'VNI 16777216 (L3VNI of tenant ai-cluster) is outside 1–16777215',
+    )
+
+
+def test_vni_collision_across_tenants():
+    spec = example('evpn-vxlan')
+    spec['tenants'].append({'name': 'storage', 'vrf': 'STORAGE', 'l3vni': 10020})
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'tenants[1].l3vni',
+        'VNI 10020 is used twice: L2VNI of tenant ai-cluster (VLAN 20) and L3VNI of tenant storage',
+    )
+
+
+def test_vlan_collision():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][1]['vlan'] = 10
+    e = rejected(spec)
+    assert (e.field, e.message) == ('traffic_classes[1].vlan', 'VLAN 10 is used by MGMT and USERS')
+
+
+def test_vlan_outside_range():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][0]['vlan'] = 4095
+    assert rejected(spec).message == 'VLAN 4095 is outside 1–4094'
+
+
+def test_vlan_in_two_tenants():
+    spec = example('evpn-vxlan')
+    spec['tenants'].append({'name': 'b', 'vrf': 'B', 'l3vni': 50002, 'vlans': [40]})
+    assert rejected(spec).message == 'VLAN 40 belongs to tenants ai-cluster and b'
+
+
+def test_mlag_group_without_two_members():
+    spec = example('evpn-vxlan')
+    spec['mlag_pairs'] = [[1, 2, 3]]
+    e = rejected(spec)
+    assert (e.field, e.message) == ('mlag_pairs[0]', 'an MLAG group needs exactly two leaves, got 3')
+
+
+def test_mlag_design_leaves_a_leaf_unpaired():
+    spec = example('mlag')
+    spec['maximums']['leaves'] = 4
+    spec['leaves'].append({'id': 3, 'name': 'leaf3'})
+    assert rejected(spec).message == 'MLAG dual-ToR pairs every leaf; leaf id 3 has no peer'
+
+
+def test_more_uplinks_than_maximum():
+    spec = example('evpn-vxlan')
+    spec['uplinks_per_spine'] = 3
+    e = rejected(spec)
+    assert (e.field, e.message) == ('uplinks_per_spine', '3 uplinks per spine, outside 1–2 (maximums.parallel_uplinks)')
+
+
+def test_more_uplinks_than_leaf_ports():
+    spec = example('evpn-vxlan')
+    spec['maximums']['parallel_uplinks'] = 4
+    spec['pools']['p2p'] = '10.255.4.0/23'
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'leaf_platform.uplink_ports',
+        '4 spines × 4 parallel uplinks need 16 uplink ports per leaf; 48x25G+8x100G leaf has 8',
+    )
+
+
+def test_more_servers_than_leaf_ports():
+    spec = example('evpn-vxlan')
+    spec['maximums']['servers_per_leaf'] = 4
+    e = rejected(spec)
+    assert (e.field, e.node) == ('servers', 'leaf1')
+    assert e.message == '5 servers attach to leaf leaf1; it has ports for 4 (maximums.servers_per_leaf)'
+
+
+def test_servers_per_leaf_above_platform_ports():
+    spec = example('evpn-vxlan')
+    spec['maximums']['servers_per_leaf'] = 49
+    assert rejected(spec).message == '49 servers per leaf declared; 48x25G+8x100G leaf has 48 server ports'
+
+
+def test_two_servers_on_one_port():
+    spec = example('evpn-vxlan')
+    spec['servers'][4]['id'] = 17  # (17 − 1) mod 16 = 0: the port of gpu1
+    e = rejected(spec)
+    assert e.node == 'storage1'
+    assert e.message == (
+        'servers gpu1 (id 1) and storage1 (id 17) take the same port on leaf leaf1: server port = (id − 1) mod 16 '
+        '(maximums.servers_per_leaf); renumber one of them'
+    )
+
+
+def test_evpn_gateways_without_anycast_mac():
+    spec = example('evpn-vxlan')
+    del spec['anycast_gateway_mac']
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'anycast_gateway_mac',
+        'EVPN anycast gateways for USERS, STORAGE, RDMA need an anycast gateway MAC',
+    )
+
+
+def test_inconsistent_list_lengths_server_leaves():
+    spec = example('evpn-vxlan')
+    spec['servers'][0]['leaves'] = [1]
+    e = rejected(spec)
+    assert (e.field, e.node) == ('servers[0].leaves', 'gpu1')
+    assert e.message == '1 leaves listed for 2 bonded NICs (nics.count); lists must match'
+
+
+def test_inconsistent_list_lengths_rail_group():
+    spec = example('evpn-vxlan')
+    spec['rail_groups'] = [{'leaves': [1, 2]}]
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'rail_groups[0].leaves',
+        '2 rail leaves for 1 RDMA NICs per server (nics.rdma_count); lists must match',
+    )
+
+
+def test_unknown_leaf_reference():
+    spec = example('evpn-vxlan')
+    spec['servers'][0]['leaves'] = [1, 7]
+    assert rejected(spec).message == 'leaf id 7 is not a declared leaf'
+
+
+def test_unknown_key_is_never_dropped():
+    spec = example('evpn-vxlan')
+    spec['servers'][0]['nic_speed'] = 50
+    e = rejected(spec)
+    assert e.field == 'servers[0].nic_speed'
+    assert e.message.startswith('unknown key (known: id, name, leaves')
+
+
+def test_wrong_type():
+    spec = example('evpn-vxlan')
+    spec['maximums']['leaves'] = '8'
+    e = rejected(spec)
+    assert (e.field, e.message) == ('maximums.leaves', "expected an integer, got '8'")
+
+
+def test_missing_required_key():
+    spec = example('evpn-vxlan')
+    del spec['maximums']
+    assert (rejected(spec).field, rejected(spec).message) == ('maximums', 'required key is missing')
+
+
+def test_ebgp_without_spine_asn():
+    spec = example('evpn-vxlan')
+    spec['spine_asn'] = None
+    assert rejected(spec).message == 'the ebgp underlay needs a spine ASN'
+
+
+def test_pool_exhausted_names_pool_numbers_and_node():
+    """Only pinned allocations can exhaust a pool that fits the maximums: here removed leaves 8 and 9 still hold
+    every /31 of the pool (they are kept reserved until released)."""
+    spec = example('evpn-vxlan')
+    spec['maximums'].update(spines=2, leaves=2, parallel_uplinks=1)
+    spec['pools']['p2p'] = '10.255.2.8/29'  # 4 /31s = 2 leaves × 2 spines × 1 uplink
+    pinned = {
+        'allocations': {
+            'uplink:leaf:8:spine:1:1': '10.255.2.8/31',
+            'uplink:leaf:8:spine:2:1': '10.255.2.10/31',
+            'uplink:leaf:9:spine:1:1': '10.255.2.12/31',
+            'uplink:leaf:9:spine:2:1': '10.255.2.14/31',
+        }
+    }
+    with pytest.raises(PoolExhaustedError) as info:
+        plan_fabric(load_spec(spec), previous=pinned)
+    e = info.value
+    assert (e.field, e.node) == ('pools.p2p', 'leaf1')
+    assert e.message == (
+        'pool 10.255.2.8/29 is exhausted: 4 point-to-point /31s needed, 4 available; first failed for leaf1'
+    )
+    # released, the same /31s serve the current leaves
+    plan = plan_fabric(load_spec(spec), previous=pinned, release=True)
+    assert sorted(lk.subnet for lk in plan.links if lk.kind == 'uplink') == [
+        '10.255.2.10/31',
+        '10.255.2.12/31',
+        '10.255.2.14/31',
+        '10.255.2.8/31',
+    ]

@@ -1,0 +1,54 @@
+"""The guide's 4-node cluster, pinned to a reviewed allocation table per design option (golden files)."""
+
+import json
+import os
+
+import pytest
+
+from netbox_aifabric.cli import format_table
+from netbox_aifabric.planner import load_spec, plan_fabric
+
+from .helpers import DESIGNS, ROOT, example
+
+pytestmark = pytest.mark.pure
+GOLDEN = ROOT / 'tests' / 'unit' / 'planner' / 'golden'
+
+
+@pytest.mark.parametrize('design', DESIGNS)
+def test_guide_cluster_allocation_table(design):
+    text = format_table(plan_fabric(load_spec(example(design))))
+    path = GOLDEN / f'guide-{design}.txt'
+    if os.environ.get('UPDATE_GOLDEN'):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+@pytest.mark.parametrize('design', DESIGNS)
+def test_same_spec_same_plan_byte_for_byte(design):
+    first = json.dumps(plan_fabric(load_spec(example(design))).to_dict())
+    second = json.dumps(plan_fabric(load_spec(example(design))).to_dict())
+    assert first == second
+
+
+def test_guide_evpn_key_allocations():
+    plan = plan_fabric(load_spec(example('evpn-vxlan')))
+    nodes = {n.name: n for n in plan.nodes}
+    assert (nodes['spine1'].loopback, nodes['spine2'].loopback) == ('10.255.0.1/32', '10.255.0.2/32')
+    # leaves are numbered after the declared maximum of 4 spines, whatever the current spine count
+    assert (nodes['leaf1'].loopback, nodes['leaf2'].loopback) == ('10.255.0.5/32', '10.255.0.6/32')
+    # an MLAG pair shares the primary's VTEP and ASN
+    assert nodes['leaf1'].vtep == nodes['leaf2'].vtep == '10.255.1.1/32'
+    assert nodes['leaf1'].asn == nodes['leaf2'].asn == 65101
+    uplinks = {(lk.a_node, lk.b_node): lk for lk in plan.links if lk.kind == 'uplink'}
+    # /31 index = (leaf − 1) × max_spines × max_parallel_uplinks + (spine − 1) × max_parallel_uplinks + (n − 1)
+    assert uplinks['spine2', 'leaf2'].subnet == '10.255.2.20/31'
+    assert (uplinks['spine2', 'leaf2'].a_address, uplinks['spine2', 'leaf2'].b_address) == (
+        '10.255.2.20/31',
+        '10.255.2.21/31',
+    )
+    assert [v.l2vni for v in plan.vlans] == [10010, 10020, 10030, 10040, 10050]
+    assert plan.vrfs[0].route_distinguishers == (('leaf1', '10.255.0.5:50001'), ('leaf2', '10.255.0.6:50001'))
+    assert [(c.leaf, c.downlink, c.uplink, c.ratio) for c in plan.capacity] == [
+        ('leaf1', 425, 200, 2.12),
+        ('leaf2', 325, 200, 1.62),
+    ]
