@@ -110,9 +110,13 @@ def render(plan, fmt: str) -> str:
     return format_table(plan)
 
 
+# libyaml's loader when PyYAML has it: a 16,384-server spec loads in a fraction of the pure-Python time
+YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+
+
 def _read(path):
     with open(path, encoding='utf-8') as f:
-        return yaml.safe_load(f) if not path.endswith('.json') else json.load(f)
+        return json.load(f) if path.endswith('.json') else yaml.load(f, Loader=YAML_LOADER)
 
 
 def main(argv=None) -> int:

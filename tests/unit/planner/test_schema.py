@@ -1,0 +1,31 @@
+"""docs/fabric-spec.schema.json documents exactly what the loader accepts, and every example validates."""
+
+import json
+
+import jsonschema
+import pytest
+import yaml
+
+from netbox_aifabric.cli import YAML_LOADER
+from netbox_aifabric.planner.loader import FIELDS
+
+from .helpers import EXAMPLES, ROOT
+
+pytestmark = pytest.mark.pure
+SCHEMA = json.loads((ROOT / 'docs' / 'fabric-spec.schema.json').read_text())
+
+
+def test_schema_lists_the_loader_fields():
+    assert set(SCHEMA['properties']) == set(FIELDS)
+
+
+@pytest.mark.parametrize('path', sorted(EXAMPLES.glob('*.yaml')), ids=lambda p: p.name)
+def test_examples_validate(path):
+    jsonschema.validate(yaml.load(path.read_text(), Loader=YAML_LOADER), SCHEMA)
+
+
+def test_schema_rejects_unknown_keys():
+    spec = yaml.safe_load((EXAMPLES / 'guide-routed.yaml').read_text())
+    spec['spines'][0]['role'] = 'spine'
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(spec, SCHEMA)
