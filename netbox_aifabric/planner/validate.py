@@ -116,8 +116,10 @@ def _check_links(spec: FabricSpec):
                 f'{m.servers_per_leaf} servers per leaf declared; {leaf.name} has {ports} server ports',
             )
         if spec.nics.rdma_count:
-            # Without a rail group, RDMA NIC r of a server goes to its bond leaves in turn
-            per_leaf = -(-spec.nics.rdma_count // max(spec.nics.count, 1))
+            # In a rail group each RDMA NIC has a leaf of its own; otherwise RDMA NIC r of a server goes to its bond
+            # leaves in turn, so a leaf may carry several of one server's RDMA NICs
+            shared = any(server.rail_group is None for server in spec.servers)
+            per_leaf = -(-spec.nics.rdma_count // max(spec.nics.count, 1)) if shared else 1
             have = leaf.rdma_ports.count if leaf.rdma_ports else 0
             if have < m.servers_per_leaf * per_leaf:
                 raise SpecError(
