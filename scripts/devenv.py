@@ -4,7 +4,7 @@ Sub-commands:
   write-config   write the development NetBox configuration modules into .dev/ (only when their content changes;
                  SECRET_KEY and API_TOKEN_PEPPERS are generated once and kept)
   redis-version  print the version of the Redis server on 127.0.0.1:6379 (exit 1 when it does not answer)
-  dev-setup      in ONE Django process (NetBox startup costs ~11 s): migrate the dev DB, create the admin user,
+  dev-setup      in ONE Django process (each NetBox start costs seconds): migrate the dev DB, create the admin user,
                  load the demo data
 """
 
@@ -66,16 +66,14 @@ DEBUG = True
 DEVELOPER = True
 """
 
-TEST_TEMPLATE = """{header}# Test configuration (scripts/test), mirrors netbox/configuration_testing.py. Django creates
-# the test DB {test_db!r} by cloning the core template DB {core_db!r}, then applies only the plugin migrations.
+TEST_TEMPLATE = """{header}# Test configuration (scripts/test), mirrors netbox/configuration_testing.py.
+# Django creates the test DB {test_db!r} by cloning the core template DB {core_db!r},
+# then applies only the plugin migrations.
 from {base} import *  # noqa: F403
 
 ALLOWED_HOSTS = ['*']
-DATABASES = dev_databases(  # noqa: F405
-    {db!r},
-    CONN_MAX_AGE=300,
-    TEST={{'NAME': {test_db!r}, 'TEMPLATE': {core_db!r}}},
-)
+# CONN_MAX_AGE stays 0 (NetBox's testing config has 300): kept-alive live_server connections block the test DB drop.
+DATABASES = dev_databases({db!r}, TEST={{'NAME': {test_db!r}, 'TEMPLATE': {core_db!r}}})  # noqa: F405
 REDIS = dev_redis(2, 3)  # noqa: F405
 PLUGINS = [{plugin!r}]
 PLUGINS_CONFIG = {{{plugin!r}: {{}}}}
@@ -103,7 +101,7 @@ def existing_secrets(path):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             try:
                 found[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
+            except (ValueError, TypeError, SyntaxError):
                 continue
     key, peppers = found.get('SECRET_KEY'), found.get('API_TOKEN_PEPPERS')
     if not (isinstance(key, str) and len(key) >= 50):
@@ -161,7 +159,7 @@ def ensure_admin():
     else:
         ADMIN_PASSWORD_FILE.unlink(missing_ok=True)
         print(
-            f'    superuser {ADMIN_USER!r} exists but its password is not the one in .dev/admin-password; left as is. '
+            f'    superuser {ADMIN_USER!r} exists, but .dev/admin-password does not hold its password; left as is. '
             f'Set one with: scripts/netbox changepassword {ADMIN_USER}'
         )
 

@@ -32,8 +32,11 @@ die() {
     exit 1
 }
 have() { command -v "$1" >/dev/null 2>&1; }
-now() { printf '%s' "${EPOCHREALTIME:-$(date +%s.%N)}"; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
+now() { # seconds since the epoch, with a decimal point whatever the locale
+    local t=${EPOCHREALTIME:-$(date +%s.%N)}
+    printf '%s' "${t/,/.}"
+}
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { d = b - a; printf (d < 10 ? "%.2f s" : "%.1f s"), d }'; }
 is_root() { [[ $EUID -eq 0 ]]; }
 is_debian() { [[ -f /etc/debian_version ]] && have apt-get; }
 
@@ -300,16 +303,14 @@ write_config() {
     "$VENV/bin/python" "$REPO/scripts/devenv.py" write-config --prefix "$DB_PREFIX" --core-db "$CORE_DB"
 }
 
-# Run a netbox command with one of the generated configurations: nb <aifabric_core|aifabric_dev|aifabric_test> ...
-nb() {
-    local config=$1
-    shift
-    NETBOX_CONFIGURATION=$config PYTHONPATH="$DEV_DIR${PYTHONPATH:+:$PYTHONPATH}" NETBOX_ROOT="$DEV_DIR" \
-        "$VENV/bin/netbox" "$@"
-}
+# The generated configuration modules are imported from .dev/; NetBox's instance root (media, scripts, static) is
+# .dev/ too. Pick the module per command: NETBOX_CONFIGURATION=aifabric_core|aifabric_dev|aifabric_test.
+export PYTHONPATH=$DEV_DIR${PYTHONPATH:+:$PYTHONPATH}
+export NETBOX_ROOT=$DEV_DIR
+NETBOX=$VENV/bin/netbox
 
 # ---------------------------------------------------------------------------------------------------------------
-# Core template DB <prefix>_core_<netbox version>: NetBox core migrations only, built once (~7 minutes), then
+# Core template DB <prefix>_core_<netbox version>: NetBox core migrations only, built once (5-7 minutes), then
 # cloned in well under a second. Built as <name>_building and renamed when complete, so an interrupted build never
 # leaves a half-migrated template. Nothing else ever connects to it (PostgreSQL refuses to clone a template that
 # has open connections).
@@ -321,7 +322,7 @@ ensure_core_template() {
         return
     fi
     # One build at a time on this machine (a second scripts/run or scripts/test waits for it).
-    local lock=${TMPDIR:-/tmp}/$CORE_DB.lock
+    local lock=${TMPDIR:-/tmp}/$CORE_DB.$EUID.lock
     exec 9>"$lock"
     if ! flock -n 9; then
         info "another build of $CORE_DB is running; waiting for it"
@@ -333,11 +334,11 @@ ensure_core_template() {
         return
     fi
     local building=${CORE_DB}_building log=$DEV_DIR/core-migrate.log t0 pid
-    psql_netbox -c "DROP DATABASE IF EXISTS $building" -c "CREATE DATABASE $building OWNER netbox"
-    info "applying all NetBox $NETBOX_VERSION core migrations: takes ~7 minutes on 2 cores, once per NetBox version"
+    psql_netbox -c "DROP DATABASE IF EXISTS $building WITH (FORCE)" -c "CREATE DATABASE $building OWNER netbox"
+    info "applying all NetBox $NETBOX_VERSION core migrations: takes 5-7 minutes on 2 cores, once per NetBox version"
     info "(log: .dev/core-migrate.log)"
     t0=$(now)
-    nb aifabric_core migrate --no-input >"$log" 2>&1 9>&- &
+    NETBOX_CONFIGURATION=aifabric_core PYTHONUNBUFFERED=1 "$NETBOX" migrate --no-input >"$log" 2>&1 9>&- &
     pid=$!
     CLEANUP_PIDS+=("$pid")
     local last=$SECONDS
