@@ -39,6 +39,7 @@ setup(
     install_requires=['netbox>=4.7,<4.8', 'netaddr', 'jinja2', 'django-tables2'],
     extras_require={
         'pynetbox': ['pynetbox>=7.4'],
+        'benchmark': ['pyavd>=6.0'],
         'dev': ['pynetbox>=7.4', 'pytest', 'pytest-django', 'ruff', 'mkdocs', 'hypothesis'],
     },
     entry_points={'console_scripts': ['netbox-aifabric = netbox_aifabric.cli:main']},

@@ -201,10 +201,15 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
         values[key] = str(pool.start + index) if pool_name == 'leaf_asn' else pool.address(index)
 
     def ends(key: str) -> tuple[str, str, str]:
-        """The /31 of a link and its two addresses (even end first)."""
-        network = netaddr.IPNetwork(values[key])
-        length = network.prefixlen
-        return str(network.cidr), f'{netaddr.IPAddress(network.first)}/{length}', f'{network[1]}/{length}'
+        """The /31 of a link and its two addresses (even end first); new blocks skip re-parsing their string."""
+        if key in indexes:
+            pool = pools['p2p' if key.startswith('uplink:') else 'mlag_peer']
+            first, length = pool.network.first + (indexes[key] << pool.shift), pool.prefixlen
+        else:
+            network = netaddr.IPNetwork(values[key])
+            first, length = network.first, network.prefixlen
+        low = netaddr.IPAddress(first)
+        return f'{low}/{length}', f'{low}/{length}', f'{netaddr.IPAddress(first + 1)}/{length}'
 
     nodes, links = _nodes(spec, spines, leaves, primary_of, values), []
     links.extend(_uplinks(spec, spines, leaves, ends))
