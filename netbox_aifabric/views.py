@@ -1,13 +1,17 @@
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.ui import layout
 from netbox.ui.panels import CommentsPanel, ObjectsTablePanel
 from netbox.views import generic
-from utilities.views import register_model_view
+from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
+from .apply.spec import fabric_spec
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .planner import PlanError, plan_fabric
+from .topology import topology_svg
 from .ui import panels
 
 #
@@ -264,3 +268,41 @@ class FabricBulkDeleteView(generic.BulkDeleteView):
     queryset = Fabric.objects.all()
     filterset = filtersets.FabricFilterSet
     table = tables.FabricTable
+
+
+#
+# Fabric plan preview and topology
+#
+
+
+class FabricPlanMixin:
+    """Plan the fabric from its stored intent (nothing is written); the error, if any, goes to the template."""
+
+    def get_plan(self, instance):
+        try:
+            return plan_fabric(fabric_spec(instance)), None
+        except PlanError as e:
+            return None, e
+
+
+@register_model_view(Fabric, 'plan', path='plan')
+class FabricPlanView(FabricPlanMixin, generic.ObjectView):
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_plan.html'
+    tab = ViewTab(label=_('Plan'), weight=500)
+
+    def get_extra_context(self, request, instance):
+        plan, error = self.get_plan(instance)
+        return {'plan': plan, 'plan_error': error, 'summary': dict(plan.summary) if plan else {}}
+
+
+@register_model_view(Fabric, 'topology', path='topology')
+class FabricTopologyView(FabricPlanMixin, generic.ObjectView):
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_topology.html'
+    tab = ViewTab(label=_('Topology'), weight=510)
+
+    def get_extra_context(self, request, instance):
+        plan, error = self.get_plan(instance)
+        # svgwrite escapes every name it writes, so the document is safe to embed
+        return {'svg': mark_safe(topology_svg(plan)) if plan else None, 'plan_error': error}

@@ -12,6 +12,8 @@ from playwright.sync_api import sync_playwright
 base, password, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
 pages = [
     ('fabric-detail', '/plugins/aifabric/fabrics/?q=AI+Lab', True),
+    ('fabric-plan', '/plugins/aifabric/fabrics/1/plan/', False),
+    ('fabric-topology', '/plugins/aifabric/fabrics/1/topology/', False),
     ('traffic-classes', '/plugins/aifabric/traffic-classes/', False),
     ('qos-profile-detail', '/plugins/aifabric/qos-profiles/?slug=nvidia-cumulus-lossless', True),
     ('evpn-tenant-detail', '/plugins/aifabric/evpn-tenants/?slug=ai-cluster', True),
