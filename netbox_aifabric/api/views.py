@@ -1,8 +1,36 @@
+from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+
+from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxModelViewSet
 
 from .. import filtersets
+from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
 from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..planner import PlanError
 from . import serializers
+
+PERMISSION_OF_ACTION = {'create': 'add', 'update': 'change', 'delete': 'delete'}
+
+
+class FabricPlanPermission(TokenPermissions):
+    """``POST …/plan/`` writes nothing: it needs view permission on the fabric, and no write-enabled token."""
+
+    perms_map = {**TokenPermissions.perms_map, 'POST': ['%(app_label)s.view_%(model_name)s']}
+
+    def _verify_write_permission(self, request):
+        return True
+
+
+class FabricApplyPermission(TokenPermissions):
+    """``POST …/apply/`` needs the fabric's custom ``apply`` permission (and a write-enabled token)."""
+
+    perms_map = {**TokenPermissions.perms_map, 'POST': ['%(app_label)s.apply_%(model_name)s']}
 
 
 class TrafficClassViewSet(NetBoxModelViewSet):
@@ -27,3 +55,81 @@ class FabricViewSet(NetBoxModelViewSet):
     queryset = Fabric.objects.all()
     serializer_class = serializers.FabricSerializer
     filterset_class = filtersets.FabricFilterSet
+
+    def get_permissions(self):
+        if self.action == 'plan':
+            return [FabricPlanPermission()]
+        if self.action == 'apply':
+            return [FabricApplyPermission()]
+        return super().get_permissions()
+
+    def _fabric(self, request, pk):
+        return get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
+
+    @staticmethod
+    def _body(fabric, plan, changes, applied):
+        return {
+            'fabric': fabric.pk,
+            'applied': applied,
+            'summary': summarize(changes),
+            'changes': [c.to_dict() for c in changes if c.action != 'keep'],
+            'pools': [
+                {
+                    'name': p.name,
+                    'prefix': p.prefix,
+                    'size': p.size,
+                    'used': p.used,
+                    'free': p.free,
+                    'percent': p.percent,
+                }
+                for p in plan.pools
+            ],
+            'capacity': [
+                {'leaf': c.leaf, 'downlink': c.downlink, 'uplink': c.uplink, 'ratio': c.ratio} for c in plan.capacity
+            ],
+        }
+
+    @staticmethod
+    def _plan_error(e):
+        return Response({e.field: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
+
+    @extend_schema(request=None, responses={200: dict})
+    @action(detail=True, methods=['post'])
+    def plan(self, request, pk):
+        """The diff an apply would make (create / update / keep / use / delete / conflict per object); writes
+        nothing."""
+        fabric = self._fabric(request, pk)
+        try:
+            plan, changes = diff_fabric(fabric, confirm_delete=bool(request.data.get('confirm_delete')))
+        except PlanError as e:
+            return self._plan_error(e)
+        return Response(self._body(fabric, plan, changes, applied=False))
+
+    @extend_schema(request=None, responses={200: dict})
+    @action(detail=True, methods=['post'])
+    def apply(self, request, pk):
+        """Apply the plan in one transaction. Body: ``{"confirm_delete": true}`` also deletes owned objects the plan
+        no longer has. 409 with the conflicts (nothing written) when the plan collides with objects not owned."""
+        fabric = self._fabric(request, pk)
+        if not request.user.has_perm('netbox_aifabric.apply_fabric', obj=fabric):
+            raise PermissionDenied(_('This user does not have permission to apply this fabric.'))
+        confirm_delete = bool(request.data.get('confirm_delete'))
+        try:
+            _plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
+            needed = {
+                f'{c.model.split(".")[0]}.{PERMISSION_OF_ACTION[c.action]}_{c.model.split(".")[1]}'
+                for c in preview
+                if c.action in PERMISSION_OF_ACTION and (c.action != 'delete' or confirm_delete)
+            }
+            missing = sorted(perm for perm in needed if not request.user.has_perm(perm))
+            if missing:
+                raise PermissionDenied(
+                    _('Applying this fabric needs these permissions: {perms}.').format(perms=', '.join(missing))
+                )
+            plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
+        except PlanError as e:
+            return self._plan_error(e)
+        except ApplyConflictError as e:
+            body = {'detail': str(e), 'changes': [c.to_dict() for c in e.changes if c.action == 'conflict']}
+            return Response(body, status=status.HTTP_409_CONFLICT)
+        return Response(self._body(fabric, plan, changes, applied=True))

@@ -1,4 +1,5 @@
 from .evpn import *
 from .fabrics import *
+from .ownership import *
 from .qos import *
 from .traffic import *

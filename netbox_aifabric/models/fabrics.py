@@ -127,6 +127,14 @@ class Fabric(PrimaryModel):
         to='netbox_aifabric.EVPNTenant', related_name='fabrics', blank=True, verbose_name=_('EVPN tenants')
     )
 
+    applied_allocations = models.JSONField(
+        verbose_name=_('applied allocations'),
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text=_('The allocations of the last apply; pinned by the next plan so nothing existing moves'),
+    )
+
     clone_fields = (
         'site',
         'status',
@@ -150,6 +158,7 @@ class Fabric(PrimaryModel):
         ordering = ('name',)
         verbose_name = _('fabric')
         verbose_name_plural = _('fabrics')
+        permissions = (('apply_fabric', 'Apply the fabric plan to NetBox objects'),)
 
     def __str__(self):
         return self.name

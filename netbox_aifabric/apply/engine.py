@@ -1,0 +1,418 @@
+"""Plan → NetBox objects: the desired objects of a fabric, their diff against NetBox, and the atomic apply.
+
+This first tranche covers what the plan numbers in IPAM and the overlay: the fabric's tag, VLAN group and VLANs,
+leaf/spine ASNs, the /31 prefixes of uplinks and MLAG peer links, the loopback, VTEP and link addresses, route
+targets, and one VXLAN-EVPN L2VPN per L2VNI with its VLAN termination. Devices, interfaces and cables come next;
+until then the addresses are not assigned to interfaces.
+
+Every object the apply creates is recorded as owned by the fabric (:class:`~netbox_aifabric.models.OwnedObject`)
+and tagged; objects the fabric does not own are never changed. An object that already exists in NetBox where the
+plan wants one of its own (a /31 or address in the pool used elsewhere, an ASN of the leaf range) is a conflict, and
+an apply with conflicts writes nothing.
+"""
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection, transaction
+
+from extras.models import Tag
+from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
+from netbox.constants import ADVISORY_LOCK_KEYS
+from vpn.models import L2VPN, L2VPNTermination
+
+from ..models import Fabric, OwnedObject
+from ..planner import plan_fabric
+from .spec import fabric_spec
+
+__all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric')
+
+ACTIONS = ('create', 'update', 'keep', 'use', 'delete', 'conflict')
+DELETE_ORDER = ('l2vpn-termination', 'l2vpn', 'ip', 'prefix', 'rt', 'asn', 'vlan', 'vlan-group', 'tag')
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to another desired object, resolved to the NetBox object when applying."""
+
+    key: str
+
+
+@dataclass
+class Desired:
+    """One object the plan wants: where to look for an identical existing one, and its attribute values."""
+
+    key: str
+    model: type
+    lookup: dict
+    values: dict
+    adoptable: bool = False  # an identical object owned by nobody may be used as it is (route targets, ASNs)
+    reason: str = ''
+
+
+@dataclass
+class Change:
+    action: str
+    key: str
+    model: str
+    object: str
+    fields: dict = field(default_factory=dict)
+    reason: str = ''
+
+    def to_dict(self) -> dict:
+        return {
+            'action': self.action,
+            'key': self.key,
+            'model': self.model,
+            'object': self.object,
+            'fields': self.fields,
+            'reason': self.reason,
+        }
+
+
+class ApplyConflictError(Exception):
+    """The plan collides with objects the fabric does not own; nothing was written."""
+
+    def __init__(self, changes):
+        self.changes = changes
+        conflicts = [c for c in changes if c.action == 'conflict']
+        super().__init__(
+            f'{len(conflicts)} conflict(s): ' + '; '.join(f'{c.object}: {c.reason}' for c in conflicts[:5])
+        )
+
+
+def _label(model) -> str:
+    return f'{model._meta.app_label}.{model._meta.model_name}'
+
+
+def desired_objects(fabric: Fabric, plan) -> list[Desired]:
+    """Every NetBox object the plan implies, in dependency order."""
+    slug = fabric.slug
+    items = [
+        Desired('tag', Tag, {'slug': f'aifabric-{slug}'}, {'name': f'AI fabric {fabric.name}'[:100]}),
+        Desired(
+            'vlan-group',
+            VLANGroup,
+            {'slug': f'{slug}-vlans'},
+            {'name': f'{fabric.name} VLANs'[:100], 'description': f'VLANs of AI fabric {fabric.name}'},
+        ),
+    ]
+    for vlan in plan.vlans:
+        items.append(
+            Desired(
+                f'vlan:{vlan.vid}',
+                VLAN,
+                {'group': Ref('vlan-group'), 'vid': vlan.vid},
+                {'name': vlan.name, 'status': 'active'},
+            )
+        )
+    asn_range = fabric.leaf_asn_range
+    for asn in sorted({n.asn for n in plan.nodes if n.asn is not None}):
+        in_range = asn_range is not None and asn_range.start <= asn <= asn_range.end
+        rir = asn_range.rir if asn_range else None
+        if rir is None:
+            continue
+        items.append(
+            Desired(
+                f'asn:{asn}',
+                ASN,
+                {'asn': asn},
+                {'rir': rir, 'description': f'AI fabric {fabric.name}'},
+                adoptable=not in_range,
+                reason='an ASN of the leaf range is already used elsewhere in NetBox' if in_range else '',
+            )
+        )
+    for node in plan.nodes:
+        items.append(
+            Desired(
+                f'ip:loopback:{node.role}:{node.id}',
+                IPAddress,
+                {'address__net_host': node.loopback.split('/')[0], 'vrf': None},
+                {
+                    'address': node.loopback,
+                    'status': 'active',
+                    'role': 'loopback',
+                    'description': f'{node.name} router id',
+                },
+                reason='the loopback address is already used elsewhere in NetBox',
+            )
+        )
+        if node.vtep and node.mlag_role != 'secondary':
+            items.append(
+                Desired(
+                    f'ip:vtep:leaf:{node.id}',
+                    IPAddress,
+                    {'address__net_host': node.vtep.split('/')[0], 'vrf': None},
+                    {
+                        'address': node.vtep,
+                        'status': 'active',
+                        'role': 'anycast' if node.mlag_peer else 'loopback',
+                        'description': f'{node.name} VTEP'
+                        + (f' (shared with {node.mlag_peer})' if node.mlag_peer else ''),
+                    },
+                    reason='the VTEP address is already used elsewhere in NetBox',
+                )
+            )
+    for link in plan.links:
+        if not link.subnet:
+            continue
+        name = f'{link.a_node} {link.a_interface} — {link.b_node} {link.b_interface}'
+        key = f'{link.kind}:{link.a_node}:{link.a_interface}'
+        items.append(
+            Desired(
+                f'prefix:{key}',
+                Prefix,
+                {'prefix': link.subnet, 'vrf': None},
+                {'status': 'active', 'description': name[:200]},
+                reason='the /31 is already used elsewhere in NetBox',
+            )
+        )
+        for end, address, node, interface in (
+            ('a', link.a_address, link.a_node, link.a_interface),
+            ('b', link.b_address, link.b_node, link.b_interface),
+        ):
+            items.append(
+                Desired(
+                    f'ip:{key}:{end}',
+                    IPAddress,
+                    {'address__net_host': address.split('/')[0], 'vrf': None},
+                    {'address': address, 'status': 'active', 'role': None, 'description': f'{node} {interface}'},
+                    reason='the link address is already used elsewhere in NetBox',
+                )
+            )
+    for vrf in plan.vrfs:
+        items.append(
+            Desired(
+                f'rt:{vrf.route_target}',
+                RouteTarget,
+                {'name': vrf.route_target},
+                {'description': f'{vrf.name} (L3VNI {vrf.l3vni})'},
+                adoptable=True,
+            )
+        )
+    for vlan in plan.vlans:
+        if vlan.l2vni is None:
+            continue
+        items.append(
+            Desired(
+                f'l2vpn:{vlan.l2vni}',
+                L2VPN,
+                {'slug': f'{slug}-vni-{vlan.l2vni}'},
+                {
+                    'name': f'{fabric.name} VNI {vlan.l2vni} ({vlan.name})'[:100],
+                    'type': 'vxlan-evpn',
+                    'identifier': vlan.l2vni,
+                    'status': 'active',
+                },
+                reason='an L2VPN with this slug already exists elsewhere in NetBox',
+            )
+        )
+        items.append(
+            Desired(
+                f'l2vpn-termination:{vlan.l2vni}',
+                L2VPNTermination,
+                {
+                    'l2vpn': Ref(f'l2vpn:{vlan.l2vni}'),
+                    'assigned_object_type': ContentType.objects.get_for_model(VLAN),
+                    'assigned_object_id': Ref(f'vlan:{vlan.vid}'),
+                },
+                {},
+                reason='the VLAN is already terminated on another L2VPN',
+            )
+        )
+    return items
+
+
+def _resolve(value, objects):
+    return objects.get(value.key) if isinstance(value, Ref) else value
+
+
+def _resolved(mapping, objects):
+    out = {}
+    for name, value in mapping.items():
+        obj = _resolve(value, objects)
+        if isinstance(value, Ref) and name.endswith('_id'):
+            obj = obj.pk if obj is not None else None
+        out[name] = obj
+    return out
+
+
+def _comparable(value):
+    return value.pk if hasattr(value, 'pk') else (str(value) if value is not None else None)
+
+
+def _differences(obj, values):
+    return {
+        name: _comparable(value)
+        for name, value in values.items()
+        if _comparable(getattr(obj, name)) != _comparable(value)
+    }
+
+
+def _compute(fabric, desired, confirm_delete):
+    """(changes, objects by key, deletions) without writing anything."""
+    owned = {o.key: o for o in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
+    owned_objects = {}
+    by_type = {}
+    for record in owned.values():
+        by_type.setdefault(record.object_type, []).append(record)
+    for object_type, records in by_type.items():
+        instances = object_type.model_class().objects.in_bulk([r.object_id for r in records])
+        for record in records:
+            if record.object_id in instances:
+                owned_objects[record.key] = instances[record.object_id]
+
+    objects, changes = {}, []
+    for item in desired:
+        lookup = _resolved(item.lookup, objects)
+        values = _resolved(item.values, objects)
+        label = _label(item.model)
+        obj = owned_objects.get(item.key)
+        if obj is not None:
+            objects[item.key] = obj
+            diff = _differences(obj, values)
+            changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff))
+            continue
+        unresolved = any(v is None for k, v in lookup.items() if isinstance(item.lookup.get(k), Ref))
+        existing = None if unresolved else item.model.objects.filter(**lookup).first()
+        if existing is not None:
+            if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
+                objects[item.key] = existing
+                changes.append(Change('use', item.key, label, str(existing), reason='existing object, not owned'))
+            else:
+                changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason))
+            continue
+        fields = {k: _comparable(v) for k, v in {**lookup, **values}.items() if not k.endswith('__net_host')}
+        objects[item.key] = None
+        changes.append(Change('create', item.key, label, _display(item, lookup, values), fields))
+
+    wanted = {item.key for item in desired}
+    deletions = [key for key in owned if key not in wanted]
+    for key in sorted(deletions):
+        record = owned[key]
+        obj = owned_objects.get(key)
+        changes.append(
+            Change(
+                'delete',
+                key,
+                f'{record.object_type.app_label}.{record.object_type.model}',
+                str(obj) if obj is not None else f'#{record.object_id}',
+                reason='' if confirm_delete else 'kept until the apply confirms deletions',
+            )
+        )
+    return changes, owned, owned_objects
+
+
+def _display(item, lookup, values):
+    for name in ('address', 'prefix', 'name', 'asn', 'vid'):
+        if name in values:
+            return str(values[name])
+        if name in lookup:
+            return str(lookup[name])
+    return item.key
+
+
+def _lock(fabric):
+    """Serialize applies of one fabric, and with NetBox's own available-* allocations, until the transaction ends."""
+    Fabric.objects.select_for_update().get(pk=fabric.pk)
+    with connection.cursor() as cursor:
+        for name in ('available-asns', 'available-prefixes', 'available-ips', 'available-vlans'):
+            cursor.execute('SELECT pg_advisory_xact_lock(%s)', [ADVISORY_LOCK_KEYS[name]])
+
+
+def summarize(changes) -> dict:
+    """``{model: {action: count}}``."""
+    counts = Counter((c.model, c.action) for c in changes)
+    summary = {}
+    for (model, action), n in sorted(counts.items()):
+        summary.setdefault(model, dict.fromkeys(ACTIONS, 0))[action] = n
+    return summary
+
+
+def diff_fabric(fabric: Fabric, confirm_delete: bool = False):
+    """The plan and the changes an apply would make, without writing anything: ``(plan, changes)``."""
+    plan = plan_fabric(fabric_spec(fabric), previous=fabric.applied_allocations or None)
+    changes, _, _ = _compute(fabric, desired_objects(fabric, plan), confirm_delete)
+    return plan, changes
+
+
+def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
+    """Apply the fabric's plan in one transaction: create and update owned objects, delete (when confirmed) owned
+    objects the plan no longer has. Raises :class:`ApplyConflictError` (and writes nothing) on any conflict.
+
+    Returns:
+        ``(plan, changes)`` as :func:`diff_fabric`.
+    """
+    with transaction.atomic():
+        _lock(fabric)
+        fabric.refresh_from_db()
+        plan = plan_fabric(fabric_spec(fabric), previous=fabric.applied_allocations or None)
+        desired = desired_objects(fabric, plan)
+        changes, owned, owned_objects = _compute(fabric, desired, confirm_delete)
+        if any(c.action == 'conflict' for c in changes):
+            raise ApplyConflictError(changes)
+
+        by_key = {c.key: c for c in changes}
+        objects = {}
+        tag = None
+        for item in desired:
+            change = by_key[item.key]
+            if change.action in ('keep', 'use'):
+                objects[item.key] = owned_objects.get(item.key) or item.model.objects.get(
+                    **_resolved(item.lookup, objects)
+                )
+            elif change.action == 'update':
+                obj = owned_objects[item.key]
+                obj.snapshot()
+                for name, value in _resolved(item.values, objects).items():
+                    setattr(obj, name, value)
+                obj.full_clean()
+                obj.save()
+                objects[item.key] = obj
+            elif change.action == 'create':
+                if item.key in owned:  # owned before, deleted outside the plugin since: recreate it
+                    owned[item.key].delete()
+                attrs = {
+                    k: v
+                    for k, v in _resolved({**item.lookup, **item.values}, objects).items()
+                    if not k.endswith('__net_host')
+                }
+                obj = item.model(**attrs)
+                obj.full_clean()
+                obj.save()
+                if tag is not None and hasattr(obj, 'tags'):
+                    obj.tags.add(tag)
+                OwnedObject.objects.create(
+                    fabric=fabric,
+                    key=item.key,
+                    object_type=ContentType.objects.get_for_model(item.model),
+                    object_id=obj.pk,
+                )
+                objects[item.key] = obj
+            if item.key == 'tag':
+                tag = objects[item.key]
+
+        if confirm_delete:
+            # Dependents first
+            deletions = sorted(
+                (c for c in changes if c.action == 'delete'),
+                key=lambda c: (
+                    DELETE_ORDER.index(c.key.split(':', 1)[0])
+                    if c.key.split(':', 1)[0] in DELETE_ORDER
+                    else len(DELETE_ORDER),
+                    c.key,
+                ),
+            )
+            for change in deletions:
+                obj = owned_objects.get(change.key)
+                if obj is not None:
+                    obj.snapshot()
+                    obj.delete()
+                owned[change.key].delete()
+
+        allocations = dict(plan.allocations)
+        if fabric.applied_allocations != allocations:
+            Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=allocations)
+            fabric.applied_allocations = allocations
+    return plan, changes

@@ -1,0 +1,34 @@
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+__all__ = ('OwnedObject',)
+
+
+class OwnedObject(models.Model):
+    """
+    A NetBox object that a fabric's apply created, under a stable key (``prefix:uplink:leaf:1:spine:2:1``,
+    ``vlan:40``, …). A later apply updates or deletes only objects recorded here; everything else is never changed.
+    """
+
+    fabric = models.ForeignKey(
+        to='netbox_aifabric.Fabric', on_delete=models.CASCADE, related_name='owned_objects', verbose_name=_('fabric')
+    )
+    key = models.CharField(verbose_name=_('key'), max_length=200)
+    object_type = models.ForeignKey(to='contenttypes.ContentType', on_delete=models.CASCADE, related_name='+')
+    object_id = models.PositiveBigIntegerField()
+    object = GenericForeignKey('object_type', 'object_id')
+
+    _netbox_private = True
+
+    class Meta:
+        ordering = ('fabric', 'key')
+        constraints = (
+            models.UniqueConstraint(fields=('fabric', 'key'), name='netbox_aifabric_ownedobject_unique_key'),
+        )
+        indexes = (models.Index(fields=('object_type', 'object_id')),)
+        verbose_name = _('owned object')
+        verbose_name_plural = _('owned objects')
+
+    def __str__(self):
+        return f'{self.fabric}: {self.key}'

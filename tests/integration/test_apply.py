@@ -1,0 +1,182 @@
+"""Plan/apply over REST: the diff, the atomic and idempotent apply, growth, shrink, conflicts and permissions."""
+
+from django.urls import reverse
+
+from core.models import ObjectChange
+from extras.models import Tag
+from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
+from utilities.testing import APITestCase
+from vpn.models import L2VPN, L2VPNTermination
+
+from netbox_aifabric.models import Fabric, OwnedObject
+from netbox_aifabric.seed import load_demo
+
+APPLY_PERMISSIONS = [
+    'netbox_aifabric.view_fabric',
+    'netbox_aifabric.apply_fabric',
+    'extras.add_tag',
+    'ipam.add_vlangroup',
+    'ipam.add_vlan',
+    'ipam.add_asn',
+    'ipam.add_prefix',
+    'ipam.add_ipaddress',
+    'ipam.add_routetarget',
+    'vpn.add_l2vpn',
+    'vpn.add_l2vpntermination',
+    'ipam.change_prefix',
+    'ipam.delete_prefix',
+    'ipam.delete_ipaddress',
+]
+
+
+def counts():
+    return tuple(m.objects.count() for m in (Prefix, IPAddress, VLAN, ASN, L2VPN, L2VPNTermination, OwnedObject))
+
+
+class ApplyTestCase(APITestCase):
+    user_permissions = APPLY_PERMISSIONS
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def post(self, action, data=None):
+        url = reverse(f'plugins-api:netbox_aifabric-api:fabric-{action}', kwargs={'pk': self.fabric.pk})
+        return self.client.post(url, data or {}, format='json', **self.header)
+
+    def test_plan_writes_nothing(self):
+        before = counts()
+        response = self.post('plan')
+        self.assertHttpStatus(response, 200)
+        summary = response.data['summary']
+        self.assertEqual(summary['ipam.prefix']['create'], 5)  # 4 uplinks + 1 MLAG peer link
+        self.assertEqual(summary['ipam.ipaddress']['create'], 15)  # 4 loopbacks, 1 shared VTEP, 10 link ends
+        self.assertEqual(summary['vpn.l2vpn']['create'], 5)
+        self.assertFalse(response.data['applied'])
+        self.assertEqual(counts(), before)
+
+    def test_apply_creates_the_guide_cluster_objects_once(self):
+        before = counts()
+        response = self.post('apply')
+        self.assertHttpStatus(response, 200)
+        self.assertTrue(response.data['applied'])
+        created = tuple(after - b for after, b in zip(counts(), before, strict=True))
+        self.assertEqual(created, (5, 15, 5, 2, 5, 5, 40))  # owned: + tag, VLAN group, route target
+
+        self.assertEqual(
+            sorted(str(p.prefix) for p in Prefix.objects.filter(prefix__net_contained='10.255.2.0/24')),
+            ['10.255.2.0/31', '10.255.2.16/31', '10.255.2.20/31', '10.255.2.4/31'],
+        )
+        loopback = IPAddress.objects.get(address='10.255.0.5/32')
+        self.assertEqual((loopback.role, loopback.description), ('loopback', 'ai-lab-fabric-leaf1 router id'))
+        vtep = IPAddress.objects.get(address='10.255.1.1/32')
+        self.assertEqual(vtep.role, 'anycast')
+        group = VLANGroup.objects.get(slug='ai-lab-fabric-vlans')
+        self.assertEqual(sorted(group.vlans.values_list('vid', flat=True)), [10, 20, 30, 40, 50])
+        self.assertEqual(
+            sorted(L2VPN.objects.filter(type='vxlan-evpn').values_list('identifier', flat=True)),
+            [10010, 10020, 10030, 10040, 10050],
+        )
+        self.assertEqual(L2VPNTermination.objects.get(l2vpn__identifier=10040).assigned_object.vid, 40)
+        self.assertEqual(sorted(ASN.objects.values_list('asn', flat=True)), [65100, 65101])
+        self.assertTrue(RouteTarget.objects.filter(name='50001:50001').exists())
+        tag = Tag.objects.get(slug='aifabric-ai-lab-fabric')
+        self.assertEqual(Prefix.objects.filter(tags=tag).count(), 5)
+        self.fabric.refresh_from_db()
+        self.assertEqual(self.fabric.applied_allocations['uplink:leaf:2:spine:2:1'], '10.255.2.20/31')
+
+    def test_second_apply_writes_nothing(self):
+        self.assertHttpStatus(self.post('apply'), 200)
+        before, changes = counts(), ObjectChange.objects.count()
+        response = self.post('apply')
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(response.data['changes'], [])
+        self.assertTrue(all(s['create'] == s['update'] == s['delete'] == 0 for s in response.data['summary'].values()))
+        self.assertEqual((counts(), ObjectChange.objects.count()), (before, changes))
+
+    def test_growth_leaves_existing_objects_untouched(self):
+        self.assertHttpStatus(self.post('apply'), 200)
+        existing = {
+            p.pk: (str(p.prefix), p.last_updated) for p in Prefix.objects.filter(tags__slug='aifabric-ai-lab-fabric')
+        }
+        Fabric.objects.filter(pk=self.fabric.pk).update(leaf_count=4, spine_count=3)
+        response = self.post('apply')
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(response.data['summary']['ipam.prefix']['create'], 3 * 4 + 2 - 5)  # new uplinks + MLAG /31
+        self.assertEqual(response.data['summary']['ipam.prefix']['keep'], 5)
+        after = {p.pk: (str(p.prefix), p.last_updated) for p in Prefix.objects.filter(pk__in=existing)}
+        self.assertEqual(after, existing)
+
+    def test_shrink_deletes_owned_objects_only_when_confirmed(self):
+        Fabric.objects.filter(pk=self.fabric.pk).update(spine_count=2)
+        self.assertHttpStatus(self.post('apply'), 200)
+        Fabric.objects.filter(pk=self.fabric.pk).update(spine_count=1)
+        response = self.post('plan')
+        deletions = [c for c in response.data['changes'] if c['action'] == 'delete']
+        self.assertEqual(len([c for c in deletions if c['model'] == 'ipam.prefix']), 2)  # spine2's two uplinks
+        before = counts()
+        self.assertHttpStatus(self.post('apply'), 200)
+        self.assertEqual(counts(), before)  # not confirmed: kept
+        response = self.post('apply', {'confirm_delete': True})
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(Prefix.objects.filter(prefix__in=['10.255.2.4/31', '10.255.2.20/31']).count(), 0)
+        self.assertEqual(IPAddress.objects.filter(address__net_host='10.255.0.2').count(), 0)  # spine2's loopback
+        self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
+
+    def test_conflict_writes_nothing(self):
+        Prefix.objects.create(prefix='10.255.2.20/31', description='someone else')
+        before = counts()
+        response = self.post('apply')
+        self.assertHttpStatus(response, 409)
+        self.assertEqual(
+            response.data['changes'],
+            [
+                {
+                    'action': 'conflict',
+                    'key': 'prefix:uplink:ai-lab-fabric-spine2:Ethernet3',
+                    'model': 'ipam.prefix',
+                    'object': '10.255.2.20/31',
+                    'fields': {},
+                    'reason': 'the /31 is already used elsewhere in NetBox',
+                }
+            ],
+        )
+        self.assertEqual(counts(), before)
+        self.assertEqual(Prefix.objects.get(prefix='10.255.2.20/31').description, 'someone else')
+
+    def test_invalid_intent_is_a_named_400(self):
+        Fabric.objects.filter(pk=self.fabric.pk).update(vtep_pool=None)
+        response = self.post('plan')
+        self.assertHttpStatus(response, 400)
+        self.assertEqual(response.data, {'pools.vtep': ['the vtep pool is required for this design']})
+
+
+class ApplyPermissionsTestCase(APITestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def post(self, action):
+        url = reverse(f'plugins-api:netbox_aifabric-api:fabric-{action}', kwargs={'pk': self.fabric.pk})
+        return self.client.post(url, {}, format='json', **self.header)
+
+    def test_no_view_permission(self):
+        for action in ('plan', 'apply'):
+            self.assertHttpStatus(self.post(action), 403)
+
+    def test_view_permission_plans_but_does_not_apply(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        self.assertHttpStatus(self.post('plan'), 200)
+        before = counts()
+        self.assertHttpStatus(self.post('apply'), 403)
+        self.assertEqual(counts(), before)
+
+    def test_apply_needs_the_permissions_of_the_objects_it_writes(self):
+        self.add_permissions(*[p for p in APPLY_PERMISSIONS if p != 'ipam.add_prefix'])
+        before = counts()
+        response = self.post('apply')
+        self.assertHttpStatus(response, 403)
+        self.assertEqual(str(response.data['detail']), 'Applying this fabric needs these permissions: ipam.add_prefix.')
+        self.assertEqual(counts(), before)
