@@ -16,33 +16,20 @@ __all__ = ('plan_fabric',)
 POOL_OF_KIND = {'loopback': 'loopback', 'vtep': 'vtep', 'uplink': 'p2p', 'mlag': 'mlag_peer', 'asn': 'leaf_asn'}
 
 
-class _Pool:
-    """Blocks of one prefix length inside a pool network, handed out by index.
+class _Blocks:
+    """Numbered blocks handed out by index: a new item takes its preferred index (computed from stable ids and
+    maximums) when that block is free; when a pinned allocation already holds it, the first free block.
 
-    A new item takes its preferred index (computed from stable ids and maximums) when that block is free; when a
-    pinned allocation already holds it, the first free block. Pinned values outside the network are kept as they
-    are (the pool changed since they were allocated).
+    Subclasses set ``size`` (blocks), ``skip`` (leading blocks never used), ``field`` and ``description`` (for
+    errors) and implement ``pin``.
     """
 
-    def __init__(self, name: str, network: netaddr.IPNetwork, need: PoolNeed):
-        self.name = name
-        self.network = network
-        self.unit = need.unit
-        self.prefixlen = need.prefixlen
-        self.shift = 32 - need.prefixlen
-        self.skip = need.first_index
-        self.size = 2 ** (need.prefixlen - network.prefixlen) if network.prefixlen <= need.prefixlen else 0
-        self.used: dict[int, str] = {}
-        self.outside: dict[str, str] = {}
-        self._scan = self.skip
-        self.needed = 0
+    skip = 0
 
-    def pin(self, key: str, value: str):
-        block = netaddr.IPNetwork(value)
-        if block in self.network:
-            self.used[(block.first - self.network.first) >> self.shift] = key
-        else:
-            self.outside[key] = value
+    def __init__(self):
+        self.used: dict[int, str] = {}
+        self.needed = 0
+        self._scan = self.skip
 
     def take(self, key: str, preferred: int, node: str) -> int:
         if self.skip <= preferred < self.size and preferred not in self.used:
@@ -52,8 +39,8 @@ class _Pool:
                 self._scan += 1
             if self._scan >= self.size:
                 raise PoolExhaustedError(
-                    f'pools.{self.name}',
-                    f'pool {self.network} is exhausted: {self.needed} {self.unit} needed, '
+                    self.field,
+                    f'{self.description} is exhausted: {self.needed} {self.unit} needed, '
                     f'{self.size - self.skip} available; first failed for {node}',
                     node,
                 )
@@ -61,54 +48,58 @@ class _Pool:
         self.used[index] = key
         return index
 
-    def address(self, index: int, offset: int = 0) -> str:
-        return f'{netaddr.IPAddress(self.network.first + (index << self.shift) + offset)}/{self.prefixlen}'
-
     def usage(self) -> PoolUsage:
-        size = self.size - self.skip
-        used = len(self.used)
-        return PoolUsage(self.name, str(self.network), self.unit, size, used, size - used, _percent(used, size))
+        size, used = self.size - self.skip, len(self.used)
+        return PoolUsage(self.name, self.prefix, self.unit, size, used, size - used, _percent(used, size))
 
 
-class _AsnPool:
+class _Pool(_Blocks):
+    """Blocks of one prefix length inside a pool network. Pinned values outside the network are kept as they are
+    (the pool changed since they were allocated)."""
+
+    def __init__(self, name: str, network: netaddr.IPNetwork, need: PoolNeed):
+        self.name = name
+        self.network = network
+        self.prefix = str(network)
+        self.field = f'pools.{name}'
+        self.description = f'pool {network}'
+        self.unit = need.unit
+        self.prefixlen = need.prefixlen
+        self.shift = 32 - need.prefixlen
+        self.skip = need.first_index
+        self.size = 2 ** (need.prefixlen - network.prefixlen) if network.prefixlen <= need.prefixlen else 0
+        self.outside: dict[str, str] = {}
+        super().__init__()
+
+    def pin(self, key: str, value: str):
+        block = netaddr.IPNetwork(value)
+        if block in self.network:
+            self.used[(block.first - self.network.first) >> self.shift] = key
+        else:
+            self.outside[key] = value
+
+    def address(self, index: int) -> str:
+        return f'{netaddr.IPAddress(self.network.first + (index << self.shift))}/{self.prefixlen}'
+
+
+class _AsnPool(_Blocks):
     """The leaf ASN range, handed out like a pool: ASN = start + (leaf id − 1) unless pinned elsewhere."""
 
     name = 'leaf_asn'
+    field = 'leaf_asn_range'
+    unit = 'ASNs'
 
     def __init__(self, start: int, end: int):
         self.start, self.end = start, end
         self.size = end - start + 1
-        self.used: dict[int, str] = {}
-        self._scan = 0
-        self.needed = 0
+        self.prefix = f'{start}-{end}'
+        self.description = f'ASN range {start}–{end}'
+        super().__init__()
 
     def pin(self, key: str, value: str):
         asn = int(value)
         if self.start <= asn <= self.end:
             self.used[asn - self.start] = key
-
-    def take(self, key: str, preferred: int, node: str) -> int:
-        if 0 <= preferred < self.size and preferred not in self.used:
-            index = preferred
-        else:
-            while self._scan < self.size and self._scan in self.used:
-                self._scan += 1
-            if self._scan >= self.size:
-                raise PoolExhaustedError(
-                    'leaf_asn_range',
-                    f'ASN range {self.start}–{self.end} is exhausted: {self.needed} ASNs needed, '
-                    f'{self.size} available; first failed for {node}',
-                    node,
-                )
-            index = self._scan
-        self.used[index] = key
-        return index
-
-    def usage(self) -> PoolUsage:
-        used = len(self.used)
-        return PoolUsage(
-            self.name, f'{self.start}-{self.end}', 'ASNs', self.size, used, self.size - used, _percent(used, self.size)
-        )
 
 
 def _percent(used: int, size: int) -> float:

@@ -5,10 +5,33 @@ from ipam.models import RIR, VLAN, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 from utilities.testing import APIViewTestCases, ViewTestCases
 
-__all__ = ('PluginAPITestCase', 'PluginViewTestCase', 'make_world')
+__all__ = ('FABRIC_SHAPE', 'PluginAPITestCase', 'PluginViewTestCase', 'make_world')
 
 # Test modules import this module (``from . import base``), not the classes: a TestCase name in a test module's
 # namespace would be collected by pytest as a test of its own.
+
+
+# The guide's cluster as Fabric form/API values (design, sizes with their maximums, speeds)
+FABRIC_SHAPE = {
+    'status': 'draft',
+    'design_option': 'routed',
+    'underlay': 'ebgp',
+    'spine_count': 2,
+    'max_spines': 4,
+    'leaf_count': 2,
+    'max_leaves': 8,
+    'uplinks_per_spine': 1,
+    'max_parallel_uplinks': 2,
+    'server_count': 4,
+    'storage_count': 1,
+    'uplink_speed': 100,
+    'server_nic_count': 2,
+    'server_nic_speed': 25,
+    'rdma_nic_count': 1,
+    'rdma_nic_speed': 100,
+    'mtu': 9216,
+    'l2vni_base': 10000,
+}
 
 
 class PluginViewTestCase(ViewTestCases.PrimaryObjectViewTestCase):

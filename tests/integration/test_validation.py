@@ -13,7 +13,7 @@ from utilities.testing import TestCase
 
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
-from .base import make_world
+from .base import FABRIC_SHAPE, make_world
 
 M2M_FIELDS = {'reachable_from', 'import_targets', 'export_targets', 'traffic_classes', 'vlans', 'tenants'}
 
@@ -87,24 +87,7 @@ class ValidationTestCase(TestCase):
                 'name': 'X',
                 'slug': 'x',
                 'site': self.world['sites'][0].pk,
-                'status': 'draft',
-                'design_option': 'routed',
-                'underlay': 'ebgp',
-                'spine_count': 2,
-                'max_spines': 4,
-                'leaf_count': 2,
-                'max_leaves': 8,
-                'uplinks_per_spine': 1,
-                'max_parallel_uplinks': 2,
-                'server_count': 4,
-                'storage_count': 1,
-                'uplink_speed': 100,
-                'server_nic_count': 2,
-                'server_nic_speed': 25,
-                'rdma_nic_count': 1,
-                'rdma_nic_speed': 100,
-                'mtu': 9216,
-                'l2vni_base': 10000,
+                **FABRIC_SHAPE,
                 'loopback_pool': p['10.255.0.0/24'].pk,
             },
         }[model]

@@ -1,7 +1,7 @@
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
 from . import base
-from .base import make_world
+from .base import FABRIC_SHAPE, make_world
 
 
 class TrafficClassViewTestCase(base.PluginViewTestCase):
@@ -189,30 +189,15 @@ class FabricViewTestCase(base.PluginViewTestCase):
             'name': 'Fabric 4',
             'slug': 'fabric-4',
             'site': sites[0].pk,
+            **FABRIC_SHAPE,
             'status': 'planned',
             'design_option': 'evpn-vxlan',
-            'underlay': 'ebgp',
-            'spine_count': 2,
-            'max_spines': 4,
-            'leaf_count': 2,
-            'max_leaves': 8,
-            'uplinks_per_spine': 1,
-            'max_parallel_uplinks': 2,
-            'server_count': 4,
-            'storage_count': 1,
-            'uplink_speed': 100,
-            'server_nic_count': 2,
-            'server_nic_speed': 25,
-            'rdma_nic_count': 1,
-            'rdma_nic_speed': 100,
-            'mtu': 9216,
             'loopback_pool': p['10.255.0.0/24'].pk,
             'vtep_pool': p['10.255.1.0/24'].pk,
             'p2p_pool': p['10.255.2.0/24'].pk,
             'mlag_peer_pool': p['10.255.3.0/28'].pk,
             'leaf_asn_range': world['asn_ranges']['leaves'].pk,
             'spine_asn': 65100,
-            'l2vni_base': 10000,
             'anycast_gateway_mac': '02:00:00:00:00:aa',
             'qos_profile': profile.pk,
             'traffic_classes': [tc.pk],
