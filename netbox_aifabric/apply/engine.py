@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 
+from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, Manufacturer
 from extras.models import Tag
 from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
 from netbox.constants import ADVISORY_LOCK_KEYS
@@ -29,7 +30,41 @@ from .spec import fabric_spec
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric')
 
 ACTIONS = ('create', 'update', 'keep', 'use', 'delete', 'conflict')
-DELETE_ORDER = ('l2vpn-termination', 'l2vpn', 'ip', 'prefix', 'rt', 'asn', 'vlan', 'vlan-group', 'tag')
+DELETE_ORDER = (
+    'l2vpn-termination',
+    'l2vpn',
+    'ip',
+    'cable',
+    'interface',
+    'prefix',
+    'rt',
+    'asn',
+    'vlan',
+    'vlan-group',
+    'device',
+    'device-type',
+    'role',
+    'manufacturer',
+    'tag',
+)
+INTERFACE_TYPES = {
+    1: '1000base-t',
+    10: '10gbase-x-sfpp',
+    25: '25gbase-x-sfp28',
+    40: '40gbase-x-qsfpp',
+    50: '50gbase-x-sfp56',
+    100: '100gbase-x-qsfp28',
+    200: '200gbase-x-qsfp56',
+    400: '400gbase-x-qsfpdd',
+    800: '800gbase-x-qsfpdd',
+}
+PEER_LINK_LAG = 'Port-Channel1000'  # the MLAG peer-link bundle on both leaves of a pair
+ROLES = {
+    'spine': ('Spine', '2196f3'),
+    'leaf': ('Leaf', '4caf50'),
+    'gpu': ('GPU server', '9c27b0'),
+    'storage': ('Storage server', 'ff9800'),
+}
 
 
 @dataclass(frozen=True)
@@ -49,6 +84,8 @@ class Desired:
     values: dict
     adoptable: bool = False  # an identical object owned by nobody may be used as it is (route targets, ASNs)
     reason: str = ''
+    create_only: dict = field(default_factory=dict)  # set on creation, never compared afterwards (e.g. statuses)
+    from_parent: bool = False  # may already exist, made by its owned parent (interfaces from a device type)
 
 
 @dataclass
@@ -107,6 +144,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                 {'name': vlan.name, 'status': 'active'},
             )
         )
+    items.extend(_device_objects(fabric, plan))
     asn_range = fabric.leaf_asn_range
     for asn in sorted({n.asn for n in plan.nodes if n.asn is not None}):
         in_range = asn_range is not None and asn_range.start <= asn <= asn_range.end
@@ -134,6 +172,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                     'status': 'active',
                     'role': 'loopback',
                     'description': f'{node.name} router id',
+                    **_on(f'interface:{node.name}:Loopback0'),
                 },
                 reason='the loopback address is already used elsewhere in NetBox',
             )
@@ -150,6 +189,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                         'role': 'anycast' if node.mlag_peer else 'loopback',
                         'description': f'{node.name} VTEP'
                         + (f' (shared with {node.mlag_peer})' if node.mlag_peer else ''),
+                        **_on(f'interface:{node.name}:Loopback1'),
                     },
                     reason='the VTEP address is already used elsewhere in NetBox',
                 )
@@ -177,7 +217,13 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                     f'ip:{key}:{end}',
                     IPAddress,
                     {'address__net_host': address.split('/')[0], 'vrf': None},
-                    {'address': address, 'status': 'active', 'role': None, 'description': f'{node} {interface}'},
+                    {
+                        'address': address,
+                        'status': 'active',
+                        'role': None,
+                        'description': f'{node} {interface}',
+                        **_on(f'interface:{node}:{PEER_LINK_LAG if link.kind == "mlag-peer" else interface}'),
+                    },
                     reason='the link address is already used elsewhere in NetBox',
                 )
             )
@@ -224,7 +270,131 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
     return items
 
 
+def _on(interface_key):
+    """IP address values assigning it to the interface desired under ``interface_key``."""
+    return {
+        'assigned_object_type': ContentType.objects.get_for_model(Interface),
+        'assigned_object_id': Ref(interface_key),
+    }
+
+
+def _device_objects(fabric, plan):
+    """Manufacturer, device types and roles (existing ones are used), then per node its device, loopbacks, LAGs and
+    cabled interfaces, then the cables. Devices start as planned; interfaces take the fabric MTU."""
+    items = [
+        Desired(
+            'manufacturer',
+            Manufacturer,
+            {'slug': 'ai-fabric-generic'},
+            {},
+            adoptable=True,
+            create_only={'name': 'AI fabric generic'},
+        )
+    ]
+    for kind, model in (('switch', 'AI fabric switch'), ('server', 'AI fabric server')):
+        items.append(
+            Desired(
+                f'device-type:{kind}',
+                DeviceType,
+                {'slug': f'ai-fabric-{kind}'},
+                {},
+                adoptable=True,
+                create_only={'manufacturer': Ref('manufacturer'), 'model': model, 'u_height': 1},
+            )
+        )
+    for role, (name, color) in ROLES.items():
+        items.append(
+            Desired(
+                f'role:{role}',
+                DeviceRole,
+                {'slug': f'ai-fabric-{role}'},
+                {},
+                adoptable=True,
+                create_only={'name': f'AI fabric {name.lower()}', 'color': color},
+            )
+        )
+
+    kinds = {a.server: a.kind for a in plan.attachments}
+    devices = [(n.name, n.role, 'switch') for n in plan.nodes] + [
+        (a.server, a.kind, 'server') for a in plan.attachments
+    ]
+    interfaces = {name: {} for name, _, _ in devices}  # device -> interface name -> (type, lag, description)
+    for node in plan.nodes:
+        interfaces[node.name]['Loopback0'] = ('virtual', None, 'router id')
+        if node.vtep and node.mlag_role != 'secondary':
+            interfaces[node.name]['Loopback1'] = ('virtual', None, 'VTEP')
+    for attachment in plan.attachments:
+        if attachment.lag:
+            interfaces[attachment.server]['bond0'] = ('lag', None, 'bond to the leaves')
+            for leaf, _ in attachment.members:
+                interfaces[leaf][attachment.lag] = ('lag', None, f'{attachment.server} bond')
+    for link in plan.links:
+        if link.kind == 'mlag-peer':
+            for leaf in (link.a_node, link.b_node):
+                interfaces[leaf][PEER_LINK_LAG] = ('lag', None, 'MLAG peer link')
+    member_lag = {}
+    for attachment in plan.attachments:
+        for leaf, port in attachment.members:
+            member_lag[leaf, port] = attachment.lag
+    for link in plan.links:
+        for node, interface, peer, peer_interface in (
+            (link.a_node, link.a_interface, link.b_node, link.b_interface),
+            (link.b_node, link.b_interface, link.a_node, link.a_interface),
+        ):
+            lag = None
+            if link.kind == 'mlag-peer':
+                lag = PEER_LINK_LAG
+            elif link.kind == 'server':
+                lag = member_lag.get((node, interface)) or ('bond0' if node in kinds else None)
+            interfaces[node][interface] = (INTERFACE_TYPES.get(link.speed, 'other'), lag, f'{peer} {peer_interface}')
+
+    for name, role, kind in devices:
+        items.append(
+            Desired(
+                f'device:{name}',
+                Device,
+                {'site': fabric.site, 'name': name},
+                {'device_type': Ref(f'device-type:{kind}'), 'role': Ref(f'role:{role}')},
+                create_only={'status': 'planned'},
+                reason='a device with this name already exists in the site (not owned by the fabric)',
+            )
+        )
+        ordered = sorted(interfaces[name].items(), key=lambda item: (item[1][0] != 'virtual', item[1][0] != 'lag'))
+        for interface, (kind_, lag, description) in ordered:
+            items.append(
+                Desired(
+                    f'interface:{name}:{interface}',
+                    Interface,
+                    {'device': Ref(f'device:{name}'), 'name': interface},
+                    {
+                        'type': kind_,
+                        'lag': Ref(f'interface:{name}:{lag}') if lag else None,
+                        'mtu': fabric.mtu if kind == 'switch' and kind_ != 'virtual' else None,
+                        'description': description[:200],
+                    },
+                    from_parent=True,
+                    reason='an interface with this name already exists on the device',
+                )
+            )
+    interface_type = ContentType.objects.get_for_model(Interface)
+    for link in plan.links:
+        a, b = f'interface:{link.a_node}:{link.a_interface}', f'interface:{link.b_node}:{link.b_interface}'
+        items.append(
+            Desired(
+                f'cable:{link.a_node}:{link.a_interface}',
+                Cable,
+                {'terminations__termination_type': interface_type, 'terminations__termination_id': Ref(a)},
+                {},
+                create_only={'a_terminations': [Ref(a)], 'b_terminations': [Ref(b)], 'status': 'planned'},
+                reason='the interface is already cabled',
+            )
+        )
+    return items
+
+
 def _resolve(value, objects):
+    if isinstance(value, list):
+        return [_resolve(v, objects) for v in value]
     return objects.get(value.key) if isinstance(value, Ref) else value
 
 
@@ -276,6 +446,14 @@ def _compute(fabric, desired, confirm_delete):
             continue
         unresolved = any(v is None for k, v in lookup.items() if isinstance(item.lookup.get(k), Ref))
         existing = None if unresolved else item.model.objects.filter(**lookup).first()
+        parent_owned = item.from_parent and all(
+            k not in item.lookup or not isinstance(item.lookup[k], Ref) or item.lookup[k].key in owned_objects
+            for k in item.lookup
+        )
+        if existing is not None and parent_owned:
+            objects[item.key] = existing
+            changes.append(Change('create', item.key, _label(item.model), str(existing), reason='made by its device'))
+            continue
         if existing is not None:
             if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
                 objects[item.key] = existing
@@ -283,7 +461,8 @@ def _compute(fabric, desired, confirm_delete):
             else:
                 changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason))
             continue
-        fields = {k: _comparable(v) for k, v in {**lookup, **values}.items() if not k.endswith('__net_host')}
+        create_only = _resolved(item.create_only, objects)
+        fields = {k: _comparable(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
         objects[item.key] = None
         changes.append(Change('create', item.key, label, _display(item, lookup, values), fields))
 
@@ -375,10 +554,19 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
                     owned[item.key].delete()
                 attrs = {
                     k: v
-                    for k, v in _resolved({**item.lookup, **item.values}, objects).items()
-                    if not k.endswith('__net_host')
+                    for k, v in _resolved({**item.lookup, **item.values, **item.create_only}, objects).items()
+                    if '__' not in k
                 }
-                obj = item.model(**attrs)
+                existing = (
+                    item.model.objects.filter(**_resolved(item.lookup, objects)).first() if item.from_parent else None
+                )
+                if existing is not None:  # made by its (owned) parent just now: take it over
+                    obj = existing
+                    obj.snapshot()
+                    for name, value in attrs.items():
+                        setattr(obj, name, value)
+                else:
+                    obj = item.model(**attrs)
                 obj.full_clean()
                 obj.save()
                 if tag is not None and hasattr(obj, 'tags'):
@@ -405,7 +593,8 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
                 ),
             )
             for change in deletions:
-                obj = owned_objects.get(change.key)
+                # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
+                obj = owned[change.key].object_type.model_class().objects.filter(pk=owned[change.key].object_id).first()
                 if obj is not None:
                     obj.snapshot()
                     obj.delete()

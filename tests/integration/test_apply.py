@@ -3,6 +3,7 @@
 from django.urls import reverse
 
 from core.models import ObjectChange
+from dcim.models import Cable, Device, Interface
 from extras.models import Tag
 from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
 from utilities.testing import APITestCase
@@ -15,6 +16,15 @@ APPLY_PERMISSIONS = [
     'netbox_aifabric.view_fabric',
     'netbox_aifabric.apply_fabric',
     'extras.add_tag',
+    'dcim.add_manufacturer',
+    'dcim.add_devicetype',
+    'dcim.add_devicerole',
+    'dcim.add_device',
+    'dcim.add_interface',
+    'dcim.add_cable',
+    'dcim.delete_device',
+    'dcim.delete_interface',
+    'dcim.delete_cable',
     'ipam.add_vlangroup',
     'ipam.add_vlan',
     'ipam.add_asn',
@@ -62,7 +72,9 @@ class ApplyTestCase(APITestCase):
         self.assertHttpStatus(response, 200)
         self.assertTrue(response.data['applied'])
         created = tuple(after - b for after, b in zip(counts(), before, strict=True))
-        self.assertEqual(created, (5, 15, 5, 2, 5, 5, 40))  # owned: + tag, VLAN group, route target
+        # owned: those + tag, VLAN group, route target, manufacturer, 2 device types, 4 roles, 9 devices,
+        # 64 interfaces and 21 cables
+        self.assertEqual(created, (5, 15, 5, 2, 5, 5, 141))
 
         self.assertEqual(
             sorted(str(p.prefix) for p in Prefix.objects.filter(prefix__net_contained='10.255.2.0/24')),
@@ -85,6 +97,33 @@ class ApplyTestCase(APITestCase):
         self.assertEqual(Prefix.objects.filter(tags=tag).count(), 5)
         self.fabric.refresh_from_db()
         self.assertEqual(self.fabric.applied_allocations['uplink:leaf:2:spine:2:1'], '10.255.2.20/31')
+
+        # devices, interfaces, LAGs and cables, addresses on interfaces
+        devices = Device.objects.filter(site=self.fabric.site).order_by('name')
+        self.assertEqual(
+            [(d.name, d.role.slug, d.status) for d in devices][:3],
+            [
+                ('ai-lab-fabric-gpu1', 'ai-fabric-gpu', 'planned'),
+                ('ai-lab-fabric-gpu2', 'ai-fabric-gpu', 'planned'),
+                ('ai-lab-fabric-gpu3', 'ai-fabric-gpu', 'planned'),
+            ],
+        )
+        self.assertEqual(devices.count(), 9)
+        spine1 = Interface.objects.get(device__name='ai-lab-fabric-spine1', name='Ethernet1')
+        self.assertEqual((spine1.type, spine1.mtu), ('100gbase-x-qsfp28', 9216))
+        self.assertEqual([str(ip) for ip in spine1.ip_addresses.all()], ['10.255.2.0/31'])
+        peer = spine1.link_peers[0]
+        self.assertEqual((peer.device.name, peer.name), ('ai-lab-fabric-leaf1', 'Ethernet97'))
+        self.assertEqual(spine1.cable.status, 'planned')
+        bond = Interface.objects.get(device__name='ai-lab-fabric-leaf2', name='Port-Channel3')
+        self.assertEqual([m.name for m in bond.member_interfaces.all()], ['Ethernet3'])
+        self.assertEqual(
+            Interface.objects.get(device__name='ai-lab-fabric-gpu3', name='nic2').link_peers[0],
+            bond.member_interfaces.get(),
+        )
+        loopback0 = Interface.objects.get(device__name='ai-lab-fabric-leaf1', name='Loopback0')
+        self.assertEqual([str(ip) for ip in loopback0.ip_addresses.all()], ['10.255.0.5/32'])
+        self.assertEqual(Cable.objects.count(), 21)
 
     def test_second_apply_writes_nothing(self):
         self.assertHttpStatus(self.post('apply'), 200)
