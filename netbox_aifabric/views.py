@@ -1,3 +1,8 @@
+from collections import Counter
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
@@ -8,7 +13,10 @@ from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
+from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
+from .apply.permissions import missing_permissions, missing_permissions_message
 from .apply.spec import fabric_spec
+from .checks.intent import intent_warnings
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError, plan_fabric
 from .topology import topology_svg
@@ -286,14 +294,66 @@ class FabricPlanMixin:
 
 
 @register_model_view(Fabric, 'plan', path='plan')
-class FabricPlanView(FabricPlanMixin, generic.ObjectView):
+class FabricPlanView(generic.ObjectView):
+    """The plan and the diff an apply would make; users with the ``apply`` permission get the Apply button."""
+
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_plan.html'
     tab = ViewTab(label=_('Plan'), weight=500)
 
     def get_extra_context(self, request, instance):
-        plan, error = self.get_plan(instance)
-        return {'plan': plan, 'plan_error': error, 'summary': dict(plan.summary) if plan else {}}
+        try:
+            plan, changes = diff_fabric(instance, confirm_delete=True)
+        except PlanError as e:
+            return {'plan': None, 'plan_error': e}
+        return {
+            'plan': plan,
+            'plan_error': None,
+            'diff': summarize(changes),
+            'actions': [c for c in changes if c.action in ('update', 'delete', 'conflict')],
+            'conflicts': any(c.action == 'conflict' for c in changes),
+            'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
+            'warnings': intent_warnings(instance),
+        }
+
+
+@register_model_view(Fabric, 'apply', path='apply')
+class FabricApplyView(generic.ObjectView):
+    """POST: apply the fabric's plan (one transaction), then back to the Plan tab with the outcome."""
+
+    queryset = Fabric.objects.all()
+
+    def get_required_permission(self):
+        return 'netbox_aifabric.apply_fabric'
+
+    def get(self, request, **kwargs):
+        return redirect(reverse('plugins:netbox_aifabric:fabric_plan', kwargs=kwargs))
+
+    def post(self, request, **kwargs):
+        fabric = self.get_object(**kwargs)
+        confirm_delete = bool(request.POST.get('confirm_delete'))
+        try:
+            _plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
+            missing = missing_permissions(request.user, preview, confirm_delete)
+            if missing:
+                messages.error(request, missing_permissions_message(missing))
+            else:
+                _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
+                counts = Counter(c.action for c in changes)
+                messages.success(
+                    request,
+                    _('Applied: {create} created, {update} updated, {delete} deleted, {keep} unchanged.').format(
+                        create=counts['create'],
+                        update=counts['update'],
+                        delete=counts['delete'] if confirm_delete else 0,
+                        keep=counts['keep'] + counts['use'],
+                    ),
+                )
+        except PlanError as e:
+            messages.error(request, f'{e.field}: {e.message}')
+        except ApplyConflictError as e:
+            messages.error(request, _('Nothing was applied: {error}').format(error=e))
+        return redirect(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': fabric.pk}))
 
 
 @register_model_view(Fabric, 'topology', path='topology')

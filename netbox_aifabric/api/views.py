@@ -11,11 +11,10 @@ from netbox.api.viewsets import NetBoxModelViewSet
 
 from .. import filtersets
 from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
+from ..apply.permissions import missing_permissions, missing_permissions_message
 from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from ..planner import PlanError
 from . import serializers
-
-PERMISSION_OF_ACTION = {'create': 'add', 'update': 'change', 'delete': 'delete'}
 
 
 class FabricPlanPermission(TokenPermissions):
@@ -116,16 +115,9 @@ class FabricViewSet(NetBoxModelViewSet):
         confirm_delete = bool(request.data.get('confirm_delete'))
         try:
             _plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
-            needed = {
-                f'{c.model.split(".")[0]}.{PERMISSION_OF_ACTION[c.action]}_{c.model.split(".")[1]}'
-                for c in preview
-                if c.action in PERMISSION_OF_ACTION and (c.action != 'delete' or confirm_delete)
-            }
-            missing = sorted(perm for perm in needed if not request.user.has_perm(perm))
+            missing = missing_permissions(request.user, preview, confirm_delete)
             if missing:
-                raise PermissionDenied(
-                    _('Applying this fabric needs these permissions: {perms}.').format(perms=', '.join(missing))
-                )
+                raise PermissionDenied(missing_permissions_message(missing))
             plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
         except PlanError as e:
             return self._plan_error(e)

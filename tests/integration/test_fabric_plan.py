@@ -6,7 +6,8 @@ from ipam.models import IPAddress, Prefix
 from utilities.testing import TestCase
 
 from netbox_aifabric.apply.spec import fabric_spec
-from netbox_aifabric.models import Fabric
+from netbox_aifabric.checks.intent import intent_warnings
+from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.planner import plan_fabric
 from netbox_aifabric.seed import load_demo
 
@@ -67,3 +68,70 @@ class FabricPlanTestCase(TestCase):
         for tab in ('plan', 'topology'):
             url = reverse(f'plugins:netbox_aifabric:fabric_{tab}', kwargs={'pk': self.fabric.pk})
             self.assertHttpStatus(self.client.get(url), 403)
+
+
+class FabricApplyUITestCase(TestCase):
+    user_permissions = ['netbox_aifabric.view_fabric']
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def url(self, name):
+        return reverse(f'plugins:netbox_aifabric:fabric_{name}', kwargs={'pk': self.fabric.pk})
+
+    def test_plan_tab_shows_the_diff_and_no_apply_button_without_permission(self):
+        response = self.client.get(self.url('plan'))
+        self.assertContains(response, 'Changes an apply would make')
+        self.assertContains(response, '<td>ipam.prefix</td><td>5</td>', html=False)
+        self.assertNotContains(response, 'name="confirm_delete"')
+        self.assertHttpStatus(self.client.post(self.url('apply')), 403)
+        self.assertEqual(Prefix.objects.filter(prefix='10.255.2.0/31').count(), 0)
+
+    def test_apply_button(self):
+        self.add_permissions('netbox_aifabric.apply_fabric')
+        self.user.is_superuser = True  # holds every permission the apply writes with
+        self.user.save()
+        response = self.client.get(self.url('plan'))
+        self.assertContains(response, 'name="confirm_delete"')
+        response = self.client.post(self.url('apply'), follow=True)
+        self.assertContains(response, 'Applied: 141 created, 0 updated, 0 deleted, 0 unchanged.')
+        self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
+        response = self.client.post(self.url('apply'), follow=True)
+        self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 141 unchanged.')
+
+    def test_apply_needs_object_permissions(self):
+        self.add_permissions('netbox_aifabric.apply_fabric')
+        response = self.client.post(self.url('apply'), follow=True)
+        self.assertContains(response, 'Applying this fabric needs these permissions: dcim.add_cable,')
+        self.assertEqual(Prefix.objects.filter(prefix='10.255.2.0/31').count(), 0)
+
+
+class IntentWarningsTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def test_demo_has_no_warnings(self):
+        self.assertEqual(intent_warnings(self.fabric), [])
+
+    def test_the_guides_warnings(self):
+        Fabric.objects.filter(pk=self.fabric.pk).update(qos_profile=QoSProfile.objects.get(slug='tcp-only'), mtu=1500)
+        TrafficClass.objects.filter(slug='storage').update(lossless=True)
+        TrafficClass.objects.get(slug='mgmt').reachable_from.add(TrafficClass.objects.get(slug='users'))
+        self.fabric.refresh_from_db()
+        self.assertEqual(
+            intent_warnings(self.fabric),
+            [
+                'RDMA class RDMA has no lossless QoS profile (the fabric uses TCP only / no RoCE).',
+                'PFC (lossless) on STORAGE, which is not the RDMA class: the guide enables PFC only for RDMA.',
+                'STORAGE needs MTU 9000, but the fabric ports carry 1500.',
+                'RDMA needs MTU 9000, but the fabric ports carry 1500.',
+                'USERS can reach MGMT: the guide keeps user access away from management (BMC) addresses.',
+            ],
+        )
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': self.fabric.pk}))
+        self.assertContains(response, 'USERS can reach MGMT')
