@@ -309,11 +309,12 @@ class FabricPlanView(generic.ObjectView):
         return {
             'plan': plan,
             'plan_error': None,
-            'diff': summarize(changes),
-            'actions': [c for c in changes if c.action in ('update', 'delete', 'conflict')],
-            'conflicts': any(c.action == 'conflict' for c in changes),
+            # (NetBox's object template already uses `actions` for its buttons)
+            'apply_diff': summarize(changes),
+            'apply_changes': [c for c in changes if c.action in ('update', 'delete', 'conflict')],
+            'apply_conflicts': any(c.action == 'conflict' for c in changes),
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
-            'warnings': intent_warnings(instance),
+            'intent_warnings': intent_warnings(instance),
         }
 
 

@@ -13,6 +13,7 @@ base, password, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
 pages = [
     ('fabric-detail', '/plugins/aifabric/fabrics/?q=AI+Lab', True),
     ('fabric-plan', '/plugins/aifabric/fabrics/1/plan/', False),
+    ('fabric-apply', '/plugins/aifabric/fabrics/1/plan/', False),
     ('fabric-topology', '/plugins/aifabric/fabrics/1/topology/', False),
     ('traffic-classes', '/plugins/aifabric/traffic-classes/', False),
     ('qos-profile-detail', '/plugins/aifabric/qos-profiles/?slug=nvidia-cumulus-lossless', True),
@@ -62,6 +63,6 @@ with sync_playwright() as p:
             if follow_first:
                 page.click('table tbody tr td a[href*="/plugins/aifabric/"]')
                 page.wait_for_load_state('networkidle')
-        page.screenshot(path=f'{outdir}/{name}.png', full_page=True)
+        page.screenshot(path=f'{outdir}/{name}.png', full_page=name != 'fabric-apply')
         print(name, page.url, page.title())
     browser.close()

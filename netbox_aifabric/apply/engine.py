@@ -412,11 +412,17 @@ def _comparable(value):
     return value.pk if hasattr(value, 'pk') else (str(value) if value is not None else None)
 
 
+def _shown(value):
+    """A value as the diff shows it: objects by their name, everything else as JSON-friendly text."""
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    return str(value) if value is not None and not isinstance(value, int | bool) else value
+
+
 def _differences(obj, values):
+    """``{field: new value}`` for the values ``obj`` does not have yet."""
     return {
-        name: _comparable(value)
-        for name, value in values.items()
-        if _comparable(getattr(obj, name)) != _comparable(value)
+        name: _shown(value) for name, value in values.items() if _comparable(getattr(obj, name)) != _comparable(value)
     }
 
 
@@ -462,7 +468,7 @@ def _compute(fabric, desired, confirm_delete):
                 changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason))
             continue
         create_only = _resolved(item.create_only, objects)
-        fields = {k: _comparable(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
+        fields = {k: _shown(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
         objects[item.key] = None
         changes.append(Change('create', item.key, label, _display(item, lookup, values), fields))
 

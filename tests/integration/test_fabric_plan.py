@@ -101,6 +101,14 @@ class FabricApplyUITestCase(TestCase):
         response = self.client.post(self.url('apply'), follow=True)
         self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 141 unchanged.')
 
+    def test_plan_tab_lists_conflicts_and_disables_apply(self):
+        self.add_permissions('netbox_aifabric.apply_fabric')
+        Prefix.objects.create(prefix='10.255.2.20/31', description='someone else')
+        response = self.client.get(self.url('plan'))
+        self.assertHttpStatus(response, 200)
+        self.assertContains(response, 'the /31 is already used elsewhere in NetBox')
+        self.assertContains(response, 'Resolve the conflicts first.')
+
     def test_apply_needs_object_permissions(self):
         self.add_permissions('netbox_aifabric.apply_fabric')
         response = self.client.post(self.url('apply'), follow=True)
