@@ -2,9 +2,11 @@
 
 from django.urls import reverse
 
+from dcim.models import Device
 from ipam.models import IPAddress, Prefix
 from utilities.testing import TestCase
 
+from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.apply.spec import fabric_spec
 from netbox_aifabric.checks.intent import intent_warnings
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
@@ -143,3 +145,18 @@ class IntentWarningsTestCase(TestCase):
         self.add_permissions('netbox_aifabric.view_fabric')
         response = self.client.get(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': self.fabric.pk}))
         self.assertContains(response, 'USERS can reach MGMT')
+
+
+class DeviceFabricPanelTestCase(TestCase):
+    user_permissions = ['dcim.view_device']
+
+    def test_panel_on_fabric_devices_only(self):
+        load_demo()
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(fabric)
+        device = Device.objects.get(name='ai-lab-fabric-leaf1')
+        response = self.client.get(device.get_absolute_url())
+        self.assertContains(response, 'AI Lab fabric')
+        self.assertContains(response, reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': fabric.pk}))
+        other = Device.objects.create(name='other', site=device.site, device_type=device.device_type, role=device.role)
+        self.assertNotContains(self.client.get(other.get_absolute_url()), 'Plan and apply')
