@@ -1,7 +1,7 @@
 """Screenshots of the plugin's real pages for docs/images (headless Debian Chromium driven by Playwright).
 
 Usage: start NetBox (scripts/run, or a runserver with DEBUG = False so the debug toolbar stays out of the picture),
-then ``pip install playwright`` into the venv and run
+then run (Playwright comes with the ``dev`` extra)
 ``.venv/bin/python scripts/screenshots.py http://127.0.0.1:8000 "$(cat .dev/admin-password)" docs/images``.
 """
 

@@ -373,6 +373,21 @@ clone_core() {
 }
 
 # All shared steps, in order.
+# Debian's Chromium for the browser tests (Playwright drives it; Playwright's own browser download is not used)
+ensure_chromium() {
+    step 'Chromium for the browser tests'
+    if have chromium || [[ -x /usr/bin/chromium ]]; then
+        info "$( (chromium --version || /usr/bin/chromium --version) 2>/dev/null | head -n 1)"
+        return
+    fi
+    if is_root && is_debian; then
+        apt_install chromium
+        return
+    fi
+    die 'Chromium is missing: the browser tests need it' \
+        'Debian/Ubuntu: sudo apt-get install chromium (the tests run it as /usr/bin/chromium)'
+}
+
 bootstrap() {
     ensure_venv
     ensure_postgres

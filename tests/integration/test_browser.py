@@ -1,0 +1,73 @@
+"""A real browser (Debian's Chromium driven by Playwright) against a live NetBox: log in, open the demo fabric's
+plan, apply it, and find the new devices and the topology."""
+
+import os
+import shutil
+
+import pytest
+
+from dcim.models import Cable, Device
+from users.models import User
+
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.django_db(transaction=True)
+CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'
+CHROMIUM_ARGS = [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+]
+
+
+@pytest.fixture
+def browser_page():
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are synchronous
+    os.environ['DJANGO_ALLOW_ASYNC_UNSAFE'] = 'true'
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={'width': 1400, 'height': 1000})
+        yield page
+        # Leave the page and let in-flight requests (NetBox's polling) finish before the live server goes away
+        page.goto('about:blank')
+        page.wait_for_timeout(1000)
+        browser.close()
+    os.environ.pop('DJANGO_ALLOW_ASYNC_UNSAFE', None)
+
+
+def test_apply_the_demo_fabric_in_the_browser(live_server, browser_page):
+    load_demo()
+    User.objects.create_superuser('admin', 'admin@example.invalid', 'browser-test-password')
+    fabric = Fabric.objects.get(slug='ai-lab-fabric')
+    page = browser_page
+
+    page.goto(f'{live_server.url}/login/')
+    page.fill('input[name=username]', 'admin')
+    page.fill('input[name=password]', 'browser-test-password')
+    page.click('button[type=submit]')
+    page.wait_for_load_state('networkidle')
+
+    page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/plan/')
+    assert page.locator('h2:has-text("Changes an apply would make")').is_visible()
+    assert page.locator('td:has-text("10.255.2.20/31")').first.is_visible()
+    page.click('button:has-text("Apply")')
+    page.wait_for_load_state('networkidle')
+    assert page.locator('text=Applied: 141 created, 0 updated, 0 deleted, 0 unchanged.').is_visible()
+    assert Device.objects.filter(site=fabric.site).count() == 9
+    assert Cable.objects.count() == 21
+
+    page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/topology/')
+    svg = page.locator('svg').first
+    assert svg.is_visible()
+    for name in ('ai-lab-fabric-spine1', 'ai-lab-fabric-leaf2', 'ai-lab-fabric-storage1'):
+        assert page.locator(f'svg text:has-text("{name}")').count() == 1
+
+    leaf = Device.objects.get(name='ai-lab-fabric-leaf1')
+    page.goto(f'{live_server.url}{leaf.get_absolute_url()}')
+    assert page.locator('h2:has-text("AI Fabric")').is_visible()
