@@ -15,7 +15,10 @@ class AIFabricConfig(PluginConfig):
     min_version = '4.7.0'
     max_version = '4.7.99'
     graphql_schema = 'graphql.schema.schema'
-    default_settings = {}
+    default_settings = {
+        # Applies of plans with more links than this run as a background job (None: never unless asked for)
+        'background_apply_threshold': 2000
+    }
 
 
 config = AIFabricConfig

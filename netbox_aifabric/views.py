@@ -17,6 +17,7 @@ from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summari
 from .apply.permissions import missing_permissions, missing_permissions_message
 from .apply.spec import fabric_spec
 from .checks.intent import intent_warnings
+from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError, plan_fabric
 from .topology import topology_svg
@@ -338,6 +339,16 @@ class FabricApplyView(generic.ObjectView):
             missing = missing_permissions(request.user, preview, confirm_delete)
             if missing:
                 messages.error(request, missing_permissions_message(missing))
+            elif runs_in_background(_plan, bool(request.POST.get('background'))):
+                job = ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=confirm_delete)
+                messages.info(
+                    request,
+                    mark_safe(  # the job link is built here, not from user input
+                        _('The apply runs in the background: <a href="{url}">job {id}</a>.').format(
+                            url=job.get_absolute_url(), id=job.pk
+                        )
+                    ),
+                )
             else:
                 _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
                 counts = Counter(c.action for c in changes)

@@ -6,12 +6,14 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from core.api.serializers import JobSerializer
 from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxModelViewSet
 
 from .. import filtersets
 from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
 from ..apply.permissions import missing_permissions, missing_permissions_message
+from ..jobs import ApplyFabricJob, runs_in_background
 from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from ..planner import PlanError
 from . import serializers
@@ -108,7 +110,9 @@ class FabricViewSet(NetBoxModelViewSet):
     @action(detail=True, methods=['post'])
     def apply(self, request, pk):
         """Apply the plan in one transaction. Body: ``{"confirm_delete": true}`` also deletes owned objects the plan
-        no longer has. 409 with the conflicts (nothing written) when the plan collides with objects not owned."""
+        no longer has; ``{"background": true}`` (or a plan above ``background_apply_threshold`` links) runs it as a
+        job and answers 202 with the job. 409 with the conflicts (nothing written) when the plan collides with objects
+        not owned."""
         fabric = self._fabric(request, pk)
         if not request.user.has_perm('netbox_aifabric.apply_fabric', obj=fabric):
             raise PermissionDenied(_('This user does not have permission to apply this fabric.'))
@@ -118,6 +122,16 @@ class FabricViewSet(NetBoxModelViewSet):
             missing = missing_permissions(request.user, preview, confirm_delete)
             if missing:
                 raise PermissionDenied(missing_permissions_message(missing))
+            if runs_in_background(_plan, bool(request.data.get('background'))):
+                job = ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=confirm_delete)
+                return Response(
+                    {
+                        'fabric': fabric.pk,
+                        'applied': False,
+                        'job': JobSerializer(job, context={'request': request}).data,
+                    },
+                    status=status.HTTP_202_ACCEPTED,
+                )
             plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
         except PlanError as e:
             return self._plan_error(e)

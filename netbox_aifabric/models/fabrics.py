@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ipam.fields import ASNField
 from netbox.models import PrimaryModel
+from netbox.models.features import JobsMixin
 
 from ..choices import DesignOptionChoices, FabricStatusChoices, LinkSpeedChoices, UnderlayChoices
 from ..constants import MTU_MAX, MTU_MIN
@@ -33,7 +34,7 @@ def _pool_field(verbose_name, help_text):
     )
 
 
-class Fabric(PrimaryModel):
+class Fabric(JobsMixin, PrimaryModel):
     """
     The design intent of one leaf-spine fabric: the design option, the sizes with their explicit maximums (so that
     growing never renumbers), link speeds, the server NIC layout, the address/ASN/VNI pools and the traffic classes,

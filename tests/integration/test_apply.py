@@ -2,13 +2,14 @@
 
 from django.urls import reverse
 
-from core.models import ObjectChange
+from core.models import Job, ObjectChange
 from dcim.models import Cable, Device, Interface
 from extras.models import Tag
 from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
 from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
+from netbox_aifabric.jobs import ApplyFabricJob
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.seed import load_demo
 
@@ -219,3 +220,42 @@ class ApplyPermissionsTestCase(APITestCase):
         self.assertHttpStatus(response, 403)
         self.assertEqual(str(response.data['detail']), 'Applying this fabric needs these permissions: ipam.add_prefix.')
         self.assertEqual(counts(), before)
+
+
+class BackgroundApplyTestCase(APITestCase):
+    user_permissions = APPLY_PERMISSIONS
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def post(self, data):
+        url = reverse('plugins-api:netbox_aifabric-api:fabric-apply', kwargs={'pk': self.fabric.pk})
+        return self.client.post(url, data, format='json', **self.header)
+
+    def run_job(self, response):
+        self.assertHttpStatus(response, 202)
+        job = Job.objects.get(pk=response.data['job']['id'])
+        self.assertEqual((job.name, job.object, job.status), ('Apply AI fabric', self.fabric, 'pending'))
+        self.assertEqual(Prefix.objects.filter(prefix='10.255.2.0/31').count(), 0)  # nothing applied yet
+        ApplyFabricJob.handle(job)  # what the RQ worker does
+        job.refresh_from_db()
+        return job
+
+    def test_apply_asked_for_in_the_background(self):
+        job = self.run_job(self.post({'background': True}))
+        self.assertEqual(job.status, 'completed')
+        self.assertEqual(job.data['summary']['ipam.prefix']['create'], 5)
+        self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
+
+    def test_large_plans_go_to_the_background(self):
+        with self.settings(PLUGINS_CONFIG={'netbox_aifabric': {'background_apply_threshold': 20}}):
+            job = self.run_job(self.post({}))  # the demo plan has 21 links
+        self.assertEqual(job.status, 'completed')
+
+    def test_a_failing_background_apply_writes_nothing(self):
+        Prefix.objects.create(prefix='10.255.2.20/31', description='someone else')
+        job = self.run_job(self.post({'background': True}))
+        self.assertEqual(job.status, 'failed')
+        self.assertEqual(OwnedObject.objects.count(), 0)
