@@ -381,7 +381,7 @@ def _device_objects(fabric, plan):
         a, b = f'interface:{link.a_node}:{link.a_interface}', f'interface:{link.b_node}:{link.b_interface}'
         items.append(
             Desired(
-                f'cable:{link.a_node}:{link.a_interface}',
+                f'cable:{link.a_node}:{link.a_interface}:{link.b_node}:{link.b_interface}',
                 Cable,
                 {'terminations__termination_type': interface_type, 'terminations__termination_id': Ref(a)},
                 {},
@@ -419,11 +419,17 @@ def _shown(value):
     return str(value) if value is not None and not isinstance(value, int | bool) else value
 
 
+def _current(obj, name):
+    """The comparable current value of ``obj.<name>``; foreign keys by their id, so nothing is loaded."""
+    field = obj._meta.get_field(name) if name in {f.name for f in obj._meta.concrete_fields} else None
+    if field is not None and field.is_relation:
+        return getattr(obj, field.attname)
+    return _comparable(getattr(obj, name))
+
+
 def _differences(obj, values):
     """``{field: new value}`` for the values ``obj`` does not have yet."""
-    return {
-        name: _shown(value) for name, value in values.items() if _comparable(getattr(obj, name)) != _comparable(value)
-    }
+    return {name: _shown(value) for name, value in values.items() if _current(obj, name) != _comparable(value)}
 
 
 def _compute(fabric, desired, confirm_delete):
@@ -439,6 +445,11 @@ def _compute(fabric, desired, confirm_delete):
             if record.object_id in instances:
                 owned_objects[record.key] = instances[record.object_id]
 
+    wanted = {item.key for item in desired}
+    # Owned objects the plan no longer wants, by (model, id): a new object in their place replaces them
+    leaving = {
+        (record.object_type.model_class(), record.object_id): key for key, record in owned.items() if key not in wanted
+    }
     objects, changes = {}, []
     for item in desired:
         lookup = _resolved(item.lookup, objects)
@@ -460,6 +471,20 @@ def _compute(fabric, desired, confirm_delete):
             objects[item.key] = existing
             changes.append(Change('create', item.key, _label(item.model), str(existing), reason='made by its device'))
             continue
+        replaced = leaving.get((item.model, existing.pk)) if existing is not None else None
+        if replaced is not None and not confirm_delete:
+            changes.append(
+                Change(
+                    'conflict',
+                    item.key,
+                    label,
+                    str(existing),
+                    reason=f'held by {replaced}, which the plan no longer has: confirm deletions to replace it',
+                )
+            )
+            continue
+        if replaced is not None:
+            existing = None  # deleted before the new object is created
         if existing is not None:
             if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
                 objects[item.key] = existing
@@ -472,7 +497,6 @@ def _compute(fabric, desired, confirm_delete):
         objects[item.key] = None
         changes.append(Change('create', item.key, label, _display(item, lookup, values), fields))
 
-    wanted = {item.key for item in desired}
     deletions = [key for key in owned if key not in wanted]
     for key in sorted(deletions):
         record = owned[key]
@@ -538,6 +562,25 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
         if any(c.action == 'conflict' for c in changes):
             raise ApplyConflictError(changes)
 
+        if confirm_delete:
+            # Deletions first (dependents before what they depend on), so replacements find their place free
+            deletions = sorted(
+                (c for c in changes if c.action == 'delete'),
+                key=lambda c: (
+                    DELETE_ORDER.index(c.key.split(':', 1)[0])
+                    if c.key.split(':', 1)[0] in DELETE_ORDER
+                    else len(DELETE_ORDER),
+                    c.key,
+                ),
+            )
+            for change in deletions:
+                # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
+                obj = owned[change.key].object_type.model_class().objects.filter(pk=owned[change.key].object_id).first()
+                if obj is not None:
+                    obj.snapshot()
+                    obj.delete()
+                owned[change.key].delete()
+
         by_key = {c.key: c for c in changes}
         objects = {}
         tag = None
@@ -586,25 +629,6 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
                 objects[item.key] = obj
             if item.key == 'tag':
                 tag = objects[item.key]
-
-        if confirm_delete:
-            # Dependents first
-            deletions = sorted(
-                (c for c in changes if c.action == 'delete'),
-                key=lambda c: (
-                    DELETE_ORDER.index(c.key.split(':', 1)[0])
-                    if c.key.split(':', 1)[0] in DELETE_ORDER
-                    else len(DELETE_ORDER),
-                    c.key,
-                ),
-            )
-            for change in deletions:
-                # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
-                obj = owned[change.key].object_type.model_class().objects.filter(pk=owned[change.key].object_id).first()
-                if obj is not None:
-                    obj.snapshot()
-                    obj.delete()
-                owned[change.key].delete()
 
         allocations = dict(plan.allocations)
         if fabric.applied_allocations != allocations:

@@ -2,8 +2,9 @@
 
 Until fabric members are stored as their own objects, the nodes are derived from the fabric's counts: spines and
 leaves get ids 1..count (``<fabric>-spine1``, ``<fabric>-leaf1``, …); for the MLAG and EVPN/VXLAN designs leaves are
-paired (1, 2), (3, 4), …; GPU servers then storage nodes get ids 1..N and fill the leaf pairs in blocks of
-``SERVERS_PER_LEAF``, so adding servers never moves existing ones. Switch port blocks follow the declared maximums
+paired (1, 2), (3, 4), …; GPU server k fills the leaf pairs in blocks of ``SERVERS_PER_LEAF − STORAGE_SLOTS`` ports
+and storage node k takes port ``SERVERS_PER_LEAF − STORAGE_SLOTS + k`` of the first pair, so adding GPU servers or
+storage nodes never moves an existing one. Switch port blocks follow the declared maximums
 and the fabric's link speeds.
 """
 
@@ -12,6 +13,7 @@ from ..planner import FabricSpec, Maximums, NicLayout, Node, Platform, Pools, Po
 __all__ = ('SERVERS_PER_LEAF', 'fabric_spec')
 
 SERVERS_PER_LEAF = 48
+STORAGE_SLOTS = 8  # the last server ports of the first leaf pair are kept for storage nodes
 
 
 def _prefix(prefix):
@@ -21,21 +23,18 @@ def _prefix(prefix):
 def fabric_spec(fabric) -> FabricSpec:
     """The planner spec of ``fabric`` (reads its pools, traffic classes, tenants and QoS-relevant settings)."""
     slug = fabric.slug
+    nics = fabric.server_nic_count
     paired = fabric.design_option != 'routed' and fabric.leaf_count % 2 == 0
     leaves = tuple(Node(i, f'{slug}-leaf{i}') for i in range(1, fabric.leaf_count + 1))
     groups = [(i, i + 1) for i in range(1, fabric.leaf_count, 2)] or [(1,)]
     servers = []
-    kinds = ['gpu'] * fabric.server_count + ['storage'] * fabric.storage_count
-    gpu = storage = 0
-    for server_id, kind in enumerate(kinds, start=1):
-        group = groups[min((server_id - 1) // SERVERS_PER_LEAF, len(groups) - 1)]
-        if kind == 'gpu':
-            gpu += 1
-            name = f'{slug}-gpu{gpu}'
-        else:
-            storage += 1
-            name = f'{slug}-storage{storage}'
-        servers.append(Server(server_id, name, group[: fabric.server_nic_count], kind))
+    gpu_per_group = SERVERS_PER_LEAF - STORAGE_SLOTS
+    for k in range(1, fabric.server_count + 1):
+        group_index, slot = divmod(k - 1, gpu_per_group)
+        group = groups[min(group_index, len(groups) - 1)]
+        servers.append(Server(group_index * SERVERS_PER_LEAF + slot + 1, f'{slug}-gpu{k}', group[:nics], 'gpu'))
+    for k in range(1, fabric.storage_count + 1):
+        servers.append(Server(gpu_per_group + k, f'{slug}-storage{k}', groups[0][:nics], 'storage'))
 
     per_leaf_rdma = -(-fabric.rdma_nic_count // max(fabric.server_nic_count, 1))
     uplink_ports = fabric.max_spines * fabric.max_parallel_uplinks

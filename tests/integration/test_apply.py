@@ -1,5 +1,7 @@
 """Plan/apply over REST: the diff, the atomic and idempotent apply, growth, shrink, conflicts and permissions."""
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from core.models import Job, ObjectChange
@@ -9,6 +11,7 @@ from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
 from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
+from netbox_aifabric.apply.engine import ApplyConflictError, apply_fabric, diff_fabric
 from netbox_aifabric.jobs import ApplyFabricJob
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.seed import load_demo
@@ -259,3 +262,57 @@ class BackgroundApplyTestCase(APITestCase):
         job = self.run_job(self.post({'background': True}))
         self.assertEqual(job.status, 'failed')
         self.assertEqual(OwnedObject.objects.count(), 0)
+
+
+class NoOpReapplyQueriesTestCase(APITestCase):
+    """A no-op re-apply reads owned objects per type, not per object: its query count does not grow with the fabric."""
+
+    user_permissions = APPLY_PERMISSIONS
+
+    def reapply_queries(self, leaves, servers):
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        Fabric.objects.filter(pk=fabric.pk).update(leaf_count=leaves, server_count=servers)
+        fabric.refresh_from_db()
+        apply_fabric(fabric)
+        with CaptureQueriesContext(connection) as queries:
+            _, changes = apply_fabric(fabric)
+        self.assertEqual({c.action for c in changes}, {'keep'})
+        return len(queries)
+
+    def test_query_count_does_not_grow(self):
+        load_demo()
+        small = self.reapply_queries(leaves=2, servers=4)
+        large = self.reapply_queries(leaves=6, servers=40)
+        self.assertEqual(small, large)
+
+
+class ReplacementTestCase(APITestCase):
+    """An owned object the plan no longer wants, in the place of one it wants (a cable whose far end changed):
+    a conflict until deletions are confirmed, then replaced in the same transaction."""
+
+    def test_replaced_only_when_deletions_are_confirmed(self):
+        load_demo()
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(fabric)
+        record = OwnedObject.objects.get(key__startswith='cable:ai-lab-fabric-spine1:Ethernet1:')
+        old_cable = record.object_id
+        record.key = 'cable:ai-lab-fabric-spine1:Ethernet1:somewhere-else:Ethernet9'  # as if its far end had changed
+        record.save()
+
+        _, changes = diff_fabric(fabric)
+        conflict = [c for c in changes if c.action == 'conflict']
+        self.assertEqual(len(conflict), 1)
+        self.assertEqual(
+            conflict[0].reason,
+            'held by cable:ai-lab-fabric-spine1:Ethernet1:somewhere-else:Ethernet9, which the plan no longer has: '
+            'confirm deletions to replace it',
+        )
+        with self.assertRaises(ApplyConflictError):
+            apply_fabric(fabric)
+        self.assertTrue(Cable.objects.filter(pk=old_cable).exists())
+
+        _, changes = apply_fabric(fabric, confirm_delete=True)
+        self.assertFalse(Cable.objects.filter(pk=old_cable).exists())
+        new = OwnedObject.objects.get(key__startswith='cable:ai-lab-fabric-spine1:Ethernet1:')
+        self.assertEqual(new.key, 'cable:ai-lab-fabric-spine1:Ethernet1:ai-lab-fabric-leaf1:Ethernet97')
+        self.assertEqual(Cable.objects.count(), 21)
