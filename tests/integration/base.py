@@ -5,10 +5,28 @@ from ipam.models import RIR, VLAN, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 from utilities.testing import APIViewTestCases, ViewTestCases
 
-__all__ = ('FABRIC_SHAPE', 'PluginAPITestCase', 'PluginViewTestCase', 'make_world')
+__all__ = ('FABRIC_SHAPE', 'LOSSLESS', 'PluginAPITestCase', 'PluginViewTestCase', 'make_qos_profiles', 'make_world')
 
 # Test modules import this module (``from . import base``), not the classes: a TestCase name in a test module's
 # namespace would be collected by pytest as a test of its own.
+
+
+# A minimal valid lossless RoCE profile (RoCE DSCP 26 on priority/TC 3 with PFC on 3), as model/API values
+LOSSLESS = {'mode': 'lossless', 'roce_dscp': [26], 'roce_priority': [3], 'roce_tc': [3], 'pfc_priorities': [3]}
+
+
+def make_qos_profiles():
+    """Three profiles, one per mode: lossless, lossy (same marking, no PFC) and none."""
+    from netbox_aifabric.models import QoSProfile
+
+    lossy = {**LOSSLESS, 'mode': 'lossy', 'pfc_priorities': []}
+    return QoSProfile.objects.bulk_create(
+        [
+            QoSProfile(name='Lossless', slug='lossless', **LOSSLESS),
+            QoSProfile(name='Lossy', slug='lossy', **lossy),
+            QoSProfile(name='TCP', slug='tcp', mode='none'),
+        ]
+    )
 
 
 # The guide's cluster as Fabric form/API values (design, sizes with their maximums, speeds)

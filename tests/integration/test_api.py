@@ -52,21 +52,7 @@ class QoSProfileAPITestCase(base.PluginAPITestCase):
 
     @classmethod
     def setUpTestData(cls):
-        QoSProfile.objects.bulk_create(
-            [
-                QoSProfile(
-                    name='Lossless',
-                    slug='lossless',
-                    mode='lossless',
-                    roce_dscp=[26],
-                    roce_priority=[3],
-                    roce_tc=[3],
-                    pfc_priorities=[3],
-                ),
-                QoSProfile(name='Lossy', slug='lossy', mode='lossy', roce_dscp=[26], roce_priority=[3], roce_tc=[3]),
-                QoSProfile(name='TCP', slug='tcp', mode='none'),
-            ]
-        )
+        base.make_qos_profiles()
         cls.create_data = [
             {
                 'name': 'SONiC-like',

@@ -5,7 +5,7 @@ from utilities.testing import ChangeLoggedFilterSetTestMixin
 from netbox_aifabric.filtersets import EVPNTenantFilterSet, FabricFilterSet, QoSProfileFilterSet, TrafficClassFilterSet
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
-from .base import make_world
+from .base import LOSSLESS, make_world
 
 
 class PluginFilterSetTests(ChangeLoggedFilterSetTestMixin):
@@ -104,16 +104,7 @@ class QoSProfileFilterSetTestCase(PluginFilterSetTests, TestCase):
         QoSProfile.objects.bulk_create(
             [
                 QoSProfile(
-                    name='Lossless',
-                    slug='lossless',
-                    mode='lossless',
-                    roce_dscp=[26],
-                    roce_priority=[3],
-                    roce_tc=[3],
-                    pfc_priorities=[3],
-                    cnp_dscp=48,
-                    ecn_probability=100,
-                    preset='nvidia',
+                    name='Lossless', slug='lossless', cnp_dscp=48, ecn_probability=100, preset='nvidia', **LOSSLESS
                 ),
                 QoSProfile(
                     name='SONiC',

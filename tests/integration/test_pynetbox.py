@@ -6,6 +6,8 @@ import pytest
 from dcim.models import Site
 from users.models import Token, User
 
+from .base import LOSSLESS
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -33,15 +35,7 @@ def test_plugin_endpoints_from_pynetbox(nb):
     fetched = nb.plugins.aifabric.traffic_classes.get(slug='rdma')
     assert (fetched.mtu, fetched.reachable_from, fetched.purpose.value) == (9000, [users.id], 'rdma')
 
-    profile = nb.plugins.aifabric.qos_profiles.create(
-        name='Lossless',
-        slug='lossless',
-        mode='lossless',
-        roce_dscp=[26],
-        roce_priority=[3],
-        roce_tc=[3],
-        pfc_priorities=[3],
-    )
+    profile = nb.plugins.aifabric.qos_profiles.create(name='Lossless', slug='lossless', **LOSSLESS)
     site = Site.objects.create(name='AI Lab', slug='ai-lab')
     fabric = nb.plugins.aifabric.fabrics.create(
         name='AI Lab fabric', slug='ai-lab-fabric', site=site.pk, qos_profile=profile.id, traffic_classes=[rdma.id]

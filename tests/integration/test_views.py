@@ -58,21 +58,7 @@ class QoSProfileViewTestCase(base.PluginViewTestCase):
 
     @classmethod
     def setUpTestData(cls):
-        profiles = QoSProfile.objects.bulk_create(
-            [
-                QoSProfile(
-                    name='Lossless',
-                    slug='lossless',
-                    mode='lossless',
-                    roce_dscp=[26],
-                    roce_priority=[3],
-                    roce_tc=[3],
-                    pfc_priorities=[3],
-                ),
-                QoSProfile(name='Lossy', slug='lossy', mode='lossy', roce_dscp=[26], roce_priority=[3], roce_tc=[3]),
-                QoSProfile(name='TCP', slug='tcp', mode='none'),
-            ]
-        )
+        profiles = base.make_qos_profiles()
         cls.form_data = {
             'name': 'RoCE 24',
             'slug': 'roce-24',
