@@ -86,6 +86,7 @@ class Desired:
     reason: str = ''
     create_only: dict = field(default_factory=dict)  # set on creation, never compared afterwards (e.g. statuses)
     from_parent: bool = False  # may already exist, made by its owned parent (interfaces from a device type)
+    attribute_of: str = ''  # not an object of its own: values set on the object desired under this key
 
 
 @dataclass
@@ -227,6 +228,16 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                     reason='the link address is already used elsewhere in NetBox',
                 )
             )
+    for node in plan.nodes:
+        items.append(
+            Desired(
+                f'primary-ip:{node.name}',
+                Device,
+                {},
+                {'primary_ip4': Ref(f'ip:loopback:{node.role}:{node.id}')},
+                attribute_of=f'device:{node.name}',
+            )
+        )
     for vrf in plan.vrfs:
         items.append(
             Desired(
@@ -455,6 +466,11 @@ def _compute(fabric, desired, confirm_delete):
         lookup = _resolved(item.lookup, objects)
         values = _resolved(item.values, objects)
         label = _label(item.model)
+        if item.attribute_of:
+            target = objects.get(item.attribute_of)
+            diff = _differences(target, values) if target is not None else {k: _shown(v) for k, v in values.items()}
+            changes.append(Change('update' if diff else 'keep', item.key, label, item.attribute_of, diff))
+            continue
         obj = owned_objects.get(item.key)
         if obj is not None:
             objects[item.key] = obj
@@ -586,6 +602,16 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
         tag = None
         for item in desired:
             change = by_key[item.key]
+            if item.attribute_of:
+                if change.action == 'update':
+                    target = objects[item.attribute_of]
+                    target.refresh_from_db()  # its own save in this apply may be newer than this instance
+                    target.snapshot()
+                    for name, value in _resolved(item.values, objects).items():
+                        setattr(target, name, value)
+                    target.full_clean()
+                    target.save()
+                continue
             if change.action in ('keep', 'use'):
                 objects[item.key] = owned_objects.get(item.key) or item.model.objects.get(
                     **_resolved(item.lookup, objects)

@@ -24,6 +24,7 @@ APPLY_PERMISSIONS = [
     'dcim.add_devicetype',
     'dcim.add_devicerole',
     'dcim.add_device',
+    'dcim.change_device',
     'dcim.add_interface',
     'dcim.add_cable',
     'dcim.delete_device',
@@ -125,6 +126,7 @@ class ApplyTestCase(APITestCase):
             Interface.objects.get(device__name='ai-lab-fabric-gpu3', name='nic2').link_peers[0],
             bond.member_interfaces.get(),
         )
+        self.assertEqual(str(Device.objects.get(name='ai-lab-fabric-leaf1').primary_ip4), '10.255.0.5/32')
         loopback0 = Interface.objects.get(device__name='ai-lab-fabric-leaf1', name='Loopback0')
         self.assertEqual([str(ip) for ip in loopback0.ip_addresses.all()], ['10.255.0.5/32'])
         self.assertEqual(Cable.objects.count(), 21)
