@@ -17,7 +17,7 @@ class AIFabricConfig(PluginConfig):
     graphql_schema = 'graphql.schema.schema'
     default_settings = {
         # Applies of plans with more links than this run as a background job (None: never unless asked for)
-        'background_apply_threshold': 2000
+        'background_apply_threshold': 200
     }
 
 
