@@ -54,7 +54,7 @@ def check_pool(field, prefix, need):
         return {
             field: _('Pool {pool} is IPv{family}; this pool must be IPv4.').format(pool=network, family=network.version)
         }
-    size = 2 ** (need.prefixlen - network.prefixlen) if network.prefixlen <= need.prefixlen else 0
+    size = need.size_of(network.prefixlen)
     if size < need.span:
         return {
             field: _(

@@ -284,16 +284,6 @@ class FabricBulkDeleteView(generic.BulkDeleteView):
 #
 
 
-class FabricPlanMixin:
-    """Plan the fabric from its stored intent (nothing is written); the error, if any, goes to the template."""
-
-    def get_plan(self, instance):
-        try:
-            return plan_fabric(fabric_spec(instance)), None
-        except PlanError as e:
-            return None, e
-
-
 @register_model_view(Fabric, 'plan', path='plan')
 class FabricPlanView(generic.ObjectView):
     """The plan and the diff an apply would make; users with the ``apply`` permission get the Apply button."""
@@ -369,12 +359,17 @@ class FabricApplyView(generic.ObjectView):
 
 
 @register_model_view(Fabric, 'topology', path='topology')
-class FabricTopologyView(FabricPlanMixin, generic.ObjectView):
+class FabricTopologyView(generic.ObjectView):
+    """The plan of the fabric's stored intent drawn as SVG (nothing is written)."""
+
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_topology.html'
     tab = ViewTab(label=_('Topology'), weight=510)
 
     def get_extra_context(self, request, instance):
-        plan, error = self.get_plan(instance)
+        try:
+            plan = plan_fabric(fabric_spec(instance))
+        except PlanError as e:
+            return {'svg': None, 'plan_error': e}
         # svgwrite escapes every name it writes, so the document is safe to embed
-        return {'svg': mark_safe(topology_svg(plan)) if plan else None, 'plan_error': error}
+        return {'svg': mark_safe(topology_svg(plan)), 'plan_error': None}

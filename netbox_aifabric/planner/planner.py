@@ -54,8 +54,8 @@ class _Blocks:
 
 
 class _Pool(_Blocks):
-    """Blocks of one prefix length inside a pool network. Pinned values outside the network are kept as they are
-    (the pool changed since they were allocated)."""
+    """Blocks of one prefix length inside a pool network. Pinned values outside the network (the pool changed since
+    they were allocated) occupy no block here; they are kept as they are."""
 
     def __init__(self, name: str, network: netaddr.IPNetwork, need: PoolNeed):
         self.name = name
@@ -67,16 +67,13 @@ class _Pool(_Blocks):
         self.prefixlen = need.prefixlen
         self.shift = 32 - need.prefixlen
         self.skip = need.first_index
-        self.size = 2 ** (need.prefixlen - network.prefixlen) if network.prefixlen <= need.prefixlen else 0
-        self.outside: dict[str, str] = {}
+        self.size = need.size_of(network.prefixlen)
         super().__init__()
 
     def pin(self, key: str, value: str):
         block = netaddr.IPNetwork(value)
         if block in self.network:
             self.used[(block.first - self.network.first) >> self.shift] = key
-        else:
-            self.outside[key] = value
 
     def address(self, index: int) -> str:
         return f'{netaddr.IPAddress(self.network.first + (index << self.shift))}/{self.prefixlen}'

@@ -19,6 +19,10 @@ class PoolNeed:
         """Blocks the pool must hold: the unused leading ones plus the needed ones."""
         return self.first_index + self.blocks
 
+    def size_of(self, network_prefixlen: int) -> int:
+        """How many ``/prefixlen`` blocks a pool of ``/network_prefixlen`` holds (0 when the pool is smaller)."""
+        return 2 ** (self.prefixlen - network_prefixlen) if network_prefixlen <= self.prefixlen else 0
+
 
 def pool_needs(max_spines: int, max_leaves: int, max_parallel_uplinks: int) -> dict[str, PoolNeed]:
     """Blocks each pool must hold for the declared maximums.

@@ -70,7 +70,7 @@ def _check_pools(spec: FabricSpec):
             continue
         network = _network(f'pools.{name}', value)
         need = needs[name]
-        size = 2 ** max(need.prefixlen - network.prefixlen, 0) if network.prefixlen <= need.prefixlen else 0
+        size = need.size_of(network.prefixlen)
         if size < need.span:
             raise SpecError(
                 f'pools.{name}',
