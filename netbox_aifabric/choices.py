@@ -5,6 +5,7 @@ from utilities.choices import ChoiceSet
 __all__ = (
     'DesignOptionChoices',
     'ECNThresholdUnitChoices',
+    'FabricNodeRoleChoices',
     'FabricStatusChoices',
     'LinkSpeedChoices',
     'PFCWatchdogActionChoices',
@@ -101,6 +102,27 @@ class DesignOptionChoices(ChoiceSet):
         (ROUTED, _('Routed leaf-spine'), 'green'),
         (EVPN_VXLAN, _('EVPN/VXLAN'), 'purple'),
     ]
+
+
+class FabricNodeRoleChoices(ChoiceSet):
+    key = 'FabricNode.role'
+
+    SPINE = 'spine'
+    LEAF = 'leaf'
+    BORDER = 'border'
+    GPU = 'gpu'
+    STORAGE = 'storage'
+
+    CHOICES = [
+        (SPINE, _('Spine'), 'blue'),
+        (LEAF, _('Leaf'), 'green'),
+        (BORDER, _('Border leaf'), 'teal'),
+        (GPU, _('GPU server'), 'purple'),
+        (STORAGE, _('Storage node'), 'orange'),
+    ]
+
+    # Roles sharing one id space (the planner numbers border leaves as leaves)
+    GROUPS = {SPINE: 'spine', LEAF: 'leaf', BORDER: 'leaf', GPU: 'gpu', STORAGE: 'storage'}
 
 
 class UnderlayChoices(ChoiceSet):

@@ -2,15 +2,16 @@ import django_filters
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from dcim.models import Site
+from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
 from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
-from netbox.filtersets import PrimaryModelFilterSet
+from netbox.filtersets import NetBoxModelFilterSet, PrimaryModelFilterSet
 from tenancy.filtersets import TenancyFilterSet
-from utilities.filters import NumericArrayFilter
+from utilities.filters import NumericArrayFilter, TreeNodeMultipleChoiceFilter
 from utilities.filtersets import register_filterset
 
 from .choices import (
     DesignOptionChoices,
+    FabricNodeRoleChoices,
     FabricStatusChoices,
     PFCWatchdogActionChoices,
     QoSModeChoices,
@@ -18,9 +19,15 @@ from .choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
-__all__ = ('EVPNTenantFilterSet', 'FabricFilterSet', 'QoSProfileFilterSet', 'TrafficClassFilterSet')
+__all__ = (
+    'EVPNTenantFilterSet',
+    'FabricFilterSet',
+    'FabricNodeFilterSet',
+    'QoSProfileFilterSet',
+    'TrafficClassFilterSet',
+)
 
 
 class NameSearchMixin:
@@ -34,6 +41,13 @@ class NameSearchMixin:
 
 def _multi(model, label, **kwargs):
     return django_filters.ModelMultipleChoiceFilter(queryset=model.objects.all(), label=label, **kwargs)
+
+
+def _tree(model, field_name, label):
+    """A filter on a nested (tree) model that also matches its descendants, as NetBox's own filters do."""
+    return TreeNodeMultipleChoiceFilter(
+        queryset=model.objects.all(), field_name=field_name, lookup_expr='in', label=label
+    )
 
 
 @register_filterset
@@ -144,6 +158,15 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     p2p_pool_id = _multi(Prefix, _('Point-to-point pool (ID)'))
     mlag_peer_pool_id = _multi(Prefix, _('MLAG peer pool (ID)'))
     leaf_asn_range_id = _multi(ASNRange, _('Leaf ASN range (ID)'))
+    spine_device_type_id = _multi(DeviceType, _('Spine device type (ID)'))
+    leaf_device_type_id = _multi(DeviceType, _('Leaf device type (ID)'))
+    server_device_type_id = _multi(DeviceType, _('Server device type (ID)'))
+    spine_role_id = _tree(DeviceRole, 'spine_role', _('Spine role (ID)'))
+    leaf_role_id = _tree(DeviceRole, 'leaf_role', _('Leaf role (ID)'))
+    server_role_id = _tree(DeviceRole, 'server_role', _('GPU server role (ID)'))
+    storage_role_id = _tree(DeviceRole, 'storage_role', _('Storage role (ID)'))
+    platform_id = _tree(Platform, 'platform', _('Platform (ID)'))
+    rack_id = _multi(Rack, _('Rack (ID)'))
     qos_profile_id = _multi(QoSProfile, _('QoS profile (ID)'))
     qos_profile = _multi(QoSProfile, _('QoS profile (slug)'), field_name='qos_profile__slug', to_field_name='slug')
     traffic_class_id = _multi(TrafficClass, _('Traffic class (ID)'), field_name='traffic_classes')
@@ -180,3 +203,21 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'anycast_gateway_mac',
             'description',
         )
+
+
+@register_filterset
+class FabricNodeFilterSet(NetBoxModelFilterSet):
+    fabric_id = _multi(Fabric, _('Fabric (ID)'))
+    fabric = _multi(Fabric, _('Fabric (slug)'), field_name='fabric__slug', to_field_name='slug')
+    role = django_filters.MultipleChoiceFilter(choices=FabricNodeRoleChoices)
+    device_id = _multi(Device, _('Adopted device (ID)'))
+    adopted = django_filters.BooleanFilter(field_name='device', lookup_expr='isnull', exclude=True, label=_('Adopted'))
+
+    class Meta:
+        model = FabricNode
+        fields = ('id', 'node_id', 'name', 'pair')
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(name__icontains=value)

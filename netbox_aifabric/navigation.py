@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 from netbox.plugins import PluginMenu, PluginMenuButton, PluginMenuItem
 
 
-def _item(model, label):
+def _item(model, label, importable=True):
     return PluginMenuItem(
         link=f'plugins:netbox_aifabric:{model}_list',
         link_text=label,
@@ -21,7 +21,7 @@ def _item(model, label):
                 icon_class='mdi mdi-upload',
                 permissions=[f'netbox_aifabric.add_{model}'],
             ),
-        ),
+        )[: 2 if importable else 1],
     )
 
 
@@ -29,7 +29,18 @@ menu = PluginMenu(
     label=_('AI Fabric'),
     icon_class='mdi mdi-lan',
     groups=(
-        (_('Fabrics'), (_item('fabric', _('Fabrics')),)),
+        (
+            _('Fabrics'),
+            (
+                PluginMenuItem(
+                    link='plugins:netbox_aifabric:fabric_wizard',
+                    link_text=_('Fabric wizard'),
+                    permissions=['netbox_aifabric.add_fabric'],
+                ),
+                _item('fabric', _('Fabrics')),
+                _item('fabricnode', _('Fabric nodes'), importable=False),
+            ),
+        ),
         (
             _('Intent'),
             (

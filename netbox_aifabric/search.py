@@ -1,6 +1,6 @@
 from netbox.search import SearchIndex, register_search
 
-from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 
 @register_search
@@ -36,3 +36,10 @@ class FabricIndex(SearchIndex):
     model = Fabric
     fields = (('name', 100), ('slug', 110), ('description', 500), ('comments', 5000))
     display_attrs = ('site', 'status', 'design_option', 'description')
+
+
+@register_search
+class FabricNodeIndex(SearchIndex):
+    model = FabricNode
+    fields = (('name', 100),)
+    display_attrs = ('fabric', 'role', 'node_id', 'device')

@@ -1,11 +1,11 @@
 import django_tables2 as tables
 from django.utils.translation import gettext_lazy as _
 
-from netbox.tables import PrimaryModelTable, columns
+from netbox.tables import NetBoxTable, PrimaryModelTable, columns
 
-from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
-__all__ = ('EVPNTenantTable', 'FabricTable', 'QoSProfileTable', 'TrafficClassTable')
+__all__ = ('EVPNTenantTable', 'FabricNodeTable', 'FabricTable', 'QoSProfileTable', 'TrafficClassTable')
 
 
 class TrafficClassTable(PrimaryModelTable):
@@ -247,3 +247,18 @@ class FabricTable(PrimaryModelTable):
             'server_count',
             'qos_profile',
         )
+
+
+class FabricNodeTable(NetBoxTable):
+    name = tables.Column(verbose_name=_('Name'), linkify=True)
+    fabric = tables.Column(verbose_name=_('Fabric'), linkify=True)
+    role = columns.ChoiceFieldColumn(verbose_name=_('Role'))
+    node_id = tables.Column(verbose_name=_('Node ID'))
+    pair = tables.Column(verbose_name=_('Leaf pair'))
+    device = tables.Column(verbose_name=_('Adopted device'), linkify=True)
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:fabricnode_list')
+
+    class Meta(NetBoxTable.Meta):
+        model = FabricNode
+        fields = ('pk', 'id', 'name', 'fabric', 'role', 'node_id', 'pair', 'device', 'tags', 'created', 'last_updated')
+        default_columns = ('name', 'fabric', 'role', 'node_id', 'pair', 'device')

@@ -1,6 +1,13 @@
 from rest_framework import serializers
 
-from dcim.api.serializers import SiteSerializer
+from dcim.api.serializers import (
+    DeviceRoleSerializer,
+    DeviceSerializer,
+    DeviceTypeSerializer,
+    PlatformSerializer,
+    RackSerializer,
+    SiteSerializer,
+)
 from ipam.api.serializers import (
     ASNRangeSerializer,
     PrefixSerializer,
@@ -10,12 +17,13 @@ from ipam.api.serializers import (
 )
 from ipam.models import VLAN, RouteTarget
 from netbox.api.fields import ChoiceField, RelatedObjectCountField, SerializedPKRelatedField
-from netbox.api.serializers import PrimaryModelSerializer
+from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
 from tenancy.api.serializers import TenantSerializer
 
 from ..choices import (
     DesignOptionChoices,
     ECNThresholdUnitChoices,
+    FabricNodeRoleChoices,
     FabricStatusChoices,
     PFCWatchdogActionChoices,
     QoSModeChoices,
@@ -23,9 +31,15 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
-__all__ = ('EVPNTenantSerializer', 'FabricSerializer', 'QoSProfileSerializer', 'TrafficClassSerializer')
+__all__ = (
+    'EVPNTenantSerializer',
+    'FabricNodeSerializer',
+    'FabricSerializer',
+    'QoSProfileSerializer',
+    'TrafficClassSerializer',
+)
 
 
 class TrafficClassSerializer(PrimaryModelSerializer):
@@ -180,6 +194,16 @@ class FabricSerializer(PrimaryModelSerializer):
     mlag_peer_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
     leaf_asn_range = ASNRangeSerializer(nested=True, required=False, allow_null=True)
     qos_profile = QoSProfileSerializer(nested=True, required=False, allow_null=True)
+    spine_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
+    leaf_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
+    server_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
+    spine_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
+    leaf_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
+    server_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
+    storage_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
+    platform = PlatformSerializer(nested=True, required=False, allow_null=True)
+    rack = RackSerializer(nested=True, required=False, allow_null=True)
+    node_count = RelatedObjectCountField('nodes')
     traffic_classes = SerializedPKRelatedField(
         queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
     )
@@ -214,6 +238,16 @@ class FabricSerializer(PrimaryModelSerializer):
             'rdma_nic_count',
             'rdma_nic_speed',
             'mtu',
+            'spine_device_type',
+            'leaf_device_type',
+            'server_device_type',
+            'spine_role',
+            'leaf_role',
+            'server_role',
+            'storage_role',
+            'platform',
+            'rack',
+            'node_count',
             'loopback_pool',
             'vtep_pool',
             'p2p_pool',
@@ -235,3 +269,29 @@ class FabricSerializer(PrimaryModelSerializer):
         )
         model_clean_fields = ('anycast_gateway_mac',)
         brief_fields = ('description', 'design_option', 'display', 'id', 'name', 'slug', 'status', 'url')
+
+
+class FabricNodeSerializer(NetBoxModelSerializer):
+    fabric = FabricSerializer(nested=True)
+    role = ChoiceField(choices=FabricNodeRoleChoices)
+    device = DeviceSerializer(nested=True, required=False, allow_null=True)
+
+    class Meta:
+        model = FabricNode
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'fabric',
+            'role',
+            'node_id',
+            'name',
+            'pair',
+            'device',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        brief_fields = ('display', 'id', 'name', 'node_id', 'role', 'url')

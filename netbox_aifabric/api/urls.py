@@ -9,5 +9,6 @@ router.register('traffic-classes', views.TrafficClassViewSet)
 router.register('qos-profiles', views.QoSProfileViewSet)
 router.register('evpn-tenants', views.EVPNTenantViewSet)
 router.register('fabrics', views.FabricViewSet)
+router.register('fabric-nodes', views.FabricNodeViewSet)
 
 urlpatterns = router.urls

@@ -14,7 +14,7 @@ from .. import filtersets
 from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
 from ..apply.permissions import missing_permissions, missing_permissions_message
 from ..jobs import ApplyFabricJob, runs_in_background
-from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from ..planner import PlanError
 from . import serializers
 
@@ -139,3 +139,9 @@ class FabricViewSet(NetBoxModelViewSet):
             body = {'detail': str(e), 'changes': [c.to_dict() for c in e.changes if c.action == 'conflict']}
             return Response(body, status=status.HTTP_409_CONFLICT)
         return Response(self._body(fabric, plan, changes, applied=True))
+
+
+class FabricNodeViewSet(NetBoxModelViewSet):
+    queryset = FabricNode.objects.all()
+    serializer_class = serializers.FabricNodeSerializer
+    filterset_class = filtersets.FabricNodeFilterSet

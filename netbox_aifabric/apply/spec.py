@@ -1,11 +1,11 @@
 """Build the planner's :class:`~netbox_aifabric.planner.FabricSpec` from a :class:`~netbox_aifabric.models.Fabric`.
 
-Until fabric members are stored as their own objects, the nodes are derived from the fabric's counts: spines and
-leaves get ids 1..count (``<fabric>-spine1``, ``<fabric>-leaf1``, …); for the MLAG and EVPN/VXLAN designs leaves are
-paired (1, 2), (3, 4), …; GPU server k fills the leaf pairs in blocks of ``SERVERS_PER_LEAF − STORAGE_SLOTS`` ports
-and storage node k takes port ``SERVERS_PER_LEAF − STORAGE_SLOTS + k`` of the first pair, so adding GPU servers or
-storage nodes never moves an existing one. Switch port blocks follow the declared maximums
-and the fabric's link speeds.
+The nodes are the fabric's :class:`~netbox_aifabric.models.FabricNode` rows (as its counts say: see
+``Fabric.planned_nodes``): spines and leaves keep their stable ids and names; leaves with the same ``pair`` form an
+MLAG pair (MLAG and EVPN/VXLAN designs). GPU server k sits on its leaf pair (``pair``, by default the pairs in blocks
+of ``SERVERS_PER_LEAF − STORAGE_SLOTS``) at port ``(k − 1) mod (SERVERS_PER_LEAF − STORAGE_SLOTS) + 1``; storage node
+k takes port ``SERVERS_PER_LEAF − STORAGE_SLOTS + k`` of its pair, so adding GPU servers or storage nodes never moves
+an existing one. Switch port blocks follow the declared maximums and the fabric's link speeds.
 """
 
 from ..planner import FabricSpec, Maximums, NicLayout, Node, Platform, Pools, PortRange, Server, Tenant, TrafficClass
@@ -21,20 +21,31 @@ def _prefix(prefix):
 
 
 def fabric_spec(fabric) -> FabricSpec:
-    """The planner spec of ``fabric`` (reads its pools, traffic classes, tenants and QoS-relevant settings)."""
+    """The planner spec of ``fabric`` (reads its nodes, pools, traffic classes, tenants and QoS-relevant settings)."""
     slug = fabric.slug
     nics = fabric.server_nic_count
-    paired = fabric.design_option != 'routed' and fabric.leaf_count % 2 == 0
-    leaves = tuple(Node(i, f'{slug}-leaf{i}') for i in range(1, fabric.leaf_count + 1))
-    groups = [(i, i + 1) for i in range(1, fabric.leaf_count, 2)] or [(1,)]
-    servers = []
+    members = sorted(fabric.planned_nodes()[0], key=lambda n: (n.group, n.node_id))
+    spines = tuple(Node(n.node_id, n.name) for n in members if n.group == 'spine')
+    leaf_nodes = [n for n in members if n.group == 'leaf']
+    leaves = tuple(Node(n.node_id, n.name) for n in leaf_nodes)
+    by_pair = {}
+    for n in leaf_nodes:
+        by_pair.setdefault(n.pair or n.node_id, []).append(n.node_id)
+    pairs = {number: tuple(ids) for number, ids in sorted(by_pair.items())}
+    paired = fabric.design_option != 'routed' and bool(pairs) and all(len(ids) == 2 for ids in pairs.values())
+    fallback = next(iter(pairs.values()), (1,))
     gpu_per_group = SERVERS_PER_LEAF - STORAGE_SLOTS
-    for k in range(1, fabric.server_count + 1):
-        group_index, slot = divmod(k - 1, gpu_per_group)
-        group = groups[min(group_index, len(groups) - 1)]
-        servers.append(Server(group_index * SERVERS_PER_LEAF + slot + 1, f'{slug}-gpu{k}', group[:nics], 'gpu'))
-    for k in range(1, fabric.storage_count + 1):
-        servers.append(Server(gpu_per_group + k, f'{slug}-storage{k}', groups[0][:nics], 'storage'))
+    servers = []
+    for n in members:
+        if n.group == 'gpu':
+            pair = n.pair or (n.node_id - 1) // gpu_per_group + 1
+            slot = (n.node_id - 1) % gpu_per_group
+            group = pairs.get(pair, fallback)
+            servers.append(Server((pair - 1) * SERVERS_PER_LEAF + slot + 1, n.name, group[:nics], 'gpu'))
+        elif n.group == 'storage':
+            group = pairs.get(n.pair or 1, fallback)
+            port = gpu_per_group + n.node_id
+            servers.append(Server(((n.pair or 1) - 1) * SERVERS_PER_LEAF + port, n.name, group[:nics], 'storage'))
 
     per_leaf_rdma = -(-fabric.rdma_nic_count // max(fabric.server_nic_count, 1))
     uplink_ports = fabric.max_spines * fabric.max_parallel_uplinks
@@ -81,11 +92,11 @@ def fabric_spec(fabric) -> FabricSpec:
             vtep=_prefix(fabric.vtep_pool),
             mlag_peer=_prefix(fabric.mlag_peer_pool),
         ),
-        spines=tuple(Node(i, f'{slug}-spine{i}') for i in range(1, fabric.spine_count + 1)),
+        spines=spines,
         leaves=leaves,
         servers=tuple(servers),
         uplinks_per_spine=fabric.uplinks_per_spine,
-        mlag_pairs=tuple(groups) if paired else (),
+        mlag_pairs=tuple(pairs.values()) if paired else (),
         spine_asn=fabric.spine_asn,
         leaf_asn_range=(asn_range.start, asn_range.end) if asn_range else None,
         l2vni_base=fabric.l2vni_base,

@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from dcim.models import Site
 from ipam.models import VLAN, VRF, RouteTarget
-from netbox.forms import PrimaryModelFilterSetForm
+from netbox.forms import NetBoxModelFilterSetForm, PrimaryModelFilterSetForm
 from tenancy.models import Tenant
 from utilities.forms import BOOLEAN_WITH_BLANK_CHOICES
 from utilities.forms.fields import DynamicModelMultipleChoiceField, TagFilterField
@@ -11,15 +11,22 @@ from utilities.forms.rendering import FieldSet
 
 from ..choices import (
     DesignOptionChoices,
+    FabricNodeRoleChoices,
     FabricStatusChoices,
     QoSModeChoices,
     QoSTrustChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
-__all__ = ('EVPNTenantFilterForm', 'FabricFilterForm', 'QoSProfileFilterForm', 'TrafficClassFilterForm')
+__all__ = (
+    'EVPNTenantFilterForm',
+    'FabricFilterForm',
+    'FabricNodeFilterForm',
+    'QoSProfileFilterForm',
+    'TrafficClassFilterForm',
+)
 
 OWNERSHIP = FieldSet('owner_group_id', 'owner_id', name=_('Ownership'))
 
@@ -109,4 +116,13 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     evpn_tenant_id = DynamicModelMultipleChoiceField(
         queryset=EVPNTenant.objects.all(), required=False, label=_('EVPN tenant')
     )
+    tag = TagFilterField(model)
+
+
+class FabricNodeFilterForm(NetBoxModelFilterSetForm):
+    model = FabricNode
+    fieldsets = (FieldSet('q', 'filter_id', 'tag'), FieldSet('fabric_id', 'role', 'adopted', name=_('Node')))
+    fabric_id = DynamicModelMultipleChoiceField(queryset=Fabric.objects.all(), required=False, label=_('Fabric'))
+    role = forms.MultipleChoiceField(choices=FabricNodeRoleChoices, required=False, label=_('Role'))
+    adopted = _yes_no(_('Adopted'))
     tag = TagFilterField(model)

@@ -1,16 +1,18 @@
+from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from dcim.models import Site
+from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
 from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
-from netbox.forms import PrimaryModelForm
+from netbox.forms import NetBoxModelForm, PrimaryModelForm
 from tenancy.models import Tenant
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, JSONField, SlugField
 from utilities.forms.rendering import FieldSet
 
-from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..choices import FabricNodeRoleChoices
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .fields import DSCPListField, PriorityListField
 
-__all__ = ('EVPNTenantForm', 'FabricForm', 'QoSProfileForm', 'TrafficClassForm')
+__all__ = ('EVPNTenantForm', 'FabricAdoptForm', 'FabricForm', 'FabricNodeForm', 'QoSProfileForm', 'TrafficClassForm')
 
 
 class TrafficClassForm(PrimaryModelForm):
@@ -185,6 +187,12 @@ def _pool_choice(label):
     )
 
 
+def _optional(model, label):
+    return DynamicModelChoiceField(
+        queryset=model.objects.all(), required=False, label=label, help_text=_('Empty: a generic one')
+    )
+
+
 class FabricForm(PrimaryModelForm):
     slug = SlugField()
     site = DynamicModelChoiceField(queryset=Site.objects.all(), label=_('Site'))
@@ -199,6 +207,17 @@ class FabricForm(PrimaryModelForm):
     )
     tenants = DynamicModelMultipleChoiceField(
         queryset=EVPNTenant.objects.all(), required=False, label=_('EVPN tenants')
+    )
+    spine_device_type = _optional(DeviceType, _('Spine device type'))
+    leaf_device_type = _optional(DeviceType, _('Leaf device type'))
+    server_device_type = _optional(DeviceType, _('Server device type'))
+    spine_role = _optional(DeviceRole, _('Spine role'))
+    leaf_role = _optional(DeviceRole, _('Leaf role'))
+    server_role = _optional(DeviceRole, _('GPU server role'))
+    storage_role = _optional(DeviceRole, _('Storage role'))
+    platform = _optional(Platform, _('Switch platform'))
+    rack = DynamicModelChoiceField(
+        queryset=Rack.objects.all(), required=False, label=_('Rack'), query_params={'site_id': '$site'}
     )
 
     fieldsets = (
@@ -228,6 +247,18 @@ class FabricForm(PrimaryModelForm):
         FieldSet(
             'loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'leaf_asn_range', 'spine_asn', name=_('Pools')
         ),
+        FieldSet(
+            'spine_device_type',
+            'leaf_device_type',
+            'server_device_type',
+            'spine_role',
+            'leaf_role',
+            'server_role',
+            'storage_role',
+            'platform',
+            'rack',
+            name=_('Devices'),
+        ),
         FieldSet('l2vni_base', 'anycast_gateway_mac', 'tenants', name=_('Overlay')),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
     )
@@ -255,6 +286,15 @@ class FabricForm(PrimaryModelForm):
             'rdma_nic_count',
             'rdma_nic_speed',
             'mtu',
+            'spine_device_type',
+            'leaf_device_type',
+            'server_device_type',
+            'spine_role',
+            'leaf_role',
+            'server_role',
+            'storage_role',
+            'platform',
+            'rack',
             'loopback_pool',
             'vtep_pool',
             'p2p_pool',
@@ -271,3 +311,29 @@ class FabricForm(PrimaryModelForm):
             'comments',
             'tags',
         )
+
+
+class FabricNodeForm(NetBoxModelForm):
+    fabric = DynamicModelChoiceField(queryset=Fabric.objects.all(), label=_('Fabric'))
+    device = DynamicModelChoiceField(
+        queryset=Device.objects.all(),
+        required=False,
+        label=_('Adopted device'),
+        help_text=_('An existing device this node takes over (brownfield)'),
+        selector=True,
+    )
+
+    fieldsets = (FieldSet('fabric', 'role', 'node_id', 'name', 'pair', 'device', 'tags', name=_('Fabric node')),)
+
+    class Meta:
+        model = FabricNode
+        fields = ('fabric', 'role', 'node_id', 'name', 'pair', 'device', 'tags')
+
+
+class FabricAdoptForm(forms.Form):
+    """Pick existing devices of the fabric's site by their device role and adopt them as nodes of one role."""
+
+    device_role = DynamicModelChoiceField(queryset=DeviceRole.objects.all(), label=_('Device role'))
+    role = forms.ChoiceField(choices=FabricNodeRoleChoices, label=_('Adopt as'))
+
+    fieldsets = (FieldSet('device_role', 'role', name=_('Adopt existing devices')),)

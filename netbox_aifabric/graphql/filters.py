@@ -5,11 +5,11 @@ import strawberry_django
 from strawberry.scalars import ID
 from strawberry_django import FilterLookup, StrFilterLookup
 
-from netbox.graphql.filters import PrimaryModelFilter, register_filter
+from netbox.graphql.filters import NetBoxModelFilter, PrimaryModelFilter, register_filter
 
 from .. import models
 
-__all__ = ('EVPNTenantFilter', 'FabricFilter', 'QoSProfileFilter', 'TrafficClassFilter')
+__all__ = ('EVPNTenantFilter', 'FabricFilter', 'FabricNodeFilter', 'QoSProfileFilter', 'TrafficClassFilter')
 
 IntegerLookup = Annotated['IntegerLookup', strawberry.lazy('netbox.graphql.filter_lookups')]
 
@@ -64,3 +64,13 @@ class FabricFilter(PrimaryModelFilter):
     leaf_count: IntegerLookup | None = strawberry_django.filter_field()
     server_count: IntegerLookup | None = strawberry_django.filter_field()
     qos_profile_id: ID | None = strawberry_django.filter_field()
+
+
+@register_filter(models.FabricNode, lookups=True)
+class FabricNodeFilter(NetBoxModelFilter):
+    fabric_id: ID | None = strawberry_django.filter_field()
+    role: StrFilterLookup | None = strawberry_django.filter_field()
+    node_id: IntegerLookup | None = strawberry_django.filter_field()
+    name: StrFilterLookup | None = strawberry_django.filter_field()
+    pair: IntegerLookup | None = strawberry_django.filter_field()
+    device_id: ID | None = strawberry_django.filter_field()

@@ -1,7 +1,7 @@
 import strawberry
 import strawberry_django
 
-from .types import EVPNTenantType, FabricType, QoSProfileType, TrafficClassType
+from .types import EVPNTenantType, FabricNodeType, FabricType, QoSProfileType, TrafficClassType
 
 
 @strawberry.type(name='Query')
@@ -17,6 +17,9 @@ class AIFabricQuery:
 
     netbox_aifabric_fabric: FabricType = strawberry_django.field()
     netbox_aifabric_fabric_list: list[FabricType] = strawberry_django.field()
+
+    netbox_aifabric_fabric_node: FabricNodeType = strawberry_django.field()
+    netbox_aifabric_fabric_node_list: list[FabricNodeType] = strawberry_django.field()
 
 
 schema = [AIFabricQuery]

@@ -3,17 +3,17 @@ from typing import TYPE_CHECKING, Annotated
 import strawberry
 
 from netbox.graphql.scalars import BigInt
-from netbox.graphql.types import PrimaryObjectType, register_type
+from netbox.graphql.types import NetBoxObjectType, PrimaryObjectType, register_type
 
 from .. import models
-from .filters import EVPNTenantFilter, FabricFilter, QoSProfileFilter, TrafficClassFilter
+from .filters import EVPNTenantFilter, FabricFilter, FabricNodeFilter, QoSProfileFilter, TrafficClassFilter
 
 if TYPE_CHECKING:
-    from dcim.graphql.types import SiteType
+    from dcim.graphql.types import DeviceRoleType, DeviceType, DeviceTypeType, PlatformType, RackType, SiteType
     from ipam.graphql.types import ASNRangeType, RouteTargetType
     from tenancy.graphql.types import TenantType
 
-__all__ = ('EVPNTenantType', 'FabricType', 'QoSProfileType', 'TrafficClassType')
+__all__ = ('EVPNTenantType', 'FabricNodeType', 'FabricType', 'QoSProfileType', 'TrafficClassType')
 
 PrefixType = Annotated['PrefixType', strawberry.lazy('ipam.graphql.types')]
 VLANType = Annotated['VLANType', strawberry.lazy('ipam.graphql.types')]
@@ -63,5 +63,21 @@ class FabricType(PrimaryObjectType):
     leaf_asn_range: Annotated['ASNRangeType', strawberry.lazy('ipam.graphql.types')] | None
     spine_asn: BigInt | None
     qos_profile: QoSProfileType | None
+    spine_device_type: Annotated['DeviceTypeType', strawberry.lazy('dcim.graphql.types')] | None
+    leaf_device_type: Annotated['DeviceTypeType', strawberry.lazy('dcim.graphql.types')] | None
+    server_device_type: Annotated['DeviceTypeType', strawberry.lazy('dcim.graphql.types')] | None
+    spine_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
+    leaf_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
+    server_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
+    storage_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
+    platform: Annotated['PlatformType', strawberry.lazy('dcim.graphql.types')] | None
+    rack: Annotated['RackType', strawberry.lazy('dcim.graphql.types')] | None
     traffic_classes: list[TrafficClassType]
     tenants: list[EVPNTenantType]
+    nodes: list[Annotated['FabricNodeType', strawberry.lazy('netbox_aifabric.graphql.types')]]
+
+
+@register_type(models.FabricNode, fields='__all__', filters=FabricNodeFilter, pagination=True)
+class FabricNodeType(NetBoxObjectType):
+    fabric: FabricType | None  # None where the user may not view the fabric
+    device: Annotated['DeviceType', strawberry.lazy('dcim.graphql.types')] | None

@@ -8,7 +8,7 @@ from ipam.fields import ASNField
 from netbox.models import PrimaryModel
 from netbox.models.features import JobsMixin
 
-from ..choices import DesignOptionChoices, FabricStatusChoices, LinkSpeedChoices, UnderlayChoices
+from ..choices import DesignOptionChoices, FabricNodeRoleChoices, FabricStatusChoices, LinkSpeedChoices, UnderlayChoices
 from ..constants import MTU_MAX, MTU_MIN
 from ..planner import asn_need, pool_needs
 from ..validators import check_pool, find_vni_reuse, m2m_members, normalize_mac, validate_mac, validate_vni
@@ -25,6 +25,19 @@ def _count_field(verbose_name, default, help_text=''):
 def _pool_field(verbose_name, help_text):
     return models.ForeignKey(
         to='ipam.Prefix',
+        on_delete=models.PROTECT,
+        related_name='+',
+        blank=True,
+        null=True,
+        verbose_name=verbose_name,
+        help_text=help_text,
+    )
+
+
+def _device_field(model, verbose_name, help_text=''):
+    help_text = help_text or _('Empty: a generic one the apply creates')
+    return models.ForeignKey(
+        to=model,
         on_delete=models.PROTECT,
         related_name='+',
         blank=True,
@@ -83,6 +96,17 @@ class Fabric(JobsMixin, PrimaryModel):
     mtu = models.PositiveIntegerField(
         verbose_name=_('fabric MTU'), default=9216, validators=[MinValueValidator(MTU_MIN), MaxValueValidator(MTU_MAX)]
     )
+
+    # Devices the apply creates
+    spine_device_type = _device_field('dcim.DeviceType', _('spine device type'))
+    leaf_device_type = _device_field('dcim.DeviceType', _('leaf device type'))
+    server_device_type = _device_field('dcim.DeviceType', _('server device type'), _('GPU servers and storage nodes'))
+    spine_role = _device_field('dcim.DeviceRole', _('spine role'))
+    leaf_role = _device_field('dcim.DeviceRole', _('leaf role'))
+    server_role = _device_field('dcim.DeviceRole', _('GPU server role'))
+    storage_role = _device_field('dcim.DeviceRole', _('storage role'))
+    platform = _device_field('dcim.Platform', _('switch platform'), _('The network OS of the spines and leaves'))
+    rack = _device_field('dcim.Rack', _('rack'), _('Where the new devices are placed (unpositioned)'))
 
     # Pools
     loopback_pool = _pool_field(_('loopback pool'), _('IPv4 prefix for router-id loopbacks (/32 each)'))
@@ -151,6 +175,15 @@ class Fabric(JobsMixin, PrimaryModel):
         'rdma_nic_speed',
         'mtu',
         'qos_profile',
+        'spine_device_type',
+        'leaf_device_type',
+        'server_device_type',
+        'spine_role',
+        'leaf_role',
+        'server_role',
+        'storage_role',
+        'platform',
+        'rack',
         'l2vni_base',
         'anycast_gateway_mac',
     )
@@ -177,6 +210,98 @@ class Fabric(JobsMixin, PrimaryModel):
     @property
     def is_evpn(self):
         return self.design_option == DesignOptionChoices.EVPN_VXLAN
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        self.sync_nodes()
+
+    def planned_nodes(self):
+        """The fabric's nodes as its counts say: the stored ones (ids, names and pairs never change), surplus ones
+        (highest ids first) left out, missing ones added with the lowest free ids. New nodes are not saved.
+
+        Returns:
+            ``(nodes, surplus)``: the node list and the stored nodes beyond the counts.
+        """
+        from .nodes import COUNT_FIELDS, FabricNode, default_pair, node_name
+
+        stored = list(self.nodes.all()) if self.pk else []
+        nodes, surplus = [], []
+        for group, count_field in COUNT_FIELDS.items():
+            members = sorted((n for n in stored if n.group == group), key=lambda n: n.node_id)
+            wanted = getattr(self, count_field)
+            nodes.extend(members[:wanted])
+            surplus.extend(members[wanted:])
+            taken = {n.node_id for n in members}
+            node_id = 1
+            for _i in range(wanted - len(members)):
+                while node_id in taken:
+                    node_id += 1
+                nodes.append(
+                    FabricNode(
+                        fabric=self,
+                        role=group,
+                        node_id=node_id,
+                        name=node_name(self.slug, group, node_id),
+                        pair=default_pair(group, node_id),
+                    )
+                )
+                taken.add(node_id)
+        return nodes, surplus
+
+    def sync_nodes(self):
+        """Store the nodes :meth:`planned_nodes` gives and delete the surplus ones."""
+        nodes, surplus = self.planned_nodes()
+        for node in surplus[::-1]:
+            models.Model.delete(node)  # not FabricNode.delete: the counts are already right
+        for node in nodes:
+            if node.pk is None:
+                models.Model.save(node)  # not FabricNode.save: the counts are already right
+
+    def adopt_devices(self, devices, role):
+        """Adopt existing ``devices`` (brownfield) as nodes of ``role``, in name order: each takes the lowest-id node
+        of that role without a device, or a new node with the next free id. Devices another node already adopted
+        are skipped. Returns the adopted nodes (each validated with ``full_clean()``)."""
+        from .nodes import FabricNode, default_pair
+
+        taken = set(FabricNode.objects.filter(device__isnull=False).values_list('device_id', flat=True))
+        self.sync_nodes()
+        free = list(self.nodes.filter(role=role, device__isnull=True).order_by('node_id'))
+        group = FabricNode(role=role).group
+        used_ids = set(
+            self.nodes.filter(role__in=[r for r, g in FabricNodeRoleChoices.GROUPS.items() if g == group]).values_list(
+                'node_id', flat=True
+            )
+        )
+        adopted = []
+        for device in sorted(devices, key=lambda d: d.name or ''):
+            if device.pk in taken:
+                continue
+            if free:
+                node = free.pop(0)
+                node.snapshot()
+            else:
+                node_id = next(i for i in range(1, len(used_ids) + 2) if i not in used_ids)
+                used_ids.add(node_id)
+                node = FabricNode(fabric=self, role=role, node_id=node_id, pair=default_pair(role, node_id))
+            node.device = device
+            node.name = device.name
+            node.full_clean()
+            node.save()
+            adopted.append(node)
+        return adopted
+
+    def count_nodes(self):
+        """Set the counts from the nodes (after a node was added or deleted on its own)."""
+        from .nodes import COUNT_FIELDS
+
+        counts = dict.fromkeys(COUNT_FIELDS.values(), 0)
+        for node in self.nodes.all():
+            counts[COUNT_FIELDS[node.group]] += 1
+        changed = {k: v for k, v in counts.items() if getattr(self, k) != v}
+        if changed:
+            Fabric.objects.filter(pk=self.pk).update(**changed)
+            for k, v in changed.items():
+                setattr(self, k, v)
 
     def pool_needs(self):
         """``{pool field: PoolNeed}`` for the declared maximums, as the planner computes them."""
@@ -227,6 +352,7 @@ class Fabric(JobsMixin, PrimaryModel):
                     )
                     break
             seen[field] = network
+        self._clean_shared_pools(seen, errors)
 
         # ASNs
         if self.underlay == UnderlayChoices.EBGP and self.leaf_asn_range is not None:
@@ -245,6 +371,25 @@ class Fabric(JobsMixin, PrimaryModel):
         self._clean_members(errors)
         if errors:
             raise ValidationError(errors)
+
+    def _clean_shared_pools(self, networks, errors):
+        """A pool belongs to one fabric: two fabrics numbering from overlapping pools would collide at apply."""
+        if not networks:
+            return
+        others = Fabric.objects.exclude(pk=self.pk).select_related(*POOL_FIELDS)
+        for other in others:
+            for other_field in POOL_FIELDS:
+                other_prefix = getattr(other, other_field)
+                if other_prefix is None:
+                    continue
+                other_network = netaddr.IPNetwork(str(other_prefix.prefix))
+                for field, network in networks.items():
+                    if field not in errors and (network in other_network or other_network in network):
+                        errors[field] = _('Pool {pool} overlaps the {other_pool} of fabric {fabric}.').format(
+                            pool=network,
+                            other_pool=f'{self._meta.get_field(other_field).verbose_name} {other_network}',
+                            fabric=other,
+                        )
 
     def _clean_members(self, errors):
         """Rules over the many-to-many members: two traffic classes on one VLAN, a VNI used twice among the

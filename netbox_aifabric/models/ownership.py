@@ -18,6 +18,11 @@ class OwnedObject(models.Model):
     object_type = models.ForeignKey(to='contenttypes.ContentType', on_delete=models.CASCADE, related_name='+')
     object_id = models.PositiveBigIntegerField()
     object = GenericForeignKey('object_type', 'object_id')
+    adopted = models.BooleanField(
+        verbose_name=_('adopted'),
+        default=False,
+        help_text=_('Existed before the fabric took it over (brownfield): released, never deleted, on shrink'),
+    )
 
     _netbox_private = True
 

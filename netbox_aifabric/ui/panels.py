@@ -4,7 +4,9 @@ from netbox.ui import attrs, panels
 
 __all__ = (
     'EVPNTenantPanel',
+    'FabricDevicesPanel',
     'FabricIntentPanel',
+    'FabricNodePanel',
     'FabricPanel',
     'FabricSizePanel',
     'QoSECNPanel',
@@ -129,3 +131,25 @@ class FabricIntentPanel(panels.ObjectAttributesPanel):
     l2vni_base = attrs.NumericAttr('l2vni_base', label=_('L2VNI base'))
     anycast_gateway_mac = attrs.TextAttr('anycast_gateway_mac', label=_('Anycast gateway MAC'), style='font-monospace')
     qos_profile = attrs.RelatedObjectAttr('qos_profile', linkify=True, label=_('QoS profile'))
+
+
+class FabricDevicesPanel(panels.ObjectAttributesPanel):
+    title = _('Devices')
+    spine_device_type = attrs.RelatedObjectAttr('spine_device_type', linkify=True, label=_('Spine type'))
+    leaf_device_type = attrs.RelatedObjectAttr('leaf_device_type', linkify=True, label=_('Leaf type'))
+    server_device_type = attrs.RelatedObjectAttr('server_device_type', linkify=True, label=_('Server type'))
+    spine_role = attrs.RelatedObjectAttr('spine_role', linkify=True)
+    leaf_role = attrs.RelatedObjectAttr('leaf_role', linkify=True)
+    server_role = attrs.RelatedObjectAttr('server_role', linkify=True, label=_('GPU server role'))
+    storage_role = attrs.RelatedObjectAttr('storage_role', linkify=True)
+    platform = attrs.RelatedObjectAttr('platform', linkify=True, label=_('Switch platform'))
+    rack = attrs.RelatedObjectAttr('rack', linkify=True)
+
+
+class FabricNodePanel(panels.ObjectAttributesPanel):
+    fabric = attrs.RelatedObjectAttr('fabric', linkify=True)
+    role = attrs.ChoiceAttr('role')
+    node_id = attrs.NumericAttr('node_id', label=_('Node ID'))
+    name = attrs.TextAttr('name')
+    pair = attrs.NumericAttr('pair', label=_('Leaf pair'))
+    device = attrs.RelatedObjectAttr('device', linkify=True, label=_('Adopted device'))

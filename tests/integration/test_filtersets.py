@@ -1,9 +1,16 @@
 from django.test import TestCase
 
+from dcim.models import Device, DeviceRole, DeviceType, Manufacturer
 from utilities.testing import ChangeLoggedFilterSetTestMixin
 
-from netbox_aifabric.filtersets import EVPNTenantFilterSet, FabricFilterSet, QoSProfileFilterSet, TrafficClassFilterSet
-from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from netbox_aifabric.filtersets import (
+    EVPNTenantFilterSet,
+    FabricFilterSet,
+    FabricNodeFilterSet,
+    QoSProfileFilterSet,
+    TrafficClassFilterSet,
+)
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 from .base import LOSSLESS, make_world
 
@@ -229,3 +236,41 @@ class FabricFilterSetTestCase(PluginFilterSetTests, TestCase):
         pool = self.world['prefixes']['10.255.2.0/24']
         self.assertEqual(self.filterset({'p2p_pool_id': [pool.pk]}, self.queryset).qs.count(), 1)
         self.assertEqual(self.filterset({'qos_profile': ['tcp']}, self.queryset).qs.count(), 1)
+
+
+class FabricNodeFilterSetTestCase(PluginFilterSetTests, TestCase):
+    queryset = FabricNode.objects.all()
+    filterset = FabricNodeFilterSet
+
+    @classmethod
+    def setUpTestData(cls):
+        world = make_world()
+        cls.fabrics = [
+            Fabric(name=f'Fabric {i}', slug=f'fabric-{i}', site=world['sites'][0], server_count=i, storage_count=0)
+            for i in (1, 2)
+        ]
+        for fabric in cls.fabrics:
+            fabric.save()  # 2 spines, 2 leaves and i GPU servers each
+        manufacturer = Manufacturer.objects.create(name='M', slug='m')
+        cls.device = Device.objects.create(
+            name='old-tor',
+            site=world['sites'][0],
+            device_type=DeviceType.objects.create(manufacturer=manufacturer, model='T', slug='t'),
+            role=DeviceRole.objects.create(name='R', slug='r'),
+        )
+        FabricNode.objects.filter(fabric=cls.fabrics[0], role='leaf', node_id=1).update(device=cls.device)
+
+    def test_fabric(self):
+        self.assertEqual(self.filterset({'fabric_id': [self.fabrics[0].pk]}, self.queryset).qs.count(), 5)
+        self.assertEqual(self.filterset({'fabric': ['fabric-2']}, self.queryset).qs.count(), 6)
+
+    def test_role(self):
+        self.assertEqual(self.filterset({'role': ['gpu']}, self.queryset).qs.count(), 3)
+        self.assertEqual(self.filterset({'role': ['spine', 'leaf']}, self.queryset).qs.count(), 8)
+
+    def test_adopted(self):
+        self.assertEqual(self.filterset({'adopted': True}, self.queryset).qs.count(), 1)
+        self.assertEqual(self.filterset({'device_id': [self.device.pk]}, self.queryset).qs.get().name, 'fabric-1-leaf1')
+
+    def test_q(self):
+        self.assertEqual(self.filterset({'q': 'fabric-2-gpu'}, self.queryset).qs.count(), 2)
