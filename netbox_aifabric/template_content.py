@@ -2,9 +2,9 @@ from django.contrib.contenttypes.models import ContentType
 
 from netbox.plugins import PluginTemplateExtension
 
-from .models import OwnedObject
+from .models import FabricNode, OwnedObject
 
-__all__ = ('DeviceFabricPanel', 'template_extensions')
+__all__ = ('DeviceFabricPanel', 'FabricButtons', 'template_extensions')
 
 
 class DeviceFabricPanel(PluginTemplateExtension):
@@ -19,9 +19,26 @@ class DeviceFabricPanel(PluginTemplateExtension):
             .select_related('fabric', 'fabric__site')
             .first()
         )
-        if owned is None:
+        node = FabricNode.objects.filter(device=device).select_related('fabric').first()
+        if node is None and owned is not None:
+            node = FabricNode.objects.filter(fabric=owned.fabric, name=device.name).first()
+        fabric = node.fabric if node is not None else owned.fabric if owned is not None else None
+        if fabric is None:
             return ''
-        return self.render('netbox_aifabric/inc/device_fabric_panel.html', extra_context={'owned': owned})
+        return self.render(
+            'netbox_aifabric/inc/device_fabric_panel.html', extra_context={'fabric': fabric, 'node': node}
+        )
 
 
-template_extensions = [DeviceFabricPanel]
+class FabricButtons(PluginTemplateExtension):
+    """On a fabric's page: adopt existing devices (brownfield)."""
+
+    models = ['netbox_aifabric.fabric']
+
+    def buttons(self):
+        if not self.context['request'].user.has_perm('netbox_aifabric.change_fabric'):
+            return ''
+        return self.render('netbox_aifabric/inc/fabric_buttons.html')
+
+
+template_extensions = [DeviceFabricPanel, FabricButtons]

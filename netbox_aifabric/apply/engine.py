@@ -1,25 +1,31 @@
 """Plan → NetBox objects: the desired objects of a fabric, their diff against NetBox, and the atomic apply.
 
-This first tranche covers what the plan numbers in IPAM and the overlay: the fabric's tag, VLAN group and VLANs,
-leaf/spine ASNs, the /31 prefixes of uplinks and MLAG peer links, the loopback, VTEP and link addresses, route
-targets, and one VXLAN-EVPN L2VPN per L2VNI with its VLAN termination. Devices, interfaces and cables come next;
-until then the addresses are not assigned to interfaces.
+The desired objects are everything the plan implies: the fabric's tag, VLAN group and VLANs, the device types, roles
+(the fabric's chosen ones or generic ones) and devices of its nodes, their loopbacks, LAGs and cabled interfaces (MTU,
+LAG membership, VLAN modes on the leaves' server ports), the cables, leaf/spine ASNs, the /31 prefixes of uplinks and
+MLAG peer links, the loopback, VTEP and link addresses on their interfaces (the loopback as primary IPv4), tenant VRFs
+with their route targets, and one VXLAN-EVPN L2VPN per L2VNI with its VLAN termination.
 
 Every object the apply creates is recorded as owned by the fabric (:class:`~netbox_aifabric.models.OwnedObject`)
 and tagged; objects the fabric does not own are never changed. An object that already exists in NetBox where the
 plan wants one of its own (a /31 or address in the pool used elsewhere, an ASN of the leaf range) is a conflict, and
-an apply with conflicts writes nothing.
+an apply with conflicts writes nothing. Brownfield: the devices of adopted nodes, their existing interfaces and the
+addresses already where the plan puts them are taken over (``adopt``): owned from then on, released but never
+deleted on shrink; an adopted switch's router-id address is pinned when it lies in the loopback pool and is a
+conflict when it does not.
 """
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import netaddr
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 
 from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, Manufacturer
 from extras.models import Tag
-from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
+from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix, RouteTarget, VLANGroup
 from netbox.constants import ADVISORY_LOCK_KEYS
 from vpn.models import L2VPN, L2VPNTermination
 
@@ -29,7 +35,7 @@ from .spec import fabric_spec
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric')
 
-ACTIONS = ('create', 'update', 'keep', 'use', 'delete', 'conflict')
+ACTIONS = ('create', 'update', 'adopt', 'keep', 'use', 'delete', 'conflict')
 DELETE_ORDER = (
     'l2vpn-termination',
     'l2vpn',
@@ -37,6 +43,7 @@ DELETE_ORDER = (
     'cable',
     'interface',
     'prefix',
+    'vrf',
     'rt',
     'asn',
     'vlan',
@@ -87,6 +94,10 @@ class Desired:
     create_only: dict = field(default_factory=dict)  # set on creation, never compared afterwards (e.g. statuses)
     from_parent: bool = False  # may already exist, made by its owned parent (interfaces from a device type)
     attribute_of: str = ''  # not an object of its own: values set on the object desired under this key
+    m2m: dict = field(default_factory=dict)  # many-to-many members, compared as sets: {'tagged_vlans': [Ref, …]}
+    # Brownfield: an existing object found by the lookup that passes this check (existing, resolved values) is taken
+    # over: owned from now on, updated like the fabric's own objects, but only released (never deleted) on shrink
+    adopt: Callable | None = None
 
 
 @dataclass
@@ -146,6 +157,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
             )
         )
     items.extend(_device_objects(fabric, plan))
+    adopted = {n.name for n in fabric.planned_nodes()[0] if n.device_id}
     asn_range = fabric.leaf_asn_range
     for asn in sorted({n.asn for n in plan.nodes if n.asn is not None}):
         in_range = asn_range is not None and asn_range.start <= asn <= asn_range.end
@@ -175,6 +187,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                     'description': f'{node.name} router id',
                     **_on(f'interface:{node.name}:Loopback0'),
                 },
+                adopt=_same_assignment if node.name in adopted else None,
                 reason='the loopback address is already used elsewhere in NetBox',
             )
         )
@@ -225,6 +238,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                         'description': f'{node} {interface}',
                         **_on(f'interface:{node}:{PEER_LINK_LAG if link.kind == "mlag-peer" else interface}'),
                     },
+                    adopt=_same_assignment if node in adopted else None,
                     reason='the link address is already used elsewhere in NetBox',
                 )
             )
@@ -246,6 +260,23 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                 {'name': vrf.route_target},
                 {'description': f'{vrf.name} (L3VNI {vrf.l3vni})'},
                 adoptable=True,
+            )
+        )
+    user_vrfs = {t.vrf.name for t in fabric.tenants.all().select_related('vrf') if t.vrf is not None}
+    for vrf in plan.vrfs:
+        if vrf.name in user_vrfs:
+            continue  # the tenant's own VRF: used as it is
+        items.append(
+            Desired(
+                f'vrf:{vrf.name}',
+                VRF,
+                {'name': vrf.name},
+                {'enforce_unique': True, 'description': f'AI fabric {fabric.name}: L3VNI {vrf.l3vni}'[:200]},
+                m2m={
+                    'import_targets': [Ref(f'rt:{vrf.route_target}')],
+                    'export_targets': [Ref(f'rt:{vrf.route_target}')],
+                },
+                reason='a VRF with this name already exists elsewhere in NetBox',
             )
         )
     for vlan in plan.vlans:
@@ -289,20 +320,51 @@ def _on(interface_key):
     }
 
 
+def _any(existing, values):
+    return True
+
+
+def _same_assignment(existing, values):
+    """An address may be taken over where it already sits on the interface the plan puts it on."""
+    return (
+        existing.assigned_object_type_id == values['assigned_object_type'].pk
+        and existing.assigned_object_id == values['assigned_object_id']
+    )
+
+
 def _device_objects(fabric, plan):
-    """Manufacturer, device types and roles (existing ones are used), then per node its device, loopbacks, LAGs and
-    cabled interfaces, then the cables. Devices start as planned; interfaces take the fabric MTU."""
-    items = [
-        Desired(
-            'manufacturer',
-            Manufacturer,
-            {'slug': 'ai-fabric-generic'},
-            {},
-            adoptable=True,
-            create_only={'name': 'AI fabric generic'},
+    """Manufacturer, device types and roles (the fabric's chosen ones, or generic ones created or used), then per
+    node its device (or the adopted device), loopbacks, LAGs and cabled interfaces, then the cables. New devices start
+    as planned; switch interfaces take the fabric MTU; the leaves' server ports carry the servers' VLANs."""
+    chosen_type = {
+        'spine': fabric.spine_device_type,
+        'leaf': fabric.leaf_device_type,
+        'gpu': fabric.server_device_type,
+        'storage': fabric.server_device_type,
+    }
+    chosen_role = {
+        'spine': fabric.spine_role,
+        'leaf': fabric.leaf_role,
+        'gpu': fabric.server_role,
+        'storage': fabric.storage_role,
+    }
+    nodes = {n.name: n for n in fabric.planned_nodes()[0]}
+    items = []
+    generic_types = {('switch' if r in ('spine', 'leaf') else 'server') for r, t in chosen_type.items() if t is None}
+    if generic_types:
+        items.append(
+            Desired(
+                'manufacturer',
+                Manufacturer,
+                {'slug': 'ai-fabric-generic'},
+                {},
+                adoptable=True,
+                create_only={'name': 'AI fabric generic'},
+            )
         )
-    ]
     for kind, model in (('switch', 'AI fabric switch'), ('server', 'AI fabric server')):
+        if kind not in generic_types:
+            continue
         items.append(
             Desired(
                 f'device-type:{kind}',
@@ -314,6 +376,8 @@ def _device_objects(fabric, plan):
             )
         )
     for role, (name, color) in ROLES.items():
+        if role in chosen_role and chosen_role[role] is not None:
+            continue
         items.append(
             Desired(
                 f'role:{role}',
@@ -359,31 +423,66 @@ def _device_objects(fabric, plan):
                 lag = member_lag.get((node, interface)) or ('bond0' if node in kinds else None)
             interfaces[node][interface] = (INTERFACE_TYPES.get(link.speed, 'other'), lag, f'{peer} {peer_interface}')
 
+    lossless = [v.vid for v in plan.vlans if v.lossless]
+    vlan_modes = {}  # (leaf, interface) -> (mode, untagged vid, tagged vids)
+    for attachment in plan.attachments:
+        tagged = tuple(vid for vid in attachment.vlans if vid not in lossless)
+        for leaf, port in attachment.members:
+            vlan_modes[leaf, attachment.lag or port] = ('tagged', None, tagged)
+        for leaf, port in attachment.rdma:
+            if lossless:
+                vlan_modes[leaf, port] = ('access', lossless[0], ())
+
     for name, role, kind in devices:
-        items.append(
-            Desired(
-                f'device:{name}',
-                Device,
-                {'site': fabric.site, 'name': name},
-                {'device_type': Ref(f'device-type:{kind}'), 'role': Ref(f'role:{role}')},
-                create_only={'status': 'planned'},
-                reason='a device with this name already exists in the site (not owned by the fabric)',
+        node = nodes.get(name)
+        adopted = node.device if node is not None else None
+        if adopted is not None:
+            items.append(
+                Desired(f'device:{name}', Device, {'pk': adopted.pk}, {}, adopt=_any, reason='the adopted device')
             )
-        )
+        else:
+            values = {
+                'device_type': chosen_type.get(role) or Ref(f'device-type:{kind}'),
+                'role': chosen_role.get(role) or Ref(f'role:{role}'),
+            }
+            if kind == 'switch':
+                values['platform'] = fabric.platform
+            if fabric.rack is not None:
+                values['rack'] = fabric.rack
+            items.append(
+                Desired(
+                    f'device:{name}',
+                    Device,
+                    {'site': fabric.site, 'name': name},
+                    values,
+                    create_only={'status': 'planned'},
+                    reason='a device with this name already exists in the site (not owned by the fabric)',
+                )
+            )
         ordered = sorted(interfaces[name].items(), key=lambda item: (item[1][0] != 'virtual', item[1][0] != 'lag'))
         for interface, (kind_, lag, description) in ordered:
+            values = {
+                'lag': Ref(f'interface:{name}:{lag}') if lag else None,
+                'mtu': fabric.mtu if kind == 'switch' and kind_ != 'virtual' else None,
+                'description': description[:200],
+            }
+            m2m = {}
+            if (name, interface) in vlan_modes:
+                mode, untagged, tagged = vlan_modes[name, interface]
+                values['mode'] = mode
+                values['untagged_vlan'] = Ref(f'vlan:{untagged}') if untagged else None
+                m2m['tagged_vlans'] = [Ref(f'vlan:{vid}') for vid in tagged]
+            type_ = {'type': kind_}
             items.append(
                 Desired(
                     f'interface:{name}:{interface}',
                     Interface,
                     {'device': Ref(f'device:{name}'), 'name': interface},
-                    {
-                        'type': kind_,
-                        'lag': Ref(f'interface:{name}:{lag}') if lag else None,
-                        'mtu': fabric.mtu if kind == 'switch' and kind_ != 'virtual' else None,
-                        'description': description[:200],
-                    },
+                    values if adopted else {**type_, **values},
+                    create_only=type_ if adopted else {},
+                    m2m=m2m,
                     from_parent=True,
+                    adopt=_any if adopted else None,
                     reason='an interface with this name already exists on the device',
                 )
             )
@@ -438,20 +537,34 @@ def _current(obj, name):
     return _comparable(getattr(obj, name))
 
 
-def _differences(obj, values):
-    """``{field: new value}`` for the values ``obj`` does not have yet."""
-    return {name: _shown(value) for name, value in values.items() if _current(obj, name) != _comparable(value)}
+def _differences(obj, values, m2m=None):
+    """``{field: new value}`` for the values (and many-to-many members) ``obj`` does not have yet."""
+    diff = {name: _shown(value) for name, value in values.items() if _current(obj, name) != _comparable(value)}
+    for name, members in (m2m or {}).items():
+        current = {member.pk for member in getattr(obj, name).all()} if obj.pk else set()  # prefetched
+        if current != {_comparable(m) for m in members}:
+            diff[name] = sorted(_shown(m) for m in members)
+    return diff
 
 
-def _compute(fabric, desired, confirm_delete):
-    """(changes, objects by key, deletions) without writing anything."""
+def _m2m_resolved(item, objects):
+    return {name: [_resolve(ref, objects) for ref in refs] for name, refs in item.m2m.items()}
+
+
+def _compute(fabric, desired, confirm_delete, conflicts=()):
+    """(changes, owned records by key, owned objects by key) without writing anything."""
     owned = {o.key: o for o in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
     owned_objects = {}
     by_type = {}
     for record in owned.values():
         by_type.setdefault(record.object_type, []).append(record)
+    m2m_names = {}
+    for item in desired:
+        m2m_names.setdefault(item.model, set()).update(item.m2m)
     for object_type, records in by_type.items():
-        instances = object_type.model_class().objects.in_bulk([r.object_id for r in records])
+        model = object_type.model_class()
+        queryset = model.objects.prefetch_related(*sorted(m2m_names.get(model, ())))
+        instances = queryset.in_bulk([r.object_id for r in records])
         for record in records:
             if record.object_id in instances:
                 owned_objects[record.key] = instances[record.object_id]
@@ -461,7 +574,7 @@ def _compute(fabric, desired, confirm_delete):
     leaving = {
         (record.object_type.model_class(), record.object_id): key for key, record in owned.items() if key not in wanted
     }
-    objects, changes = {}, []
+    objects, changes = {}, list(conflicts)
     for item in desired:
         lookup = _resolved(item.lookup, objects)
         values = _resolved(item.values, objects)
@@ -471,10 +584,11 @@ def _compute(fabric, desired, confirm_delete):
             diff = _differences(target, values) if target is not None else {k: _shown(v) for k, v in values.items()}
             changes.append(Change('update' if diff else 'keep', item.key, label, item.attribute_of, diff))
             continue
+        m2m = _m2m_resolved(item, objects)
         obj = owned_objects.get(item.key)
         if obj is not None:
             objects[item.key] = obj
-            diff = _differences(obj, values)
+            diff = _differences(obj, values, m2m)
             changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff))
             continue
         unresolved = any(v is None for k, v in lookup.items() if isinstance(item.lookup.get(k), Ref))
@@ -501,6 +615,11 @@ def _compute(fabric, desired, confirm_delete):
             continue
         if replaced is not None:
             existing = None  # deleted before the new object is created
+        if existing is not None and item.adopt is not None and item.adopt(existing, values):
+            objects[item.key] = existing
+            diff = _differences(existing, values, m2m)
+            changes.append(Change('adopt', item.key, label, str(existing), diff, reason='existing object taken over'))
+            continue
         if existing is not None:
             if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
                 objects[item.key] = existing
@@ -510,6 +629,7 @@ def _compute(fabric, desired, confirm_delete):
             continue
         create_only = _resolved(item.create_only, objects)
         fields = {k: _shown(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
+        fields.update({name: [ref.key for ref in refs] for name, refs in item.m2m.items()})
         objects[item.key] = None
         changes.append(Change('create', item.key, label, _display(item, lookup, values), fields))
 
@@ -523,7 +643,9 @@ def _compute(fabric, desired, confirm_delete):
                 key,
                 f'{record.object_type.app_label}.{record.object_type.model}',
                 str(obj) if obj is not None else f'#{record.object_id}',
-                reason='' if confirm_delete else 'kept until the apply confirms deletions',
+                reason=('released (adopted, not deleted)' if record.adopted else '')
+                if confirm_delete
+                else 'kept until the apply confirms deletions',
             )
         )
     return changes, owned, owned_objects
@@ -555,11 +677,61 @@ def summarize(changes) -> dict:
     return summary
 
 
+def _adoption(fabric):
+    """Pins and conflicts of adopted devices: a switch's existing router-id address (its primary IPv4, else the
+    address on Loopback0) is kept when it lies in the loopback pool and is a conflict when it does not."""
+    pins, conflicts = {}, []
+    pool = netaddr.IPNetwork(str(fabric.loopback_pool.prefix)) if fabric.loopback_pool else None
+    applied = fabric.applied_allocations or {}
+    for node in fabric.nodes.filter(device__isnull=False).select_related('device__primary_ip4'):
+        if not node.is_switch:
+            continue
+        key = f'loopback:{node.group}:{node.node_id}'
+        if key in applied:
+            continue
+        address = node.device.primary_ip4
+        if address is None:
+            address = IPAddress.objects.filter(
+                assigned_object_type=ContentType.objects.get_for_model(Interface),
+                assigned_object_id__in=Interface.objects.filter(device=node.device, name='Loopback0').values('pk'),
+            ).first()
+        if address is None:
+            continue
+        host = netaddr.IPNetwork(str(address.address)).ip
+        if pool is not None and host in pool:
+            pins[key] = f'{host}/32'
+        else:
+            conflicts.append(
+                Change(
+                    'conflict',
+                    f'adopt:{node.name}',
+                    _label(Device),
+                    node.name,
+                    reason=f'its router-id address {address} is outside the loopback pool {pool}',
+                )
+            )
+    return pins, conflicts
+
+
+def _plan(fabric):
+    pins, conflicts = _adoption(fabric)
+    previous = {**pins, **(fabric.applied_allocations or {})}
+    return plan_fabric(fabric_spec(fabric), previous=previous or None), conflicts
+
+
 def diff_fabric(fabric: Fabric, confirm_delete: bool = False):
     """The plan and the changes an apply would make, without writing anything: ``(plan, changes)``."""
-    plan = plan_fabric(fabric_spec(fabric), previous=fabric.applied_allocations or None)
-    changes, _, _ = _compute(fabric, desired_objects(fabric, plan), confirm_delete)
+    plan, conflicts = _plan(fabric)
+    changes, _, _ = _compute(fabric, desired_objects(fabric, plan), confirm_delete, conflicts)
     return plan, changes
+
+
+def _set_m2m(obj, item, objects, changed):
+    for name, members in _m2m_resolved(item, objects).items():
+        if name in changed and members:
+            getattr(obj, name).set(members)
+        elif name in changed:
+            getattr(obj, name).clear()
 
 
 def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
@@ -572,9 +744,10 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
     with transaction.atomic():
         _lock(fabric)
         fabric.refresh_from_db()
-        plan = plan_fabric(fabric_spec(fabric), previous=fabric.applied_allocations or None)
+        fabric.sync_nodes()  # fabrics written without save() (bulk) get their nodes here
+        plan, conflicts = _plan(fabric)
         desired = desired_objects(fabric, plan)
-        changes, owned, owned_objects = _compute(fabric, desired, confirm_delete)
+        changes, owned, owned_objects = _compute(fabric, desired, confirm_delete, conflicts)
         if any(c.action == 'conflict' for c in changes):
             raise ApplyConflictError(changes)
 
@@ -592,7 +765,7 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
             for change in deletions:
                 # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
                 obj = owned[change.key].object_type.model_class().objects.filter(pk=owned[change.key].object_id).first()
-                if obj is not None:
+                if obj is not None and not owned[change.key].adopted:
                     obj.snapshot()
                     obj.delete()
                 owned[change.key].delete()
@@ -616,13 +789,25 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
                 objects[item.key] = owned_objects.get(item.key) or item.model.objects.get(
                     **_resolved(item.lookup, objects)
                 )
-            elif change.action == 'update':
-                obj = owned_objects[item.key]
-                obj.snapshot()
-                for name, value in _resolved(item.values, objects).items():
-                    setattr(obj, name, value)
-                obj.full_clean()
-                obj.save()
+            elif change.action in ('update', 'adopt'):
+                obj = owned_objects.get(item.key) or item.model.objects.get(**_resolved(item.lookup, objects))
+                if change.fields:
+                    obj.snapshot()
+                    for name, value in _resolved(item.values, objects).items():
+                        setattr(obj, name, value)
+                    obj.full_clean()
+                    obj.save()
+                    _set_m2m(obj, item, objects, change.fields)
+                if change.action == 'adopt':
+                    if tag is not None and hasattr(obj, 'tags'):
+                        obj.tags.add(tag)
+                    OwnedObject.objects.create(
+                        fabric=fabric,
+                        key=item.key,
+                        object_type=ContentType.objects.get_for_model(item.model),
+                        object_id=obj.pk,
+                        adopted=True,
+                    )
                 objects[item.key] = obj
             elif change.action == 'create':
                 if item.key in owned:  # owned before, deleted outside the plugin since: recreate it
@@ -644,6 +829,7 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
                     obj = item.model(**attrs)
                 obj.full_clean()
                 obj.save()
+                _set_m2m(obj, item, objects, item.m2m)
                 if tag is not None and hasattr(obj, 'tags'):
                     obj.tags.add(tag)
                 OwnedObject.objects.create(
