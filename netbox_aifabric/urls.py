@@ -2,7 +2,7 @@ from django.urls import include, path
 
 from utilities.urls import get_model_urls
 
-from . import views  # noqa: F401  (registers the model views)
+from . import views, wizard  # noqa: F401  (views registers the model views)
 
 urlpatterns = (
     path('traffic-classes/', include(get_model_urls('netbox_aifabric', 'trafficclass', detail=False))),
@@ -13,4 +13,7 @@ urlpatterns = (
     path('evpn-tenants/<int:pk>/', include(get_model_urls('netbox_aifabric', 'evpntenant'))),
     path('fabrics/', include(get_model_urls('netbox_aifabric', 'fabric', detail=False))),
     path('fabrics/<int:pk>/', include(get_model_urls('netbox_aifabric', 'fabric'))),
+    path('fabric-nodes/', include(get_model_urls('netbox_aifabric', 'fabricnode', detail=False))),
+    path('fabric-nodes/<int:pk>/', include(get_model_urls('netbox_aifabric', 'fabricnode'))),
+    path('wizard/', wizard.FabricWizardView.as_view(), name='fabric_wizard'),
 )

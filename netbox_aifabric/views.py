@@ -1,11 +1,14 @@
 from collections import Counter
 
 from django.contrib import messages
-from django.shortcuts import redirect
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from dcim.models import Device
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.ui import layout
 from netbox.ui.panels import CommentsPanel, ObjectsTablePanel
@@ -18,7 +21,7 @@ from .apply.permissions import missing_permissions, missing_permissions_message
 from .apply.spec import fabric_spec
 from .checks.intent import intent_warnings
 from .jobs import ApplyFabricJob, runs_in_background
-from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError, plan_fabric
 from .topology import topology_svg
 from .ui import panels
@@ -235,7 +238,7 @@ class FabricView(generic.ObjectView):
     queryset = Fabric.objects.all()
     template_name = 'generic/object.html'
     layout = layout.SimpleLayout(
-        left_panels=[panels.FabricPanel(), panels.FabricSizePanel(), TagsPanel()],
+        left_panels=[panels.FabricPanel(), panels.FabricSizePanel(), panels.FabricDevicesPanel(), TagsPanel()],
         right_panels=[panels.FabricIntentPanel(), CustomFieldsPanel(), CommentsPanel()],
         bottom_panels=[
             ObjectsTablePanel(
@@ -302,7 +305,7 @@ class FabricPlanView(generic.ObjectView):
             'plan_error': None,
             # (NetBox's object template already uses `actions` for its buttons)
             'apply_diff': summarize(changes),
-            'apply_changes': [c for c in changes if c.action in ('update', 'delete', 'conflict')],
+            'apply_changes': [c for c in changes if c.action in ('update', 'adopt', 'delete', 'conflict')],
             'apply_conflicts': any(c.action == 'conflict' for c in changes),
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
             'intent_warnings': intent_warnings(instance),
@@ -373,3 +376,116 @@ class FabricTopologyView(generic.ObjectView):
             return {'svg': None, 'plan_error': e}
         # svgwrite escapes every name it writes, so the document is safe to embed
         return {'svg': mark_safe(topology_svg(plan)), 'plan_error': None}
+
+
+@register_model_view(Fabric, 'allocations', path='allocations')
+class FabricAllocationsView(generic.ObjectView):
+    """The plan's numbering as tables: nodes (loopback, VTEP, ASN, MLAG), links (/31s), VLANs and VNIs, VRFs."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_allocations.html'
+    tab = ViewTab(label=_('Allocations'), weight=505)
+
+    def get_extra_context(self, request, instance):
+        try:
+            plan, _changes = diff_fabric(instance)
+        except PlanError as e:
+            return {'plan': None, 'plan_error': e}
+        return {'plan': plan, 'plan_error': None, 'fabric_links': [link for link in plan.links if link.subnet]}
+
+
+@register_model_view(Fabric, 'nodes', path='nodes')
+class FabricNodesView(generic.ObjectChildrenView):
+    queryset = Fabric.objects.all()
+    child_model = FabricNode
+    table = tables.FabricNodeTable
+    filterset = filtersets.FabricNodeFilterSet
+    filterset_form = forms.FabricNodeFilterForm
+    tab = ViewTab(
+        label=_('Nodes'), badge=lambda obj: obj.nodes.count(), permission='netbox_aifabric.view_fabricnode', weight=490
+    )
+
+    def get_children(self, request, parent):
+        return self.child_model.objects.restrict(request.user, 'view').filter(fabric=parent)
+
+
+@register_model_view(Fabric, 'adopt', path='adopt')
+class FabricAdoptView(generic.ObjectView):
+    """Brownfield: adopt the existing devices of the fabric's site that have a device role, as nodes of one role."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_adopt.html'
+
+    def get_required_permission(self):
+        return 'netbox_aifabric.change_fabric'
+
+    def get_extra_context(self, request, instance):
+        return {'form': forms.FabricAdoptForm(request.GET or None)}
+
+    def post(self, request, **kwargs):
+        fabric = self.get_object(**kwargs)
+        if not request.user.has_perm('netbox_aifabric.add_fabricnode') or not request.user.has_perm(
+            'netbox_aifabric.change_fabricnode'
+        ):
+            messages.error(request, _('Adopting devices needs the add and change permissions on fabric nodes.'))
+            return redirect(fabric.get_absolute_url())
+        form = forms.FabricAdoptForm(request.POST)
+        if form.is_valid():
+            devices = Device.objects.restrict(request.user, 'view').filter(
+                site=fabric.site, role=form.cleaned_data['device_role']
+            )
+            try:
+                with transaction.atomic():
+                    nodes = fabric.adopt_devices(devices, form.cleaned_data['role'])
+            except ValidationError as e:
+                messages.error(request, _('Nothing was adopted: {error}').format(error='; '.join(e.messages)))
+            else:
+                messages.success(
+                    request,
+                    _('Adopted {n} device(s): {names}. Review the plan before applying.').format(
+                        n=len(nodes), names=', '.join(n.name for n in nodes) or '—'
+                    ),
+                )
+                return redirect(reverse('plugins:netbox_aifabric:fabric_nodes', kwargs={'pk': fabric.pk}))
+        return render(request, self.template_name, {'object': fabric, 'form': form})
+
+
+#
+# Fabric nodes
+#
+
+
+@register_model_view(FabricNode, 'list', path='', detail=False)
+class FabricNodeListView(generic.ObjectListView):
+    queryset = FabricNode.objects.select_related('fabric', 'device')
+    filterset = filtersets.FabricNodeFilterSet
+    filterset_form = forms.FabricNodeFilterForm
+    table = tables.FabricNodeTable
+
+
+@register_model_view(FabricNode)
+class FabricNodeView(generic.ObjectView):
+    queryset = FabricNode.objects.all()
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[panels.FabricNodePanel(), TagsPanel()], right_panels=[CustomFieldsPanel()]
+    )
+
+
+@register_model_view(FabricNode, 'add', detail=False)
+@register_model_view(FabricNode, 'edit')
+class FabricNodeEditView(generic.ObjectEditView):
+    queryset = FabricNode.objects.all()
+    form = forms.FabricNodeForm
+
+
+@register_model_view(FabricNode, 'delete')
+class FabricNodeDeleteView(generic.ObjectDeleteView):
+    queryset = FabricNode.objects.all()
+
+
+@register_model_view(FabricNode, 'bulk_delete', path='delete', detail=False)
+class FabricNodeBulkDeleteView(generic.BulkDeleteView):
+    queryset = FabricNode.objects.all()
+    filterset = filtersets.FabricNodeFilterSet
+    table = tables.FabricNodeTable

@@ -19,7 +19,59 @@ pages = [
     ('qos-profile-detail', '/plugins/aifabric/qos-profiles/?slug=nvidia-cumulus-lossless', True),
     ('evpn-tenant-detail', '/plugins/aifabric/evpn-tenants/?slug=ai-cluster', True),
     ('validation-error', None, False),
+    ('fabric-allocations', '/plugins/aifabric/fabrics/1/allocations/', False),
+    ('fabric-nodes', '/plugins/aifabric/fabrics/1/nodes/', False),
+    ('wizard', None, False),
 ]
+
+
+def choose(page, name, values):
+    """Pick options of a NetBox dynamic select (TomSelect over the API) by value."""
+    page.eval_on_selector(
+        f'select[name={name}]',
+        '(el, vs) => { for (const v of vs) { el.add(new Option(String(v), String(v), true, true)); } }',
+        [str(v) for v in values],
+    )
+
+
+def walk_wizard(page, outdir):
+    """The wizard for a second copy of the guide's cluster: design, a pools error at its field, the preview."""
+    page.goto(base + '/plugins/aifabric/wizard/?reset=1')
+    page.wait_for_load_state('networkidle')
+    page.fill('input[name=name]', 'Rack 2 cluster')
+    page.eval_on_selector('input[name=slug]', "el => { el.value = 'rack-2-cluster'; }")
+    page.click('.ts-control >> nth=0')
+    page.wait_for_timeout(1500)
+    page.keyboard.press('Enter')
+    page.check('input[name=design_option][value=evpn-vxlan]')
+    page.screenshot(path=f'{outdir}/wizard-design.png', full_page=True)
+    print('wizard-design', page.url)
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+    correct = page.input_value('input[name=p2p_pool]')
+    page.fill('input[name=p2p_pool]', page.input_value('input[name=loopback_pool]'))
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+    page.screenshot(path=f'{outdir}/wizard-pools-error.png', full_page=True)
+    print('wizard-pools-error', page.url)
+    page.fill('input[name=p2p_pool]', correct)
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+    for name in ('traffic_classes', 'tenants', 'qos_profile'):
+        page.click(f'select[name={name}] + .ts-wrapper .ts-control')
+        page.wait_for_timeout(1500)
+        for _ in range(5 if name == 'traffic_classes' else 1):
+            page.keyboard.press('Enter')
+            page.wait_for_timeout(300)
+        page.keyboard.press('Escape')
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+    page.screenshot(path=f'{outdir}/wizard-preview.png', full_page=True)
+    print('wizard-preview', page.url)
+
+
 with sync_playwright() as p:
     browser = p.chromium.launch(
         executable_path='/usr/bin/chromium',
@@ -41,6 +93,9 @@ with sync_playwright() as p:
     page.click('button[type=submit]')
     page.wait_for_load_state('networkidle')
     for name, url, follow_first in pages:
+        if name == 'wizard':
+            walk_wizard(page, outdir)
+            continue
         if name == 'validation-error':
             page.goto(base + '/plugins/aifabric/qos-profiles/add/')
             page.fill('input[name=name]', 'Bad lossy')

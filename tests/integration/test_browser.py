@@ -71,3 +71,81 @@ def test_apply_the_demo_fabric_in_the_browser(live_server, browser_page):
     leaf = Device.objects.get(name='ai-lab-fabric-leaf1')
     page.goto(f'{live_server.url}{leaf.get_absolute_url()}')
     assert page.locator('h2:has-text("AI Fabric")').is_visible()
+
+
+def _choose(page, name, *values):
+    """Pick options of a NetBox dynamic (API-backed) select by value, as its TomSelect would."""
+    page.eval_on_selector(
+        f'select[name={name}]',
+        """(el, values) => {
+            for (const v of values) { el.add(new Option(String(v), String(v), true, true)); }
+            el.dispatchEvent(new Event('change'));
+        }""",
+        list(values),
+    )
+
+
+def test_walk_the_wizard_for_the_guide_cluster(live_server, browser_page):
+    from netbox_aifabric.models import EVPNTenant, QoSProfile, TrafficClass
+
+    load_demo()
+    User.objects.create_superuser('admin', 'admin@example.invalid', 'browser-test-password')
+    site = Fabric.objects.get(slug='ai-lab-fabric').site
+    page = browser_page
+    page.goto(f'{live_server.url}/login/')
+    page.fill('input[name=username]', 'admin')
+    page.fill('input[name=password]', 'browser-test-password')
+    page.click('button[type=submit]')
+    page.wait_for_load_state('networkidle')
+
+    # reachable from the AI Fabric menu
+    assert page.locator('a[href="/plugins/aifabric/wizard/"]').count() >= 1
+    page.goto(f'{live_server.url}/plugins/aifabric/wizard/')
+    assert page.locator('text=Routed leaf-spine with VLANs local to each rack').is_visible()
+    page.fill('input[name=name]', 'Browser cluster')
+    page.eval_on_selector('input[name=slug]', "el => { el.value = 'browser-cluster'; }")  # NetBox fills it too
+    _choose(page, 'site', site.pk)
+    page.check('input[name=design_option][value=evpn-vxlan]')
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+
+    # topology: the guide's sizes are the defaults
+    assert page.input_value('input[name=server_count]') == '4'
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+
+    # pools: a typo is shown at its field, then fixed
+    assert page.input_value('input[name=loopback_pool]') == '10.254.0.0/24'
+    page.fill('input[name=loopback_pool]', '10.254.0.1/24')
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+    assert page.locator('text=has host bits set: did you mean 10.254.0.0/24?').is_visible()
+    page.fill('input[name=loopback_pool]', '10.254.0.0/24')
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+
+    _choose(page, 'traffic_classes', *TrafficClass.objects.values_list('pk', flat=True))
+    _choose(page, 'qos_profile', QoSProfile.objects.get(slug='nvidia-cumulus-lossless').pk)
+    _choose(page, 'tenants', EVPNTenant.objects.get(slug='ai-cluster').pk)
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+    assert page.locator('h2:has-text("Changes an apply would make")').is_visible()
+    assert Fabric.objects.filter(slug='browser-cluster').count() == 0  # the preview wrote nothing
+
+    # the browser's back and forward buttons lose nothing
+    page.go_back()
+    page.wait_for_load_state('networkidle')
+    page.goto(f'{live_server.url}/plugins/aifabric/wizard/?step=design')
+    assert page.input_value('input[name=name]') == 'Browser cluster'
+    page.goto(f'{live_server.url}/plugins/aifabric/wizard/?step=preview')
+    page.click('button[name=_apply]')
+    page.wait_for_load_state('networkidle')
+    assert page.locator('text=Fabric Browser cluster created and applied.').is_visible(), (
+        page.url + page.inner_text('body')[:3000]
+    )
+    fabric = Fabric.objects.get(slug='browser-cluster')
+    assert Device.objects.filter(name__startswith='browser-cluster-').count() == 9
+
+    page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/topology/')
+    for name in ('browser-cluster-spine1', 'browser-cluster-leaf2', 'browser-cluster-gpu4'):
+        assert page.locator(f'svg text:has-text("{name}")').count() == 1

@@ -1,0 +1,568 @@
+"""The fabric wizard: design option → topology and devices → pools → traffic, QoS and tenants → preview → apply.
+
+Each step is a NetBox form. What a step submits is kept in the user's session (``aifabric_wizard``), so Back,
+the browser's back/forward buttons and a reload never lose it. Every step validates its own fields and then the whole
+intent as far as it is known (``Fabric.clean()``, the same rules as the edit form and the REST API), showing each error
+at its field. The preview builds the fabric, its pools and ASN range inside a transaction, computes the plan and the
+diff an apply would make, and rolls everything back: nothing is written until "Create" (or "Create and apply").
+"""
+
+import netaddr
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from django.views import View
+
+from dcim.models import DeviceRole, DeviceType, Platform, Rack, Site
+from ipam.models import RIR, ASNRange, Prefix
+from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, SlugField
+from utilities.forms.rendering import FieldSet
+
+from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
+from .apply.permissions import missing_permissions, missing_permissions_message
+from .checks.intent import intent_warnings
+from .choices import DesignOptionChoices, LinkSpeedChoices, UnderlayChoices
+from .jobs import ApplyFabricJob, runs_in_background
+from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .planner import PlanError
+
+__all__ = ('STEPS', 'FabricWizardView')
+
+SESSION_KEY = 'aifabric_wizard'
+
+# The guide's one-line advice per design option
+DESIGN_ADVICE = {
+    DesignOptionChoices.MLAG: _(
+        'Dual ToR with MLAG/vPC: the easiest design for one rack; servers bond to two switches. Expansion across '
+        'racks becomes vendor-specific and fragile if Layer 2 grows too far.'
+    ),
+    DesignOptionChoices.ROUTED: _(
+        'Routed leaf-spine with VLANs local to each rack: a strong default when workloads stay in one rack or failure '
+        'domain; predictable ECMP, simple troubleshooting, less broadcast.'
+    ),
+    DesignOptionChoices.EVPN_VXLAN: _(
+        'EVPN/VXLAN: when workloads move between racks, tenants need separation or you want one model for VRFs and '
+        'stretched segments; engineers must know VTEPs, VNIs, route targets and anycast gateways.'
+    ),
+}
+
+# Pool defaults: the guide's documentation-style private prefixes, shifted down while a fabric already uses them
+POOL_DEFAULTS = (('loopback_pool', 0, 24), ('vtep_pool', 1, 24), ('p2p_pool', 2, 24), ('mlag_peer_pool', 3, 28))
+
+
+class DesignForm(forms.Form):
+    name = forms.CharField(label=_('Name'), max_length=100)
+    slug = SlugField()
+    site = DynamicModelChoiceField(queryset=Site.objects.all(), label=_('Site'))
+    design_option = forms.ChoiceField(
+        label=_('Design option'),
+        choices=[
+            (value, format_lazy('{label} — {advice}', label=label, advice=DESIGN_ADVICE[value]))
+            for value, label, *_color in DesignOptionChoices.CHOICES
+        ],
+        initial=DesignOptionChoices.EVPN_VXLAN,
+        widget=forms.RadioSelect,
+        help_text=_("The guide's advice for each option; the planner supports all three."),
+    )
+    underlay = forms.ChoiceField(label=_('Underlay'), choices=UnderlayChoices, initial=UnderlayChoices.EBGP)
+    description = forms.CharField(label=_('Description'), max_length=200, required=False)
+
+    fieldsets = (FieldSet('name', 'slug', 'site', 'design_option', 'underlay', 'description', name=_('Design')),)
+
+
+def _count(label, initial, minimum=0):
+    return forms.IntegerField(label=label, initial=initial, min_value=minimum, max_value=4096)
+
+
+def _speed(label, initial):
+    return forms.TypedChoiceField(label=label, choices=LinkSpeedChoices, coerce=int, initial=initial)
+
+
+def _optional(model, label, **kwargs):
+    return DynamicModelChoiceField(
+        queryset=model.objects.all(), required=False, label=label, help_text=_('Empty: a generic one'), **kwargs
+    )
+
+
+class TopologyForm(forms.Form):
+    spine_count = _count(_('Spines'), 2)
+    max_spines = _count(_('Max spines'), 4)
+    leaf_count = _count(_('Leaves'), 2)
+    max_leaves = _count(_('Max leaves'), 8, 1)
+    uplinks_per_spine = _count(_('Uplinks per spine'), 1)
+    max_parallel_uplinks = _count(_('Max parallel uplinks'), 2)
+    server_count = _count(_('GPU servers'), 4)
+    storage_count = _count(_('Storage nodes'), 1)
+    uplink_speed = _speed(_('Uplink speed (Gbps)'), 100)
+    server_nic_count = _count(_('Server NICs'), 2)
+    server_nic_speed = _speed(_('Server NIC speed (Gbps)'), 25)
+    rdma_nic_count = _count(_('RDMA NICs'), 1)
+    rdma_nic_speed = _speed(_('RDMA NIC speed (Gbps)'), 100)
+    mtu = forms.IntegerField(label=_('Fabric MTU'), initial=9216)
+    spine_device_type = _optional(DeviceType, _('Spine device type'))
+    leaf_device_type = _optional(DeviceType, _('Leaf device type'))
+    server_device_type = _optional(DeviceType, _('Server device type'))
+    spine_role = _optional(DeviceRole, _('Spine role'))
+    leaf_role = _optional(DeviceRole, _('Leaf role'))
+    server_role = _optional(DeviceRole, _('GPU server role'))
+    storage_role = _optional(DeviceRole, _('Storage role'))
+    platform = _optional(Platform, _('Switch platform'))
+    rack = _optional(Rack, _('Rack'))
+
+    fieldsets = (
+        FieldSet(
+            'spine_count',
+            'max_spines',
+            'leaf_count',
+            'max_leaves',
+            'uplinks_per_spine',
+            'max_parallel_uplinks',
+            'server_count',
+            'storage_count',
+            name=_('Size'),
+        ),
+        FieldSet(
+            'uplink_speed',
+            'server_nic_count',
+            'server_nic_speed',
+            'rdma_nic_count',
+            'rdma_nic_speed',
+            'mtu',
+            name=_('Links and NICs'),
+        ),
+        FieldSet(
+            'spine_device_type',
+            'leaf_device_type',
+            'server_device_type',
+            'spine_role',
+            'leaf_role',
+            'server_role',
+            'storage_role',
+            'platform',
+            'rack',
+            name=_('Devices'),
+        ),
+    )
+
+
+class PrefixTextField(forms.CharField):
+    """An IPv4 prefix typed as text (``10.255.0.0/24``); the wizard finds or creates it as a container."""
+
+    def clean(self, value):
+        value = super().clean(value)
+        if not value:
+            return value
+        try:
+            network = netaddr.IPNetwork(value)
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            raise ValidationError(_('{value} is not an IP prefix (e.g. 10.255.0.0/24).').format(value=value))
+        if network.version != 4 or '/' not in value:
+            raise ValidationError(
+                _('{value} is not an IPv4 prefix with a length (e.g. 10.255.0.0/24).').format(value=value)
+            )
+        if network.network != network.ip:
+            raise ValidationError(
+                _('{value} has host bits set: did you mean {cidr}?').format(value=value, cidr=network.cidr)
+            )
+        return str(network.cidr)
+
+
+class PoolsForm(forms.Form):
+    loopback_pool = PrefixTextField(label=_('Loopback pool'), help_text=_('Router-id loopbacks, a /32 each'))
+    vtep_pool = PrefixTextField(label=_('VTEP pool'), required=False, help_text=_('EVPN/VXLAN: a /32 per leaf pair'))
+    p2p_pool = PrefixTextField(label=_('Point-to-point pool'), required=False, help_text=_('Leaf–spine /31s'))
+    mlag_peer_pool = PrefixTextField(label=_('MLAG peer pool'), required=False, help_text=_('A /31 per leaf pair'))
+    leaf_asn_start = forms.IntegerField(
+        label=_('Leaf ASNs from'), required=False, min_value=1, max_value=4294967295, initial=65101
+    )
+    leaf_asn_end = forms.IntegerField(
+        label=_('Leaf ASNs to'), required=False, min_value=1, max_value=4294967295, initial=65199
+    )
+    spine_asn = forms.IntegerField(
+        label=_('Spine ASN'), required=False, min_value=1, max_value=4294967295, initial=65100
+    )
+
+    fieldsets = (
+        FieldSet('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', name=_('Address pools')),
+        FieldSet('leaf_asn_start', 'leaf_asn_end', 'spine_asn', name=_('ASNs (eBGP underlay)')),
+    )
+
+    def clean(self):
+        data = super().clean()
+        start, end = data.get('leaf_asn_start'), data.get('leaf_asn_end')
+        if (start is None) != (end is None):
+            self.add_error(
+                'leaf_asn_end' if end is None else 'leaf_asn_start', _('Give both ends of the leaf ASN range.')
+            )
+        elif start is not None and end < start:
+            self.add_error(
+                'leaf_asn_end', _('The range ends ({end}) before it starts ({start}).').format(end=end, start=start)
+            )
+        return data
+
+
+class IntentForm(forms.Form):
+    traffic_classes = DynamicModelMultipleChoiceField(
+        queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes')
+    )
+    qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
+    tenants = DynamicModelMultipleChoiceField(
+        queryset=EVPNTenant.objects.all(), required=False, label=_('EVPN tenants')
+    )
+    l2vni_base = forms.IntegerField(label=_('L2VNI base'), initial=10000, min_value=1, max_value=16777215)
+    anycast_gateway_mac = forms.CharField(label=_('Anycast gateway MAC'), required=False, initial='02:00:00:00:00:aa')
+
+    fieldsets = (
+        FieldSet('traffic_classes', 'qos_profile', name=_('Traffic and QoS')),
+        FieldSet('tenants', 'l2vni_base', 'anycast_gateway_mac', name=_('EVPN')),
+    )
+
+
+STEPS = (
+    ('design', _('Design'), DesignForm),
+    ('topology', _('Topology and devices'), TopologyForm),
+    ('pools', _('Pools'), PoolsForm),
+    ('intent', _('Traffic, QoS and tenants'), IntentForm),
+    ('preview', _('Preview and apply'), None),
+)
+STEP_NAMES = [name for name, _label, _form in STEPS]
+FORMS = {name: form for name, _label, form in STEPS if form is not None}
+FIELD_STEP = {field: name for name, form in FORMS.items() for field in form.base_fields}
+# Fabric fields the pools step fills from its own fields
+FIELD_STEP.update({'leaf_asn_range': 'pools'})
+
+
+def required_pools(cleaned):
+    """``{field: message}`` for the pools and ASNs the chosen design and sizes need but the pools step left empty."""
+    design, topology, pools = (cleaned.get(step, {}) for step in ('design', 'topology', 'pools'))
+    option = design.get('design_option')
+    needed = {}
+    if topology.get('spine_count', 2):
+        needed['p2p_pool'] = _('Leaf–spine links need a point-to-point pool.')
+    if option == DesignOptionChoices.EVPN_VXLAN:
+        needed['vtep_pool'] = _('EVPN/VXLAN needs a VTEP pool.')
+    if option != DesignOptionChoices.ROUTED and topology.get('leaf_count', 2) >= 2:
+        needed['mlag_peer_pool'] = _('Paired leaves need an MLAG peer pool.')
+    if design.get('underlay') == UnderlayChoices.EBGP:
+        needed['leaf_asn_start'] = _('An eBGP underlay needs a leaf ASN range.')
+        needed['spine_asn'] = _('An eBGP underlay needs a spine ASN.')
+    return {field: message for field, message in needed.items() if pools.get(field) in (None, '')}
+
+
+def default_pools():
+    """Initial pool values: the first of 10.255.x, 10.254.x, … and of the ASN blocks 65100 (spine) + 65101–65199
+    (leaves), 65200 + 65201–65299, … that no fabric uses yet."""
+    used, asns = set(), []
+    for fabric in Fabric.objects.select_related('leaf_asn_range', *(f for f, _i, _l in POOL_DEFAULTS)):
+        for field, _index, _length in POOL_DEFAULTS:
+            if getattr(fabric, field) is not None:
+                used.add(str(getattr(fabric, field).prefix))
+        if fabric.leaf_asn_range is not None:
+            asns.append((fabric.leaf_asn_range.start, fabric.leaf_asn_range.end))
+        if fabric.spine_asn is not None:
+            asns.append((fabric.spine_asn, fabric.spine_asn))
+    initial = {}
+    for second in range(255, 200, -1):
+        candidate = {field: f'10.{second}.{index}.0/{length}' for field, index, length in POOL_DEFAULTS}
+        if not used & set(candidate.values()):
+            initial.update(candidate)
+            break
+    for base in range(65100, 65500, 100):
+        if not any(start <= base + 99 and base <= end for start, end in asns):
+            initial.update({'spine_asn': base, 'leaf_asn_start': base + 1, 'leaf_asn_end': base + 99})
+            break
+    return initial
+
+
+class WizardState:
+    """The submitted data of every step, kept in the session as ``{step: {field: [values]}}``."""
+
+    def __init__(self, request):
+        self.session = request.session
+        self.data = self.session.get(SESSION_KEY) or {}
+
+    def querydict(self, step):
+        qd = QueryDict(mutable=True)
+        for key, values in self.data.get(step, {}).items():
+            qd.setlist(key, values)
+        return qd
+
+    def has(self, step):
+        return step in self.data
+
+    def save(self, step, post):
+        form = FORMS[step]
+        self.data[step] = {key: post.getlist(key) for key in form.base_fields if key in post}
+        self.session[SESSION_KEY] = self.data
+        self.session.modified = True
+
+    def clear(self):
+        self.session.pop(SESSION_KEY, None)
+
+    def form(self, step, bound=True):
+        form_class = FORMS[step]
+        if bound and self.has(step):
+            return form_class(self.querydict(step))
+        initial = default_pools() if step == 'pools' else None
+        return form_class(initial=initial)
+
+    def cleaned(self):
+        """``{step: cleaned_data}`` of every valid step, and the first step that is not valid (or None)."""
+        cleaned = {}
+        for step in FORMS:
+            form = self.form(step)
+            if not form.is_bound or not form.is_valid():
+                return cleaned, step
+            cleaned[step] = form.cleaned_data
+        return cleaned, None
+
+
+def _pool(prefix, fabric_name, field):
+    if not prefix:
+        return None
+    existing = Prefix.objects.filter(prefix=prefix, vrf=None).first()
+    if existing is not None:
+        return existing
+    pool = Prefix(
+        prefix=prefix,
+        status='container',
+        description=f'AI fabric {fabric_name}: {Fabric._meta.get_field(field).verbose_name}'[:200],
+    )
+    pool.full_clean()
+    pool.save()
+    return pool
+
+
+def _asn_range(start, end, fabric_name, slug):
+    if start is None:
+        return None
+    existing = ASNRange.objects.filter(start=start, end=end).first()
+    if existing is not None:
+        return existing
+    rir = RIR.objects.filter(is_private=True).order_by('pk').first()
+    if rir is None:
+        rir = RIR(name='Private ASNs', slug='private-asns', is_private=True)
+        rir.full_clean()
+        rir.save()
+    asn_range = ASNRange(name=f'{fabric_name} leaves'[:100], slug=f'{slug}-leaves'[:100], rir=rir, start=start, end=end)
+    asn_range.full_clean()
+    asn_range.save()
+    return asn_range
+
+
+def build_fabric(cleaned, save):
+    """The Fabric of the wizard's data; with ``save`` the pools, ASN range and fabric are written (the caller's
+    transaction decides whether they stay). Raises ValidationError with the fabric's field errors."""
+    design, topology, pools, intent = (cleaned.get(step, {}) for step in ('design', 'topology', 'pools', 'intent'))
+    name = design.get('name', '')
+    fabric = Fabric(
+        name=name,
+        slug=design.get('slug', ''),
+        site=design.get('site'),
+        design_option=design.get('design_option'),
+        underlay=design.get('underlay'),
+        description=design.get('description', ''),
+        spine_asn=pools.get('spine_asn'),
+        **{k: v for k, v in topology.items()},
+        **{k: v for k, v in intent.items() if k not in ('traffic_classes', 'tenants')},
+    )
+    if intent.get('l2vni_base') is None:
+        fabric.l2vni_base = 10000
+    if save:
+        for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
+            setattr(fabric, field, _pool(pools.get(field), name, field))
+        fabric.leaf_asn_range = _asn_range(pools.get('leaf_asn_start'), pools.get('leaf_asn_end'), name, fabric.slug)
+    else:
+        for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
+            if pools.get(field):
+                setattr(fabric, field, Prefix(prefix=pools[field]))
+        if pools.get('leaf_asn_start') is not None:
+            start, end = pools['leaf_asn_start'], pools['leaf_asn_end']
+            fabric.leaf_asn_range = ASNRange(name=f'{start}–{end}', start=start, end=end)
+    fabric._m2m_values = {
+        'traffic_classes': list(intent.get('traffic_classes') or []),
+        'tenants': list(intent.get('tenants') or []),
+    }
+    fabric.full_clean(exclude=[] if save else ['leaf_asn_range'])
+    if save:
+        fabric.save()
+        fabric.traffic_classes.set(fabric._m2m_values['traffic_classes'])
+        fabric.tenants.set(fabric._m2m_values['tenants'])
+    return fabric
+
+
+class _Rollback(Exception):
+    pass
+
+
+class FabricWizardView(View):
+    """``GET ?step=<name>`` shows a step with what was submitted before; ``POST`` validates it and goes on."""
+
+    template_name = 'netbox_aifabric/fabric_wizard.html'
+
+    def dispatch(self, request, *args, **kwargs):
+        if not request.user.has_perm('netbox_aifabric.add_fabric'):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            raise PermissionDenied(_('Creating a fabric needs the add permission on fabrics.'))
+        return super().dispatch(request, *args, **kwargs)
+
+    def _step(self, request):
+        step = request.GET.get('step') or STEP_NAMES[0]
+        return step if step in STEP_NAMES else STEP_NAMES[0]
+
+    def _url(self, step):
+        return f'{reverse("plugins:netbox_aifabric:fabric_wizard")}?step={step}'
+
+    def _render(self, request, step, form=None, **context):
+        state = WizardState(request)
+        index = STEP_NAMES.index(step)
+        return render(
+            request,
+            self.template_name,
+            {
+                'step': step,
+                'steps': [
+                    {'name': name, 'label': label, 'done': state.has(name), 'url': self._url(name)}
+                    for name, label, _form in STEPS
+                ],
+                'step_number': index + 1,
+                'previous_url': self._url(STEP_NAMES[index - 1]) if index else None,
+                'form': form,
+                **context,
+            },
+        )
+
+    def get(self, request):
+        step = self._step(request)
+        state = WizardState(request)
+        if request.GET.get('reset'):
+            state.clear()
+            return redirect(self._url(STEP_NAMES[0]))
+        if step == 'preview':
+            return self._preview(request, state)
+        form = state.form(step)
+        if form.is_bound:
+            form.is_valid()  # show the stored data's errors at their fields
+            self._whole(state, step, form)
+        return self._render(request, step, form)
+
+    def post(self, request):
+        step = self._step(request)
+        state = WizardState(request)
+        if step == 'preview':
+            return self._create(request, state)
+        state.save(step, request.POST)
+        index = STEP_NAMES.index(step)
+        if request.POST.get('_back'):
+            return redirect(self._url(STEP_NAMES[max(index - 1, 0)]))
+        form = state.form(step)
+        if not form.is_valid() or not self._whole(state, step, form):
+            return self._render(request, step, form)
+        return redirect(self._url(STEP_NAMES[index + 1]))
+
+    def _whole(self, state, step, form):
+        """Check the fabric as far as the wizard knows it; put the errors of this step's fields on the form.
+        Returns whether this step is free of errors."""
+        if form.errors:
+            return False
+        cleaned, _first_invalid = state.cleaned()
+        cleaned[step] = form.cleaned_data
+        if step == 'pools':
+            for field, message in required_pools(cleaned).items():
+                form.add_error(field, message)
+        try:
+            build_fabric(cleaned, save=False)
+        except ValidationError as e:
+            for field, messages_ in _errors_of(e).items():
+                target = FIELD_STEP.get(field, 'design' if field in ('name', 'slug', '__all__') else None)
+                if field == 'leaf_asn_range':
+                    field = 'leaf_asn_start'
+                if target == step and field in form.fields:
+                    for message in messages_:
+                        form.add_error(field, message)
+        return not form.errors
+
+    def _preview(self, request, state):
+        cleaned, invalid = state.cleaned()
+        if invalid is not None:
+            messages.warning(request, _('Complete this step first.'))
+            return redirect(self._url(invalid))
+        context = {}
+        try:
+            with transaction.atomic():
+                fabric = build_fabric(cleaned, save=True)
+                try:
+                    plan, changes = diff_fabric(fabric)
+                    context = {
+                        'plan': plan,
+                        'apply_diff': summarize(changes),
+                        'apply_conflicts': [c for c in changes if c.action == 'conflict'],
+                        'intent_warnings': intent_warnings(fabric),
+                        'fabric_preview': fabric,
+                    }
+                except PlanError as e:
+                    context = {'plan_error': e}
+                raise _Rollback
+        except _Rollback:
+            pass
+        except ValidationError as e:
+            return self._back_to_error(request, state, e)
+        context['can_apply'] = request.user.has_perm('netbox_aifabric.apply_fabric')
+        return self._render(request, 'preview', **context)
+
+    def _back_to_error(self, request, state, error):
+        errors = _errors_of(error)
+        for field in errors:
+            step = FIELD_STEP.get(field, 'design')
+            if step in FORMS:
+                return redirect(self._url(step))
+        messages.error(request, '; '.join(f'{k}: {" ".join(v)}' for k, v in errors.items()))
+        return redirect(self._url('design'))
+
+    def _create(self, request, state):
+        cleaned, invalid = state.cleaned()
+        if invalid is not None:
+            return redirect(self._url(invalid))
+        apply = bool(request.POST.get('_apply'))
+        if apply and not request.user.has_perm('netbox_aifabric.apply_fabric'):
+            messages.error(request, _('You may create the fabric but not apply it (the apply permission is missing).'))
+            return redirect(self._url('preview'))
+        try:
+            with transaction.atomic():
+                fabric = build_fabric(cleaned, save=True)
+                if apply:
+                    plan, preview = diff_fabric(fabric)
+                    missing = missing_permissions(request.user, preview, False)
+                    if missing:
+                        raise PermissionError(missing_permissions_message(missing))
+                    if runs_in_background(plan, bool(request.POST.get('background'))):
+                        transaction.on_commit(
+                            lambda: ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=False)
+                        )
+                        messages.info(request, _('The fabric was created; its apply runs in the background.'))
+                    else:
+                        apply_fabric(fabric)
+                        messages.success(request, _('Fabric {fabric} created and applied.').format(fabric=fabric))
+                else:
+                    messages.success(request, _('Fabric {fabric} created (not applied yet).').format(fabric=fabric))
+        except ValidationError as e:
+            return self._back_to_error(request, state, e)
+        except (PlanError, ApplyConflictError, PermissionError) as e:
+            messages.error(request, _('Nothing was written: {error}').format(error=e))
+            return redirect(self._url('preview'))
+        state.clear()
+        return redirect(fabric.get_absolute_url())
+
+
+def _errors_of(error):
+    if hasattr(error, 'error_dict'):
+        return {field: [m for e in errors for m in e.messages] for field, errors in error.error_dict.items()}
+    return {'__all__': error.messages}

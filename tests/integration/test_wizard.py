@@ -1,0 +1,239 @@
+"""The fabric wizard: every step through NetBox's real views, state kept across back/forward, a preview that writes
+nothing, create and apply in one transaction, bad input answered at the field, and permissions."""
+
+from django.test import TestCase
+from django.urls import reverse
+
+from core.models import ObjectChange
+from dcim.models import Device
+from ipam.models import ASNRange, IPAddress, Prefix
+from users.models import ObjectPermission, User
+
+from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from netbox_aifabric.seed import load_demo
+
+URL = reverse('plugins:netbox_aifabric:fabric_wizard')
+
+
+def url(step):
+    return f'{URL}?step={step}'
+
+
+def written():
+    return (Fabric.objects.count(), Prefix.objects.count(), ASNRange.objects.count(), Device.objects.count())
+
+
+class WizardBase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.demo = Fabric.objects.get(slug='ai-lab-fabric')
+        cls.user = User.objects.create_user(username='wizard', is_superuser=True)
+        cls.steps = {
+            'design': {
+                'name': 'Wizard cluster',
+                'slug': 'wizard-cluster',
+                'site': cls.demo.site.pk,
+                'design_option': 'evpn-vxlan',
+                'underlay': 'ebgp',
+            },
+            'topology': {
+                'spine_count': 2,
+                'max_spines': 4,
+                'leaf_count': 2,
+                'max_leaves': 8,
+                'uplinks_per_spine': 1,
+                'max_parallel_uplinks': 2,
+                'server_count': 4,
+                'storage_count': 1,
+                'uplink_speed': 100,
+                'server_nic_count': 2,
+                'server_nic_speed': 25,
+                'rdma_nic_count': 1,
+                'rdma_nic_speed': 100,
+                'mtu': 9216,
+            },
+            # the demo fabric holds 10.255.x and ASNs 65100–65199: the wizard proposes the next free ones
+            'pools': {
+                'loopback_pool': '10.254.0.0/24',
+                'vtep_pool': '10.254.1.0/24',
+                'p2p_pool': '10.254.2.0/24',
+                'mlag_peer_pool': '10.254.3.0/28',
+                'leaf_asn_start': 65201,
+                'leaf_asn_end': 65299,
+                'spine_asn': 65200,
+            },
+            'intent': {
+                'traffic_classes': list(TrafficClass.objects.values_list('pk', flat=True)),
+                'qos_profile': QoSProfile.objects.get(slug='nvidia-cumulus-lossless').pk,
+                'tenants': [EVPNTenant.objects.get(slug='ai-cluster').pk],
+                'l2vni_base': 10000,
+                'anycast_gateway_mac': '02:00:00:00:00:aa',
+            },
+        }
+
+    def setUp(self):
+        self.client.force_login(self.user)
+
+    def walk(self, until=None, **changes):
+        """POST the steps in order (with ``changes`` = {step: {field: value}}); returns the last response."""
+        response = None
+        for step, data in self.steps.items():
+            response = self.client.post(url(step), {**data, **changes.get(step, {})})
+            if step == until:
+                break
+        return response
+
+
+class WizardTestCase(WizardBase):
+    def test_defaults_propose_free_pools_and_asns(self):
+        response = self.client.get(url('pools'))
+        self.assertContains(response, 'value="10.254.0.0/24"')
+        self.assertContains(response, 'value="65201"')
+
+    def test_walk_preview_create_and_apply(self):
+        before = written()
+        response = self.walk()
+        self.assertRedirects(response, url('preview'), fetch_redirect_response=False)
+        changes = ObjectChange.objects.count()
+        response = self.client.get(url('preview'))
+        self.assertEqual(response.status_code, 200)
+        self.assertContains(response, 'Changes an apply would make')
+        self.assertContains(response, 'dcim.device')
+        self.assertContains(response, 'Leaf capacity')
+        self.assertEqual(response.context['apply_diff']['dcim.device']['create'], 9)
+        self.assertEqual(response.context['apply_diff']['ipam.ipaddress']['create'], 15)
+        # the preview wrote nothing (its fabric, pools and ASN range were rolled back)
+        self.assertEqual(written(), before)
+        self.assertEqual(ObjectChange.objects.count(), changes)
+
+        response = self.client.post(url('preview'), {'_apply': '1'})
+        fabric = Fabric.objects.get(slug='wizard-cluster')
+        self.assertRedirects(response, fabric.get_absolute_url(), fetch_redirect_response=False)
+        self.assertEqual(fabric.nodes.count(), 9)
+        self.assertEqual(str(fabric.loopback_pool.prefix), '10.254.0.0/24')
+        self.assertEqual(fabric.loopback_pool.status, 'container')
+        self.assertEqual((fabric.leaf_asn_range.start, fabric.leaf_asn_range.end), (65201, 65299))
+        self.assertEqual(Device.objects.filter(name__startswith='wizard-cluster-').count(), 9)
+        self.assertEqual(str(Device.objects.get(name='wizard-cluster-leaf1').primary_ip4), '10.254.0.5/32')
+        self.assertTrue(IPAddress.objects.filter(address='10.254.2.0/31').exists())
+        # the session is cleared: the wizard starts again from its defaults
+        self.assertNotIn('aifabric_wizard', self.client.session)
+
+    def test_create_without_apply(self):
+        self.walk()
+        devices = Device.objects.count()
+        self.client.post(url('preview'), {'_create': '1'})
+        fabric = Fabric.objects.get(slug='wizard-cluster')
+        self.assertEqual(fabric.owned_objects.count(), 0)
+        self.assertEqual(Device.objects.count(), devices)
+
+    def test_back_and_forward_keep_every_step(self):
+        self.walk(until='pools')
+        # back from pools with changed, even invalid, values: they are kept, nothing is validated
+        response = self.client.post(url('pools'), {**self.steps['pools'], 'loopback_pool': 'oops', '_back': '1'})
+        self.assertRedirects(response, url('topology'), fetch_redirect_response=False)
+        response = self.client.get(url('design'))
+        self.assertContains(response, 'value="Wizard cluster"')
+        response = self.client.get(url('topology'))
+        self.assertContains(response, 'value="4"')
+        response = self.client.get(url('pools'))
+        self.assertContains(response, 'value="oops"')
+        self.assertContains(response, 'is not an IP prefix')
+        # the preview sends back to the first incomplete step
+        response = self.client.get(url('preview'))
+        self.assertRedirects(response, url('pools'), fetch_redirect_response=False)
+
+    def test_start_over(self):
+        self.walk(until='design')
+        self.client.get(f'{URL}?reset=1')
+        self.assertNotIn('aifabric_wizard', self.client.session)
+
+    def test_conflicts_block_the_apply(self):
+        # the planned loopback of spine 1 already exists elsewhere in NetBox
+        IPAddress.objects.create(address='10.254.0.1/32', description='someone else')
+        self.walk()
+        response = self.client.get(url('preview'))
+        self.assertContains(response, 'the loopback address is already used elsewhere in NetBox')
+        before = written()
+        response = self.client.post(url('preview'), {'_apply': '1'})
+        self.assertRedirects(response, url('preview'), fetch_redirect_response=False)
+        self.assertEqual(written(), before)
+
+    def test_permissions(self):
+        viewer = User.objects.create_user(username='viewer')
+        self.client.force_login(viewer)
+        self.assertEqual(self.client.get(url('design')).status_code, 403)
+        self.assertEqual(self.client.post(url('preview'), {'_apply': '1'}).status_code, 403)
+        # may add fabrics but not apply: the preview offers no apply, and an apply POST writes nothing
+        permission = ObjectPermission.objects.create(name='add fabrics', actions=['add', 'view'])
+        permission.object_types.add(*[ct for ct in _content_types('netbox_aifabric', 'fabric')])
+        permission.users.add(viewer)
+        self.walk()
+        response = self.client.get(url('preview'))
+        self.assertNotContains(response, 'Create and apply')
+        before = written()
+        self.client.post(url('preview'), {'_apply': '1'})
+        self.assertEqual(written(), before)
+        self.client.logout()
+        response = self.client.get(url('design'))
+        self.assertEqual(response.status_code, 302)
+        self.assertIn('/login/', response['Location'])
+
+
+def _content_types(app_label, model):
+    from core.models import ObjectType
+
+    return ObjectType.objects.filter(app_label=app_label, model=model)
+
+
+# At least twenty bad inputs, each answered at its field in its step, with nothing written
+BAD_INPUTS = [
+    ('design', {'name': ''}, 'name', 'This field is required'),
+    ('design', {'slug': 'Not a slug!'}, 'slug', 'valid'),
+    ('design', {'site': ''}, 'site', 'This field is required'),
+    ('design', {'site': 999999}, 'site', 'Select a valid choice'),
+    ('design', {'design_option': 'clos'}, 'design_option', 'Select a valid choice'),
+    ('design', {'name': 'AI Lab fabric'}, 'name', 'already exists'),
+    ('design', {'underlay': 'rip'}, 'underlay', 'Select a valid choice'),
+    ('topology', {'spine_count': 5}, 'spine_count', 'above the declared maximum max_spines = 4'),
+    ('topology', {'leaf_count': 9}, 'leaf_count', 'above the declared maximum max_leaves = 8'),
+    ('topology', {'max_leaves': 0}, 'max_leaves', 'greater than or equal to 1'),
+    ('topology', {'uplinks_per_spine': 0}, 'uplinks_per_spine', 'at least one uplink to each spine'),
+    ('topology', {'mtu': 65}, 'mtu', 'greater than or equal to 68'),
+    ('topology', {'mtu': 9300}, 'mtu', 'less than or equal to 9216'),
+    ('topology', {'uplink_speed': 7}, 'uplink_speed', 'Select a valid choice'),
+    ('topology', {'spine_count': -1}, 'spine_count', 'greater than or equal to 0'),
+    ('topology', {'server_count': 'four'}, 'server_count', 'Enter a whole number'),
+    ('pools', {'loopback_pool': 'not-a-prefix'}, 'loopback_pool', 'is not an IP prefix'),
+    ('pools', {'loopback_pool': '10.254.0.1/24'}, 'loopback_pool', 'did you mean 10.254.0.0/24'),
+    ('pools', {'loopback_pool': '2001:db8::/64'}, 'loopback_pool', 'not an IPv4 prefix'),
+    ('pools', {'loopback_pool': '10.254.0.0/30'}, 'loopback_pool', 'too small for the declared maximums'),
+    ('pools', {'p2p_pool': '10.254.0.0/24'}, 'p2p_pool', 'overlaps the loopback pool'),
+    ('pools', {'p2p_pool': '10.255.2.0/24'}, 'p2p_pool', 'of fabric AI Lab fabric'),
+    ('pools', {'vtep_pool': ''}, 'vtep_pool', 'EVPN/VXLAN needs a VTEP pool'),
+    ('pools', {'loopback_pool': ''}, 'loopback_pool', 'This field is required'),
+    ('pools', {'leaf_asn_end': 65200}, 'leaf_asn_end', 'ends (65200) before it starts (65201)'),
+    ('pools', {'leaf_asn_start': 65201, 'leaf_asn_end': 65202}, 'leaf_asn_start', 'needs 8'),
+    ('pools', {'spine_asn': 65250}, 'spine_asn', 'inside the leaf ASN range'),
+    ('intent', {'anycast_gateway_mac': 'zz:zz'}, 'anycast_gateway_mac', 'MAC'),
+    ('intent', {'anycast_gateway_mac': ''}, 'anycast_gateway_mac', 'need an anycast gateway MAC'),
+    ('intent', {'l2vni_base': 0}, 'l2vni_base', 'greater than or equal to 1'),
+    ('intent', {'qos_profile': 999999}, 'qos_profile', 'Select a valid choice'),
+]
+
+
+class WizardBadInputTestCase(WizardBase):
+    def test_bad_inputs(self):
+        self.assertGreaterEqual(len(BAD_INPUTS), 20)
+        for step, bad, field, message in BAD_INPUTS:
+            with self.subTest(step=step, bad=bad):
+                self.client.get(f'{URL}?reset=1')
+                before = (*written(), ObjectChange.objects.count())
+                response = self.walk(until=step, **{step: bad})
+                self.assertEqual(response.status_code, 200, f'{step} {bad}: not shown again')
+                errors = response.context['form'].errors
+                self.assertIn(field, errors, f'{step} {bad}: {dict(errors)}')
+                self.assertIn(message, ' '.join(errors[field]))
+                self.assertContains(response, 'has-errors')  # shown inline, at the field
+                self.assertEqual((*written(), ObjectChange.objects.count()), before)
