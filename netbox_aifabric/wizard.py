@@ -40,21 +40,27 @@ SESSION_KEY = 'aifabric_wizard'
 # The guide's one-line advice per design option
 DESIGN_ADVICE = {
     DesignOptionChoices.MLAG: _(
-        'Dual ToR with MLAG/vPC: the easiest design for one rack; servers bond to two switches. Expansion across '
-        'racks becomes vendor-specific and fragile if Layer 2 grows too far.'
+        'The easiest design for one rack: servers bond to two switches. Expansion across racks becomes '
+        'vendor-specific and fragile if Layer 2 grows too far.'
     ),
     DesignOptionChoices.ROUTED: _(
-        'Routed leaf-spine with VLANs local to each rack: a strong default when workloads stay in one rack or failure '
-        'domain; predictable ECMP, simple troubleshooting, less broadcast.'
+        'VLANs local to each rack: a strong default when workloads stay in one rack or failure domain; predictable '
+        'ECMP, simple troubleshooting, less broadcast.'
     ),
     DesignOptionChoices.EVPN_VXLAN: _(
-        'EVPN/VXLAN: when workloads move between racks, tenants need separation or you want one model for VRFs and '
-        'stretched segments; engineers must know VTEPs, VNIs, route targets and anycast gateways.'
+        'When workloads move between racks, tenants need separation or you want one model for VRFs and stretched '
+        'segments; engineers must know VTEPs, VNIs, route targets and anycast gateways.'
     ),
 }
 
 # Pool defaults: the guide's documentation-style private prefixes, shifted down while a fabric already uses them
 POOL_DEFAULTS = (('loopback_pool', 0, 24), ('vtep_pool', 1, 24), ('p2p_pool', 2, 24), ('mlag_peer_pool', 3, 28))
+
+
+class RadioChoices(forms.RadioSelect):
+    """Radio buttons as Bootstrap form-checks, one per line with its label (NetBox styles inputs as text boxes)."""
+
+    template_name = 'netbox_aifabric/widgets/radio_cards.html'
 
 
 class DesignForm(forms.Form):
@@ -68,7 +74,7 @@ class DesignForm(forms.Form):
             for value, label, *_color in DesignOptionChoices.CHOICES
         ],
         initial=DesignOptionChoices.EVPN_VXLAN,
-        widget=forms.RadioSelect,
+        widget=RadioChoices,
         help_text=_("The guide's advice for each option; the planner supports all three."),
     )
     underlay = forms.ChoiceField(label=_('Underlay'), choices=UnderlayChoices, initial=UnderlayChoices.EBGP)

@@ -101,7 +101,7 @@ def test_walk_the_wizard_for_the_guide_cluster(live_server, browser_page):
     # reachable from the AI Fabric menu
     assert page.locator('a[href="/plugins/aifabric/wizard/"]').count() >= 1
     page.goto(f'{live_server.url}/plugins/aifabric/wizard/')
-    assert page.locator('text=Routed leaf-spine with VLANs local to each rack').is_visible()
+    assert page.locator('text=VLANs local to each rack: a strong default').is_visible()
     page.fill('input[name=name]', 'Browser cluster')
     page.eval_on_selector('input[name=slug]', "el => { el.value = 'browser-cluster'; }")  # NetBox fills it too
     _choose(page, 'site', site.pk)
