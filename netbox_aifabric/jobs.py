@@ -1,5 +1,7 @@
 """Background apply for large fabrics (and any apply asked for in the background), run by NetBox's RQ worker."""
 
+from django.core.cache import cache
+
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
 from netbox.plugins import get_plugin_config
@@ -7,7 +9,18 @@ from netbox.plugins import get_plugin_config
 from .apply.engine import ApplyConflictError, apply_fabric, summarize
 from .planner import PlanError
 
-__all__ = ('ApplyFabricJob', 'runs_in_background')
+__all__ = ('ApplyFabricJob', 'job_progress', 'runs_in_background')
+
+PROGRESS_TTL = 24 * 3600
+
+
+def progress_key(job_id) -> str:
+    return f'netbox_aifabric:apply-progress:{job_id}'
+
+
+def job_progress(job_id):
+    """``{'done', 'total', 'model', 'percent'}`` of a running (or finished) background apply, or None."""
+    return cache.get(progress_key(job_id))
 
 
 def runs_in_background(plan, requested: bool) -> bool:
@@ -26,7 +39,7 @@ class ApplyFabricJob(JobRunner):
         fabric = self.job.object
         self.logger.info(f'Planning {fabric}')
         try:
-            _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
+            _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, progress=self.progress)
         except (PlanError, ApplyConflictError) as e:
             self.logger.error(f'Nothing was applied: {e}')
             raise JobFailed(str(e)) from e
@@ -35,3 +48,11 @@ class ApplyFabricJob(JobRunner):
         for model, counts in summary.items():
             self.logger.info(f'{model}: ' + ', '.join(f'{n} {action}' for action, n in counts.items() if n))
         self.logger.info(f'Applied {fabric}')
+
+    def progress(self, done, total, model):
+        """Kept in NetBox's cache (Redis), outside the apply's transaction, so the job page can show it while the
+        apply runs."""
+        percent = round(100 * done / total) if total else 100
+        cache.set(
+            progress_key(self.job.pk), {'done': done, 'total': total, 'model': model, 'percent': percent}, PROGRESS_TTL
+        )

@@ -2,9 +2,10 @@ from django.contrib.contenttypes.models import ContentType
 
 from netbox.plugins import PluginTemplateExtension
 
+from .jobs import ApplyFabricJob, job_progress
 from .models import FabricNode, OwnedObject
 
-__all__ = ('DeviceFabricPanel', 'FabricButtons', 'template_extensions')
+__all__ = ('DeviceFabricPanel', 'FabricButtons', 'JobProgressPanel', 'template_extensions')
 
 
 class DeviceFabricPanel(PluginTemplateExtension):
@@ -41,4 +42,19 @@ class FabricButtons(PluginTemplateExtension):
         return self.render('netbox_aifabric/inc/fabric_buttons.html')
 
 
-template_extensions = [DeviceFabricPanel, FabricButtons]
+class JobProgressPanel(PluginTemplateExtension):
+    """On the page of a background apply job: how far the apply has got (objects written of all to write)."""
+
+    models = ['core.job']
+
+    def right_page(self):
+        job = self.context['object']
+        if job.name != ApplyFabricJob.Meta.name:
+            return ''
+        progress = job_progress(job.pk)
+        if progress is None:
+            return ''
+        return self.render('netbox_aifabric/inc/job_progress.html', extra_context={'progress': progress})
+
+
+template_extensions = [DeviceFabricPanel, FabricButtons, JobProgressPanel]

@@ -734,9 +734,15 @@ def _set_m2m(obj, item, objects, changed):
             getattr(obj, name).clear()
 
 
-def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
+PROGRESS_EVERY = 50  # objects between two progress reports
+
+
+def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None):
     """Apply the fabric's plan in one transaction: create and update owned objects, delete (when confirmed) owned
     objects the plan no longer has. Raises :class:`ApplyConflictError` (and writes nothing) on any conflict.
+
+    ``progress(done, total, model)``, when given, is called before the first write, every ``PROGRESS_EVERY`` objects
+    written and at the end (``done`` counts the creates, updates, adoptions and deletions done so far).
 
     Returns:
         ``(plan, changes)`` as :func:`diff_fabric`.
@@ -750,6 +756,16 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
         changes, owned, owned_objects = _compute(fabric, desired, confirm_delete, conflicts)
         if any(c.action == 'conflict' for c in changes):
             raise ApplyConflictError(changes)
+        writes = [
+            c for c in changes if c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete)
+        ]
+        total, done = len(writes), 0
+
+        def report(model=''):
+            if progress is not None:
+                progress(done, total, model)
+
+        report()
 
         if confirm_delete:
             # Deletions first (dependents before what they depend on), so replacements find their place free
@@ -769,12 +785,19 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
                     obj.snapshot()
                     obj.delete()
                 owned[change.key].delete()
+                done += 1
+                if done % PROGRESS_EVERY == 0:
+                    report(change.model)
 
         by_key = {c.key: c for c in changes}
         objects = {}
         tag = None
         for item in desired:
             change = by_key[item.key]
+            if change.action in ('create', 'update', 'adopt'):
+                done += 1
+                if done % PROGRESS_EVERY == 0:
+                    report(change.model)
             if item.attribute_of:
                 if change.action == 'update':
                     target = objects[item.attribute_of]
@@ -842,6 +865,7 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False):
             if item.key == 'tag':
                 tag = objects[item.key]
 
+        report()
         allocations = dict(plan.allocations)
         if fabric.applied_allocations != allocations:
             Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=allocations)

@@ -12,7 +12,7 @@ from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
 from netbox_aifabric.apply.engine import ApplyConflictError, apply_fabric, diff_fabric
-from netbox_aifabric.jobs import ApplyFabricJob
+from netbox_aifabric.jobs import ApplyFabricJob, job_progress
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.seed import load_demo
 
@@ -253,6 +253,21 @@ class BackgroundApplyTestCase(APITestCase):
         self.assertEqual(job.status, 'completed')
         self.assertEqual(job.data['summary']['ipam.prefix']['create'], 5)
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
+        # progress, kept outside the transaction for the job page
+        self.assertEqual(job_progress(job.pk), {'done': 145, 'total': 145, 'model': '', 'percent': 100})
+        self.add_permissions('core.view_job')
+        self.client.force_login(self.user)
+        response = self.client.get(job.get_absolute_url())
+        self.assertContains(response, 'Apply progress')
+        self.assertContains(response, '145 of 145 objects written')
+
+    def test_progress_reports(self):
+        reports = []
+        apply_fabric(self.fabric, progress=lambda done, total, model: reports.append((done, total, model)))
+        self.assertEqual(reports[0], (0, 145, ''))
+        self.assertEqual(reports[-1], (145, 145, ''))
+        self.assertEqual([r[0] for r in reports[1:-1]], [50, 100])
+        self.assertEqual(reports[1][2], 'dcim.interface')
 
     def test_large_plans_go_to_the_background(self):
         with self.settings(PLUGINS_CONFIG={'netbox_aifabric': {'background_apply_threshold': 20}}):
