@@ -16,13 +16,12 @@ from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
-from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
+from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, plan_of, summarize
 from .apply.permissions import missing_permissions, missing_permissions_message
-from .apply.spec import fabric_spec
 from .checks.intent import intent_warnings
 from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-from .planner import PlanError, plan_fabric
+from .planner import PlanError
 from .topology import topology_svg
 from .ui import panels
 
@@ -363,7 +362,7 @@ class FabricApplyView(generic.ObjectView):
 
 @register_model_view(Fabric, 'topology', path='topology')
 class FabricTopologyView(generic.ObjectView):
-    """The plan of the fabric's stored intent drawn as SVG (nothing is written)."""
+    """The plan of the fabric's stored intent (numbering pinned as the next apply would) drawn as SVG."""
 
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_topology.html'
@@ -371,7 +370,7 @@ class FabricTopologyView(generic.ObjectView):
 
     def get_extra_context(self, request, instance):
         try:
-            plan = plan_fabric(fabric_spec(instance))
+            plan = plan_of(instance)
         except PlanError as e:
             return {'svg': None, 'plan_error': e}
         # svgwrite escapes every name it writes, so the document is safe to embed

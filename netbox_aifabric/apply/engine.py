@@ -33,7 +33,7 @@ from ..models import Fabric, OwnedObject
 from ..planner import plan_fabric
 from .spec import fabric_spec
 
-__all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric')
+__all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of')
 
 ACTIONS = ('create', 'update', 'adopt', 'keep', 'use', 'delete', 'conflict')
 DELETE_ORDER = (
@@ -711,6 +711,11 @@ def _adoption(fabric):
                 )
             )
     return pins, conflicts
+
+
+def plan_of(fabric):
+    """The plan an apply would use: the last apply's allocations and adopted loopbacks pinned."""
+    return _plan(fabric)[0]
 
 
 def _plan(fabric):

@@ -67,9 +67,15 @@ class FabricPlanTestCase(TestCase):
 
     def test_tabs_need_view_permission(self):
         self.remove_permissions('netbox_aifabric.view_fabric')
-        for tab in ('plan', 'topology'):
+        for tab in ('plan', 'topology', 'allocations', 'nodes', 'adopt'):
             url = reverse(f'plugins:netbox_aifabric:fabric_{tab}', kwargs={'pk': self.fabric.pk})
             self.assertHttpStatus(self.client.get(url), 403)
+
+    def test_adopt_needs_change_permission(self):
+        url = reverse('plugins:netbox_aifabric:fabric_adopt', kwargs={'pk': self.fabric.pk})
+        self.assertHttpStatus(self.client.get(url), 403)
+        self.assertHttpStatus(self.client.post(url, {'role': 'leaf'}), 403)
+        self.assertFalse(self.fabric.nodes.filter(device__isnull=False).exists())
 
 
 class FabricApplyUITestCase(TestCase):
