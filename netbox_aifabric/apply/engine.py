@@ -15,7 +15,7 @@ deleted on shrink; an adopted switch's router-id address is pinned when it lies 
 conflict when it does not.
 """
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,6 +27,7 @@ from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, Manufa
 from extras.models import Tag
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix, RouteTarget, VLANGroup
 from netbox.constants import ADVISORY_LOCK_KEYS
+from netbox.context import query_cache
 from vpn.models import L2VPN, L2VPNTermination
 
 from ..models import Fabric, OwnedObject
@@ -752,6 +753,16 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callabl
     Returns:
         ``(plan, changes)`` as :func:`diff_fabric`.
     """
+    # NetBox caches custom fields and object types per request (and job); give a shell or script apply the same
+    cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
+    try:
+        return _apply(fabric, confirm_delete, progress)
+    finally:
+        if cache_token is not None:
+            query_cache.reset(cache_token)
+
+
+def _apply(fabric, confirm_delete, progress):
     with transaction.atomic():
         _lock(fabric)
         fabric.refresh_from_db()
