@@ -20,5 +20,9 @@ class AIFabricConfig(PluginConfig):
         'background_apply_threshold': 200
     }
 
+    def ready(self):
+        super().ready()
+        from . import signals  # noqa: F401  (connects the context refresh)
+
 
 config = AIFabricConfig

@@ -31,10 +31,11 @@ from netbox.context import query_cache
 from vpn.models import L2VPN, L2VPNTermination
 
 from ..models import Fabric, OwnedObject
-from ..planner import plan_fabric
+from ..planner import PlanError, plan_fabric
+from ..render.context import CONTEXT_KEY, build_contexts, intent_of
 from .spec import fabric_spec
 
-__all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of')
+__all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
 
 ACTIONS = ('create', 'update', 'adopt', 'keep', 'use', 'delete', 'conflict')
 DELETE_ORDER = (
@@ -80,6 +81,17 @@ class Ref:
     """A reference to another desired object, resolved to the NetBox object when applying."""
 
     key: str
+
+
+@dataclass(frozen=True)
+class JsonKey:
+    """One key of a JSON field (a device's local context data): compared and set alone, other keys kept."""
+
+    key: str
+    data: dict
+
+    def __str__(self):
+        return f'{{{self.key!r}: {len(self.data)} entries}}'
 
 
 @dataclass
@@ -251,6 +263,17 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                 {},
                 {'primary_ip4': Ref(f'ip:loopback:{node.role}:{node.id}')},
                 attribute_of=f'device:{node.name}',
+            )
+        )
+    contexts = build_contexts(plan, intent_of(fabric))
+    for name in sorted(contexts):
+        items.append(
+            Desired(
+                f'context:{name}',
+                Device,
+                {},
+                {'local_context_data': JsonKey(CONTEXT_KEY, contexts[name])},
+                attribute_of=f'device:{name}',
             )
         )
     for vrf in plan.vrfs:
@@ -538,9 +561,21 @@ def _current(obj, name):
     return _comparable(getattr(obj, name))
 
 
+def _differs(obj, name, value):
+    if isinstance(value, JsonKey):
+        return (getattr(obj, name) or {}).get(value.key) != value.data
+    return _current(obj, name) != _comparable(value)
+
+
+def _set(obj, name, value):
+    if isinstance(value, JsonKey):
+        value = {**(getattr(obj, name) or {}), value.key: value.data}
+    setattr(obj, name, value)
+
+
 def _differences(obj, values, m2m=None):
     """``{field: new value}`` for the values (and many-to-many members) ``obj`` does not have yet."""
-    diff = {name: _shown(value) for name, value in values.items() if _current(obj, name) != _comparable(value)}
+    diff = {name: _shown(value) for name, value in values.items() if _differs(obj, name, value)}
     for name, members in (m2m or {}).items():
         current = {member.pk for member in getattr(obj, name).all()} if obj.pk else set()  # prefetched
         if current != {_comparable(m) for m in members}:
@@ -820,7 +855,7 @@ def _apply(fabric, confirm_delete, progress):
                     target.refresh_from_db()  # its own save in this apply may be newer than this instance
                     target.snapshot()
                     for name, value in _resolved(item.values, objects).items():
-                        setattr(target, name, value)
+                        _set(target, name, value)
                     target.full_clean()
                     target.save()
                 continue
@@ -833,7 +868,7 @@ def _apply(fabric, confirm_delete, progress):
                 if change.fields:
                     obj.snapshot()
                     for name, value in _resolved(item.values, objects).items():
-                        setattr(obj, name, value)
+                        _set(obj, name, value)
                     obj.full_clean()
                     obj.save()
                     _set_m2m(obj, item, objects, change.fields)
@@ -887,3 +922,30 @@ def _apply(fabric, confirm_delete, progress):
             Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=allocations)
             fabric.applied_allocations = allocations
     return plan, changes
+
+
+def refresh_contexts(fabric: Fabric) -> int:
+    """Bring the ``aifabric`` context of every device the fabric owns up to date with its current intent (QoS
+    profile, traffic classes, tenants, fabric settings), without an apply. Devices the plan does not have yet are left
+    to the next apply. Returns the number of devices updated; an intent the planner rejects updates nothing."""
+    records = {
+        r.key[len('device:') :]: r.object_id
+        for r in OwnedObject.objects.filter(fabric=fabric, key__startswith='device:')
+    }
+    if not records:
+        return 0
+    try:
+        plan = plan_of(fabric)
+    except PlanError:
+        return 0
+    contexts = build_contexts(plan, intent_of(fabric))
+    updated = 0
+    for device in Device.objects.filter(pk__in=records.values()).order_by('pk'):
+        context = contexts.get(device.name)
+        if context is None or (device.local_context_data or {}).get(CONTEXT_KEY) == context:
+            continue
+        device.snapshot()
+        device.local_context_data = {**(device.local_context_data or {}), CONTEXT_KEY: context}
+        device.save()
+        updated += 1
+    return updated

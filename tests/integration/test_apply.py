@@ -254,19 +254,19 @@ class BackgroundApplyTestCase(APITestCase):
         self.assertEqual(job.data['summary']['ipam.prefix']['create'], 5)
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         # progress, kept outside the transaction for the job page
-        self.assertEqual(job_progress(job.pk), {'done': 145, 'total': 145, 'model': '', 'percent': 100})
+        self.assertEqual(job_progress(job.pk), {'done': 154, 'total': 154, 'model': '', 'percent': 100})
         self.add_permissions('core.view_job')
         self.client.force_login(self.user)
         response = self.client.get(job.get_absolute_url())
         self.assertContains(response, 'Apply progress')
-        self.assertContains(response, '145 of 145 objects written')
+        self.assertContains(response, '154 of 154 objects written')
 
     def test_progress_reports(self):
         reports = []
         apply_fabric(self.fabric, progress=lambda done, total, model: reports.append((done, total, model)))
-        self.assertEqual(reports[0], (0, 145, ''))
-        self.assertEqual(reports[-1], (145, 145, ''))
-        self.assertEqual([r[0] for r in reports[1:-1]], [50, 100])
+        self.assertEqual(reports[0], (0, 154, ''))
+        self.assertEqual(reports[-1], (154, 154, ''))
+        self.assertEqual([r[0] for r in reports[1:-1]], [50, 100, 150])
         self.assertEqual(reports[1][2], 'dcim.interface')
 
     def test_large_plans_go_to_the_background(self):

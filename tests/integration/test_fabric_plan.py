@@ -104,7 +104,7 @@ class FabricApplyUITestCase(TestCase):
         response = self.client.get(self.url('plan'))
         self.assertContains(response, 'name="confirm_delete"')
         response = self.client.post(self.url('apply'), follow=True)
-        self.assertContains(response, 'Applied: 141 created, 4 updated, 0 deleted, 0 unchanged.')
+        self.assertContains(response, 'Applied: 141 created, 13 updated, 0 deleted, 0 unchanged.')
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         response = self.client.post(self.url('apply'), follow=True)
         self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 145 unchanged.')

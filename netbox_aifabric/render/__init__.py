@@ -1,0 +1,1 @@
+"""Render: turn plans and NetBox objects into what automation reads (per-device config contexts)."""

@@ -1,0 +1,339 @@
+"""Plan + intent → the per-device ``aifabric`` config context (schema v1: ``docs/aifabric-context.v1.schema.json``).
+
+:func:`intent_of` reads what the context needs from the fabric's NetBox objects into plain dicts (its QoS profile,
+traffic classes and name/design/underlay/MTU); :func:`build_contexts` is then pure: the same plan and intent always
+give the same contexts. The apply stores each device's context under the ``aifabric`` key of its local config context
+data, where NetBox's own config context merge (and its 4.7 pre-rendered cache) serves it to ``config_context`` in the
+REST API, to ConfigTemplates and to Ansible/Nornir inventories.
+"""
+
+from collections import defaultdict
+
+import netaddr
+
+__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of')
+
+CONTEXT_KEY = 'aifabric'
+SCHEMA_VERSION = 1
+MGMT_VRF = 'mgmt'
+MGMT_SERVICES = ('ssh', 'https', 'snmp')
+PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
+
+
+def intent_of(fabric) -> dict:
+    """The fabric intent the contexts are built from, as plain data."""
+    profile = fabric.qos_profile
+    classes = [
+        {
+            'name': tc.name,
+            'purpose': tc.purpose,
+            'vid': tc.vid,
+            'dscp': list(tc.dscp or []),
+            'priority': tc.switch_priority,
+            'queue': tc.queue,
+            'lossless': tc.lossless,
+            'ecn': tc.ecn,
+            'mtu': tc.mtu,
+            'prefix': str(tc.prefix.prefix) if tc.prefix_id else None,
+        }
+        for tc in fabric.traffic_classes.select_related('prefix').order_by('vid', 'name')
+    ]
+    qos = None
+    if profile is not None:
+        qos = {
+            'profile': profile.name,
+            'preset': profile.preset or None,
+            'mode': profile.mode,
+            'trust': profile.trust,
+            'roce_dscp': list(profile.roce_dscp or []),
+            'roce_priority': list(profile.roce_priority or []),
+            'roce_tc': list(profile.roce_tc or []),
+            'cnp': {'dscp': profile.cnp_dscp, 'priority': profile.cnp_priority, 'tc': profile.cnp_tc},
+            'pfc_priorities': list(profile.pfc_priorities or []),
+            'ecn': {
+                'enabled': profile.ecn_enabled,
+                'unit': profile.ecn_threshold_unit,
+                'min_threshold': profile.ecn_min_threshold,
+                'max_threshold': profile.ecn_max_threshold,
+                'probability': profile.ecn_probability,
+                'tcs': list(profile.ecn_tcs or []),
+            },
+            'strict_tcs': list(profile.strict_tcs or []),
+            'dwrr_weights': {str(k): v for k, v in sorted((profile.dwrr_weights or {}).items())},
+            'pfc_watchdog': {
+                'enabled': profile.pfc_watchdog,
+                'poll_interval': profile.pfcwd_poll_interval,
+                'detection_polls': profile.pfcwd_detection_polls,
+                'detection_time': profile.pfcwd_detection_time,
+                'restoration_time': profile.pfcwd_restoration_time,
+                'action': profile.pfcwd_action,
+            },
+        }
+    roles = {n.name: n.role for n in fabric.planned_nodes()[0]}
+    return {
+        'fabric': {
+            'name': fabric.name,
+            'slug': fabric.slug,
+            'design': fabric.design_option,
+            'underlay': fabric.underlay,
+            'mtu': fabric.mtu,
+        },
+        'roles': roles,
+        'traffic_classes': classes,
+        'qos': qos,
+    }
+
+
+def _host(address):
+    return str(netaddr.IPNetwork(address).ip) if address else None
+
+
+def _qos(intent):
+    """DSCP → priority → traffic class maps from the profile's RoCE marking and the traffic classes' DSCP values."""
+    qos = intent['qos']
+    if qos is None:
+        return None
+    dscp_to_priority, priority_to_tc = {}, {}
+    for tc in intent['traffic_classes']:
+        if tc['priority'] is None:
+            continue
+        for dscp in tc['dscp']:
+            dscp_to_priority[dscp] = tc['priority']
+        if tc['queue'] is not None:
+            priority_to_tc[tc['priority']] = tc['queue']
+    for dscp, priority, tc in zip(qos['roce_dscp'], qos['roce_priority'], qos['roce_tc'], strict=False):
+        dscp_to_priority[dscp] = priority
+        priority_to_tc[priority] = tc
+    cnp = qos['cnp']
+    if cnp['dscp'] is not None and cnp['priority'] is not None:
+        dscp_to_priority[cnp['dscp']] = cnp['priority']
+        if cnp['tc'] is not None:
+            priority_to_tc[cnp['priority']] = cnp['tc']
+    return {
+        'profile': qos['profile'],
+        'preset': qos['preset'],
+        'mode': qos['mode'],
+        'trust': qos['trust'],
+        'dscp_to_priority': {str(k): v for k, v in sorted(dscp_to_priority.items())},
+        'priority_to_tc': {str(k): v for k, v in sorted(priority_to_tc.items())},
+        'pfc_priorities': qos['pfc_priorities'],
+        'cnp': cnp,
+        'ecn': qos['ecn'],
+        'scheduler': {'strict_tcs': qos['strict_tcs'], 'dwrr_weights': qos['dwrr_weights']},
+        'pfc_watchdog': qos['pfc_watchdog'] if qos['pfc_watchdog']['enabled'] else None,
+    }
+
+
+def _management(intent):
+    sources = [tc['prefix'] for tc in intent['traffic_classes'] if tc['purpose'] == 'management' and tc['prefix']]
+    return {'vrf': MGMT_VRF, 'services': list(MGMT_SERVICES), 'allowed_sources': sources}
+
+
+def build_contexts(plan, intent) -> dict:
+    """``{device name: context}`` for every switch and server of the plan."""
+    fabric = intent['fabric']
+    evpn = fabric['design'] == 'evpn-vxlan'
+    ebgp = fabric['underlay'] == 'ebgp'
+    nodes = {n.name: n for n in plan.nodes}
+    lossless = [v.vid for v in plan.vlans if v.lossless]
+    lossless_qos = intent['qos'] is not None and intent['qos']['mode'] == 'lossless'
+    qos = _qos(intent)
+    management = _management(intent)
+    class_mtu = {tc['name']: tc['mtu'] or fabric['mtu'] for tc in intent['traffic_classes']}
+
+    lag_of, vlan_mode = {}, {}
+    for attachment in plan.attachments:
+        tagged = [vid for vid in attachment.vlans if vid not in lossless]
+        for leaf, port in attachment.members:
+            lag_of[leaf, port] = attachment.lag
+            vlan_mode[leaf, attachment.lag or port] = ('tagged', None, tagged)
+        for leaf, port in attachment.rdma:
+            if lossless:
+                vlan_mode[leaf, port] = ('access', lossless[0], [])
+
+    interfaces = defaultdict(list)
+    neighbors = defaultdict(list)
+    lags = defaultdict(dict)
+    for link in plan.links:
+        for me, my_if, my_addr, peer, peer_if, peer_addr in (
+            (link.a_node, link.a_interface, link.a_address, link.b_node, link.b_interface, link.b_address),
+            (link.b_node, link.b_interface, link.b_address, link.a_node, link.a_interface, link.a_address),
+        ):
+            switch = me in nodes
+            lag = 'Port-Channel1000' if link.kind == 'mlag-peer' and switch else lag_of.get((me, my_if))
+            if not switch and link.kind == 'server':
+                lag = 'bond0'
+            entry = {
+                'name': my_if,
+                'kind': link.kind,
+                'description': f'{peer} {peer_if}',
+                'speed': link.speed,
+                'mtu': fabric['mtu'] if switch else None,
+                'address': my_addr if link.kind != 'mlag-peer' else None,
+                'peer_device': peer,
+                'peer_interface': peer_if,
+                'lag': lag,
+                'pfc': bool(switch and lossless_qos and link.kind in PFC_KINDS),
+                'trust': intent['qos']['trust'] if switch and intent['qos'] else None,
+            }
+            mode = vlan_mode.get((me, my_if))
+            entry.update(_mode(mode))
+            interfaces[me].append(entry)
+            if lag:
+                member_of = lags[me].setdefault(
+                    lag,
+                    {
+                        'name': lag,
+                        'kind': 'lag',
+                        'description': 'MLAG peer link' if link.kind == 'mlag-peer' else f'{peer} bond',
+                        'mtu': fabric['mtu'] if switch else None,
+                        'address': my_addr if link.kind == 'mlag-peer' else None,
+                        'members': [],
+                        **_mode(vlan_mode.get((me, lag))),
+                    },
+                )
+                member_of['members'].append(my_if)
+            if switch and peer in nodes and my_addr and (ebgp or link.kind == 'mlag-peer'):
+                neighbors[me].append(
+                    {
+                        'address': _host(peer_addr),
+                        'remote_asn': nodes[peer].asn,
+                        'peer': peer,
+                        'interface': lag if link.kind == 'mlag-peer' else my_if,
+                        'kind': link.kind,
+                    }
+                )
+
+    spines = [n for n in plan.nodes if n.role == 'spine']
+    leaves = [n for n in plan.nodes if n.role == 'leaf']
+    contexts = {}
+    for node in plan.nodes:
+        is_leaf = node.role == 'leaf'
+        loopbacks = [{'name': 'Loopback0', 'address': node.loopback, 'purpose': 'router-id'}]
+        if node.vtep:
+            loopbacks.append({'name': 'Loopback1', 'address': node.vtep, 'purpose': 'vtep'})
+        evpn_peers = []
+        if evpn:
+            for other in leaves if node.role == 'spine' else spines if is_leaf else []:
+                evpn_peers.append({'address': _host(other.loopback), 'remote_asn': other.asn, 'peer': other.name})
+        families = ['ipv4-unicast'] + (['l2vpn-evpn'] if evpn else [])
+        bgp = None
+        if ebgp or evpn:
+            bgp = {
+                'asn': node.asn,
+                'router_id': _host(node.loopback),
+                'neighbors': sorted(neighbors[node.name], key=lambda n: (n['kind'], n['interface'])),
+                'evpn_peers': evpn_peers,
+                'address_families': families,
+            }
+        ospf = None
+        if not ebgp:
+            ospf = {
+                'router_id': _host(node.loopback),
+                'area': '0.0.0.0',
+                'interfaces': [i['name'] for i in interfaces[node.name] if i['kind'] == 'uplink'] + ['Loopback0'],
+            }
+        vrfs = []
+        if is_leaf:
+            for vrf in plan.vrfs:
+                rd = dict(vrf.route_distinguishers).get(node.name)
+                vrfs.append(
+                    {
+                        'name': vrf.name,
+                        'tenant': vrf.tenant,
+                        'l3vni': vrf.l3vni,
+                        'rd': rd,
+                        'route_target': vrf.route_target,
+                        'anycast_gateway_mac': vrf.anycast_gateway_mac,
+                    }
+                )
+        vlans = []
+        if is_leaf:
+            for vlan in plan.vlans:
+                vlans.append(
+                    {
+                        'vid': vlan.vid,
+                        'name': vlan.name,
+                        'l2vni': vlan.l2vni,
+                        'vrf': vlan.vrf,
+                        'subnet': vlan.subnet,
+                        'gateway': vlan.gateway,
+                        'lossless': vlan.lossless,
+                        'mtu': class_mtu.get(vlan.name, fabric['mtu']),
+                    }
+                )
+        mlag = None
+        if node.mlag_peer:
+            peer_link = next((i for i in lags[node.name].values() if i['description'] == 'MLAG peer link'), None)
+            peer_ip = next((n['address'] for n in neighbors[node.name] if n['kind'] == 'mlag-peer'), None)
+            mlag = {
+                'peer': node.mlag_peer,
+                'role': node.mlag_role,
+                'peer_link': peer_link['name'] if peer_link else None,
+                'local_address': peer_link['address'] if peer_link else None,
+                'peer_address': peer_ip,
+            }
+        contexts[node.name] = {
+            'schema_version': SCHEMA_VERSION,
+            'fabric': fabric,
+            'hostname': node.name,
+            'role': intent['roles'].get(node.name, node.role),
+            'node_id': node.id,
+            'asn': node.asn,
+            'router_id': _host(node.loopback),
+            'loopbacks': loopbacks,
+            'vtep': node.vtep,
+            'mlag': mlag,
+            'interfaces': sorted(interfaces[node.name], key=lambda i: _port_order(i['name'])),
+            'lags': sorted(lags[node.name].values(), key=lambda i: _port_order(i['name'])),
+            'bgp': bgp,
+            'ospf': ospf,
+            'vlans': vlans,
+            'vrfs': vrfs,
+            'qos': qos,
+            'mtu': {'fabric': fabric['mtu'], 'classes': class_mtu},
+            'management': management,
+        }
+    for attachment in plan.attachments:
+        name = attachment.server
+        contexts[name] = {
+            'schema_version': SCHEMA_VERSION,
+            'fabric': fabric,
+            'hostname': name,
+            'role': intent['roles'].get(name, attachment.kind),
+            'node_id': None,
+            'asn': None,
+            'router_id': None,
+            'loopbacks': [],
+            'vtep': None,
+            'mlag': None,
+            'interfaces': sorted(interfaces[name], key=lambda i: _port_order(i['name'])),
+            'lags': list(lags[name].values()),
+            'bgp': None,
+            'ospf': None,
+            'vlans': [
+                {
+                    'vid': vid,
+                    'name': next((v.name for v in plan.vlans if v.vid == vid), str(vid)),
+                    'mtu': class_mtu.get(next((v.name for v in plan.vlans if v.vid == vid), ''), fabric['mtu']),
+                }
+                for vid in attachment.vlans
+            ],
+            'vrfs': [],
+            'qos': None,
+            'mtu': {'fabric': fabric['mtu'], 'classes': class_mtu},
+            'management': management,
+        }
+    return contexts
+
+
+def _mode(mode):
+    if mode is None:
+        return {'mode': None, 'untagged_vlan': None, 'tagged_vlans': []}
+    kind, untagged, tagged = mode
+    return {'mode': kind, 'untagged_vlan': untagged, 'tagged_vlans': list(tagged)}
+
+
+def _port_order(name):
+    digits = ''.join(c if c.isdigit() else ' ' for c in name).split()
+    return (''.join(c for c in name if not c.isdigit()), [int(d) for d in digits])
