@@ -1,0 +1,5 @@
+"""Jinja2 filters the plugin adds to NetBox's template environment (ConfigTemplates, export templates)."""
+
+from .render.filters import FILTERS
+
+filters = dict(FILTERS)

@@ -1,0 +1,34 @@
+"""Jinja2 filters for the device-config templates, registered with NetBox (``jinja_env.filters``) so that templates
+stay logic-free: every address computation happens here, with netaddr."""
+
+import netaddr
+
+__all__ = ('FILTERS',)
+
+
+def ip_host(value):
+    """``10.255.2.1/31`` → ``10.255.2.1`` (None stays None)."""
+    return str(netaddr.IPNetwork(value).ip) if value else value
+
+
+def prefix_length(value):
+    """``10.255.2.1/31`` → ``31``."""
+    return netaddr.IPNetwork(value).prefixlen if value else value
+
+
+def ip_netmask(value):
+    """``10.255.2.1/31`` → ``255.255.255.254``."""
+    return str(netaddr.IPNetwork(value).netmask) if value else value
+
+
+def ip_network(value):
+    """``10.255.2.1/31`` → ``10.255.2.0/31``."""
+    return str(netaddr.IPNetwork(value).cidr) if value else value
+
+
+FILTERS = {
+    'aifabric_ip_host': ip_host,
+    'aifabric_prefix_length': prefix_length,
+    'aifabric_ip_netmask': ip_netmask,
+    'aifabric_ip_network': ip_network,
+}

@@ -1,0 +1,86 @@
+"""Per-device ``aifabric`` contexts of the guide's cluster without a database, for template and export tests.
+
+The plan comes from ``examples/guide-<design>.yaml``; the intent from the plugin's own seed data: the guide's five
+traffic classes (``netbox_aifabric/data/traffic_classes.json``) and the NVIDIA Cumulus lossless RoCE preset
+(``netbox_aifabric/data/qos_presets.json``) — what the demo loads into NetBox.
+"""
+
+import json
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from netbox_aifabric.planner import load_spec, plan_fabric
+from netbox_aifabric.render.context import build_contexts
+
+__all__ = ('DESIGNS', 'guide_contexts', 'guide_intent')
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / 'netbox_aifabric' / 'data'
+DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
+QOS_PRESET = 'nvidia-cumulus-lossless'
+
+
+def guide_intent(design: str) -> dict:
+    classes = json.loads((DATA / 'traffic_classes.json').read_text())
+    preset = next(p for p in json.loads((DATA / 'qos_presets.json').read_text()) if p['slug'] == QOS_PRESET)
+    return {
+        'fabric': {'name': 'AI Lab', 'slug': 'ai-lab', 'design': design, 'underlay': 'ebgp', 'mtu': 9216},
+        'roles': {},
+        'traffic_classes': [
+            {
+                'name': tc['name'],
+                'purpose': tc['purpose'],
+                'vid': tc['vid'],
+                'dscp': tc['dscp'],
+                'priority': tc['switch_priority'],
+                'queue': tc['queue'],
+                'lossless': tc['lossless'],
+                'ecn': tc['ecn'],
+                'mtu': tc['mtu'],
+                'prefix': tc['prefix'],
+            }
+            for tc in sorted(classes, key=lambda tc: tc['vid'])
+        ],
+        'qos': {
+            'profile': preset['name'],
+            'preset': preset['slug'],
+            'mode': preset['mode'],
+            'trust': preset['trust'],
+            'roce_dscp': preset['roce_dscp'],
+            'roce_priority': preset['roce_priority'],
+            'roce_tc': preset['roce_tc'],
+            'cnp': {'dscp': preset['cnp_dscp'], 'priority': preset['cnp_priority'], 'tc': preset['cnp_tc']},
+            'pfc_priorities': preset['pfc_priorities'],
+            'ecn': {
+                'enabled': preset['ecn_enabled'],
+                'unit': preset['ecn_threshold_unit'],
+                'min_threshold': preset['ecn_min_threshold'],
+                'max_threshold': preset['ecn_max_threshold'],
+                'probability': preset['ecn_probability'],
+                'tcs': preset['ecn_tcs'],
+            },
+            'strict_tcs': preset['strict_tcs'],
+            'dwrr_weights': {str(k): v for k, v in sorted(preset['dwrr_weights'].items())},
+            'pfc_watchdog': {
+                'enabled': preset['pfc_watchdog'],
+                'poll_interval': preset.get('pfcwd_poll_interval'),
+                'detection_polls': preset.get('pfcwd_detection_polls'),
+                'detection_time': preset.get('pfcwd_detection_time'),
+                'restoration_time': preset.get('pfcwd_restoration_time'),
+                'action': preset.get('pfcwd_action'),
+            },
+        },
+    }
+
+
+@cache
+def _contexts(design: str) -> str:
+    spec = load_spec(yaml.safe_load((ROOT / 'examples' / f'guide-{design}.yaml').read_text()))
+    return json.dumps(build_contexts(plan_fabric(spec), guide_intent(design)))
+
+
+def guide_contexts(design: str) -> dict:
+    """``{device name: context}`` (a fresh copy each call) for the guide's cluster in ``design``."""
+    return json.loads(_contexts(design))
