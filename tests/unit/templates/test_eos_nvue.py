@@ -1,0 +1,470 @@
+"""The Arista EOS (``templates/eos/eos.cfg.j2``) and NVIDIA Cumulus NVUE (``templates/cumulus/startup.yaml.j2``)
+templates rendered the way a NetBox ConfigTemplate renders them, from the guide's contexts: golden files, and the exact
+BGP neighbours, VNIs, interfaces and PFC/ECN settings each context implies."""
+
+import re
+
+import pytest
+import yaml
+
+from netbox_aifabric.planner import load_spec, plan_fabric
+from netbox_aifabric.render.context import build_contexts
+from tests.render_fixtures import DESIGNS, ROOT, guide_contexts, guide_intent
+
+from .helpers import TEMPLATES, check_golden, render
+
+pytestmark = pytest.mark.pure
+
+EOS = 'eos/eos.cfg.j2'
+NVUE = 'cumulus/startup.yaml.j2'
+# The MLAG design has no spines (one rack, room for two later): its leaf only.
+CASES = [(design, device) for design in DESIGNS for device in ('spine1', 'leaf1') if device in guide_contexts(design)]
+ECN_LINE = 'random-detect ecn minimum-threshold {min} bytes maximum-threshold {max} bytes max-mark-probability {p}'
+
+
+def context(design, device):
+    return guide_contexts(design)[device]
+
+
+def eos(ctx):
+    return render(EOS, ctx)
+
+
+def nvue(ctx):
+    documents = yaml.safe_load(render(NVUE, ctx))
+    assert isinstance(documents, list) and len(documents) == 1 and list(documents[0]) == ['set']
+    return documents[0]['set']
+
+
+def block(config, header):
+    """The indented lines under a top-level EOS line (``interface Ethernet49``, ``router bgp 65101``)."""
+    lines = config.splitlines()
+    assert header in lines, f'no "{header}"'
+    body = []
+    for line in lines[lines.index(header) + 1 :]:
+        if not line.startswith(' '):
+            break
+        body.append(line)
+    return body
+
+
+def sub_block(lines, header):
+    """The lines under ``header`` inside a block (``   tx-queue 3``), one level deeper."""
+    indent = len(header) - len(header.lstrip()) + 1
+    body = []
+    for line in lines[lines.index(header) + 1 :]:
+        if len(line) - len(line.lstrip()) < indent:
+            break
+        body.append(line)
+    return body
+
+
+def swp(name):
+    return name.replace('Ethernet', 'swp')
+
+
+def ospf_contexts(design):
+    """The guide's cluster with an OSPF underlay (not a guide example: the templates' OSPF branch)."""
+    raw = yaml.safe_load((ROOT / 'examples' / f'guide-{design}.yaml').read_text())
+    raw['underlay'] = 'ospf'
+    intent = guide_intent(design)
+    intent['fabric']['underlay'] = 'ospf'
+    return build_contexts(plan_fabric(load_spec(raw)), intent)
+
+
+def test_cases_cover_every_design():
+    assert CASES == [
+        ('mlag', 'leaf1'),
+        ('routed', 'spine1'),
+        ('routed', 'leaf1'),
+        ('evpn-vxlan', 'spine1'),
+        ('evpn-vxlan', 'leaf1'),
+    ]
+
+
+@pytest.mark.parametrize('path', [EOS, NVUE])
+def test_templates_are_self_contained_and_logic_free(path):
+    code = (TEMPLATES / path).read_text()
+    assert not re.search(r'\{%-?\s*(include|import|from|extends|macro|call)\b', code)
+    for expression in re.findall(r'\{[{%](.*?)[}%]\}', code, flags=re.S):
+        inner = expression.strip('-').strip()
+        assert not re.search(r'[+*/~%]|\s-\s', inner), f'arithmetic or string assembly in "{inner}"'
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_golden(design, device):
+    ctx = context(design, device)
+    check_golden(f'eos/{design}-{device}.cfg', eos(ctx))
+    check_golden(f'cumulus/{design}-{device}.yaml', render(NVUE, ctx))
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_no_empty_values(design, device):
+    for text in (eos(context(design, device)), render(NVUE, context(design, device))):
+        assert 'None' not in text
+        assert not re.search(r' $', text, flags=re.M), 'trailing spaces'
+        assert '\n\n' not in text and text.endswith('\n')
+
+
+# Arista EOS
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_eos_bgp_neighbours_are_the_contexts(design, device):
+    ctx = context(design, device)
+    bgp = block(eos(ctx), f'router bgp {ctx["bgp"]["asn"]}')
+    assert f'   router-id {ctx["router_id"]}' in bgp
+    expected = set()
+    for neighbor in ctx['bgp']['neighbors']:
+        group = 'MLAG-PEER' if neighbor['kind'] == 'mlag-peer' else 'UNDERLAY'
+        expected |= {
+            f'   neighbor {neighbor["address"]} peer group {group}',
+            f'   neighbor {neighbor["address"]} remote-as {neighbor["remote_asn"]}',
+        }
+    for peer in ctx['bgp']['evpn_peers']:
+        expected |= {
+            f'   neighbor {peer["address"]} peer group EVPN-OVERLAY',
+            f'   neighbor {peer["address"]} remote-as {peer["remote_asn"]}',
+        }
+    actual = {line for line in bgp if re.match(r'   neighbor \d+\.\d+\.\d+\.\d+ (peer group|remote-as) ', line)}
+    assert actual == expected
+    assert ('   address-family evpn' in bgp) == bool(ctx['bgp']['evpn_peers'])
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_eos_vnis_are_the_contexts(design, device):
+    ctx = context(design, device)
+    config = eos(ctx)
+    expected = {f'   vxlan vlan {v["vid"]} vni {v["l2vni"]}' for v in ctx['vlans'] if v.get('l2vni')}
+    expected |= {f'   vxlan vrf {v["name"]} vni {v["l3vni"]}' for v in ctx['vrfs'] if v['l3vni']}
+    assert {line for line in config.splitlines() if line.startswith(('   vxlan vlan', '   vxlan vrf'))} == expected
+    if ctx['vtep']:
+        vxlan = block(config, 'interface Vxlan1')
+        assert '   vxlan source-interface Loopback1' in vxlan
+        for vrf in ctx['vrfs']:
+            bgp_vrf = sub_block(block(config, f'router bgp {ctx["asn"]}'), f'   vrf {vrf["name"]}')
+            assert f'      rd {vrf["rd"]}' in bgp_vrf
+            assert f'      route-target import evpn {vrf["route_target"]}' in bgp_vrf
+            assert f'      route-target export evpn {vrf["route_target"]}' in bgp_vrf
+    else:
+        assert 'Vxlan1' not in config
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_eos_interfaces_pfc_and_ecn(design, device):
+    ctx = context(design, device)
+    config = eos(ctx)
+    qos = ctx['qos']
+    assert {line for line in config.splitlines() if line.startswith('qos map dscp ')} == {
+        f'qos map dscp {dscp} to traffic-class {qos["priority_to_tc"][str(priority)]}'
+        for dscp, priority in qos['dscp_to_priority'].items()
+    }
+    ecn = ECN_LINE.format(min=qos['ecn']['min_threshold'], max=qos['ecn']['max_threshold'], p=qos['ecn']['probability'])
+    for iface in ctx['interfaces']:
+        lines = block(config, f'interface {iface["name"]}')
+        assert f'   description {iface["description"]}' in lines
+        assert f'   speed {iface["speed"]}g' in lines
+        assert '   qos trust dscp' in lines
+        if iface['lag']:
+            assert f'   channel-group {iface["lag"].removeprefix("Port-Channel")} mode active' in lines
+        elif iface['address']:
+            assert lines[lines.index('   no switchport') + 1] == f'   ip address {iface["address"]}'
+        elif iface['mode'] == 'access':
+            assert f'   switchport access vlan {iface["untagged_vlan"]}' in lines
+        pfc = [line for line in lines if 'priority-flow-control' in line]
+        if iface['pfc']:
+            assert pfc == ['   priority-flow-control on'] + [
+                f'   priority-flow-control priority {p} no-drop' for p in qos['pfc_priorities']
+            ]
+        else:
+            assert pfc == []
+        for tc in qos['ecn']['tcs']:
+            assert f'      {ecn}' in sub_block(lines, f'   tx-queue {tc}')
+        assert sum(ecn in line for line in lines) == len(qos['ecn']['tcs'])
+
+
+def test_eos_evpn_leaf1():
+    config = eos(context('evpn-vxlan', 'leaf1'))
+    lines = config.splitlines()
+    bgp = block(config, 'router bgp 65101')
+    for address, asn, group in (
+        ('10.255.2.0', 65100, 'UNDERLAY'),
+        ('10.255.2.4', 65100, 'UNDERLAY'),
+        ('10.255.3.1', 65101, 'MLAG-PEER'),
+    ):
+        assert f'   neighbor {address} peer group {group}' in bgp
+        assert f'   neighbor {address} remote-as {asn}' in bgp
+    assert '   neighbor 10.255.0.1 peer group EVPN-OVERLAY' in bgp
+    assert '   neighbor EVPN-OVERLAY update-source Loopback0' in bgp
+    assert '   neighbor EVPN-OVERLAY ebgp-multihop 3' in bgp
+    assert '   neighbor EVPN-OVERLAY send-community extended' in bgp
+    assert sub_block(bgp, '   vlan 40') == [
+        '      rd 10.255.0.5:10040',
+        '      route-target both 10040:10040',
+        '      redistribute learned',
+    ]
+    assert sub_block(bgp, '   address-family evpn') == ['      neighbor EVPN-OVERLAY activate']
+    assert '   vxlan vlan 40 vni 10040' in lines
+    assert '   vxlan vrf AI-CLUSTER vni 50001' in lines
+    assert 'qos map dscp 26 to traffic-class 3' in lines
+    assert 'ip virtual-router mac-address 02:00:00:00:00:aa' in lines
+    ethernet49 = block(config, 'interface Ethernet49')
+    assert '   priority-flow-control on' in ethernet49
+    assert '   priority-flow-control priority 3 no-drop' in ethernet49
+    assert '      ' + ECN_LINE.format(min=150000, max=1500000, p=100) in sub_block(ethernet49, '   tx-queue 3')
+    assert block(config, 'interface Vlan40') == [
+        '   description RDMA',
+        '   mtu 9000',
+        '   vrf AI-CLUSTER',
+        '   ip address virtual 10.40.0.1/24',
+    ]
+    assert block(config, 'interface Vxlan1')[:2] == ['   description leaf1 VTEP', '   vxlan source-interface Loopback1']
+    assert block(config, 'interface Loopback1') == ['   description vtep', '   ip address 10.255.1.1/32']
+
+
+@pytest.mark.parametrize('design', ['mlag', 'evpn-vxlan'])
+def test_eos_mlag_pair(design):
+    config = eos(context(design, 'leaf1'))
+    assert block(config, 'mlag configuration') == [
+        '   domain-id ai-lab',
+        '   local-interface Vlan4094',
+        '   peer-address 10.255.3.1',
+        '   peer-link Port-Channel1000',
+    ]
+    assert block(config, 'interface Vlan4094')[-1] == '   ip address 10.255.3.0/31'
+    assert block(config, 'interface Port-Channel1000')[-2:] == [
+        '   switchport mode trunk',
+        '   switchport trunk group MLAG-PEER',
+    ]
+    assert block(config, 'interface Port-Channel1')[-3:] == [
+        '   switchport mode trunk',
+        '   switchport trunk allowed vlan 10,20,30,50',
+        '   mlag 1',
+    ]
+    assert block(config, 'interface Ethernet73')[2] == '   channel-group 1000 mode active'
+
+
+def test_eos_routed_leaf_has_no_mlag_and_plain_gateways():
+    config = eos(context('routed', 'leaf1'))
+    assert 'mlag' not in config
+    assert 'virtual' not in config
+    assert block(config, 'interface Vlan20')[-1] == '   ip address 198.51.100.1/24'
+    assert block(config, 'interface Vlan10')[-2:] == ['   vrf MGMT', '   ip address 192.0.2.1/24']
+
+
+@pytest.mark.parametrize('design', ['routed', 'evpn-vxlan'])
+def test_eos_spine_has_no_vlans_and_no_vxlan(design):
+    config = eos(context(design, 'spine1'))
+    assert not re.search(r'^vlan \d+', config, flags=re.M)
+    assert 'interface Vlan' not in config
+    assert not [line for line in config.splitlines() if 'vxlan' in line.lower() and not line.startswith('!')]
+    assert 'switchport' not in config.replace('no switchport', '')
+
+
+def test_eos_management_plane():
+    config = eos(context('evpn-vxlan', 'spine1'))
+    assert block(config, 'ip access-list standard AIFABRIC-MGMT') == ['   permit 192.0.2.0/24']
+    assert '   ip access-group AIFABRIC-MGMT vrf mgmt in' in block(config, 'management ssh')
+    assert '      ip access-group AIFABRIC-MGMT' in block(config, 'management api http-commands')
+    assert 'snmp-server ipv4 access-list AIFABRIC-MGMT vrf mgmt' in config.splitlines()
+    assert config.startswith('! spine1: spine of fabric AI Lab (evpn-vxlan, ebgp underlay)\n')
+    assert '\nhostname spine1\n!\nservice routing protocols model multi-agent\n' in config
+    assert config.endswith('\n!\nend\n')
+
+
+# NVIDIA Cumulus NVUE
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_nvue_bgp_neighbours_are_the_contexts(design, device):
+    ctx = context(design, device)
+    config = nvue(ctx)
+    assert config['system']['hostname'] == device
+    assert config['router']['bgp'] == {'enable': True, 'autonomous-system': ctx['asn'], 'router-id': ctx['router_id']}
+    bgp = config['vrf']['default']['router']['bgp']
+    expected = {n['address']: n['remote_asn'] for n in ctx['bgp']['neighbors'] + ctx['bgp']['evpn_peers']}
+    assert {address: neighbor['remote-as'] for address, neighbor in bgp['neighbor'].items()} == expected
+    assert all(neighbor['type'] == 'numbered' for neighbor in bgp['neighbor'].values())
+    for peer in ctx['bgp']['evpn_peers']:
+        overlay = bgp['neighbor'][peer['address']]
+        assert overlay['update-source'] == 'lo'
+        assert overlay['address-family']['l2vpn-evpn']['enable'] is True
+        assert overlay['address-family']['ipv4-unicast']['enable'] is False
+    for neighbor in ctx['bgp']['neighbors']:
+        evpn = bgp['neighbor'][neighbor['address']].get('address-family', {}).get('l2vpn-evpn')
+        assert evpn is None
+    assert ('l2vpn-evpn' in bgp['address-family']) == ('l2vpn-evpn' in ctx['bgp']['address_families'])
+    assert set(bgp['address-family']['ipv4-unicast']['network']) >= {lo['address'] for lo in ctx['loopbacks']}
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_nvue_vnis_are_the_contexts(design, device):
+    ctx = context(design, device)
+    config = nvue(ctx)
+    if not ctx['vlans']:
+        assert 'bridge' not in config
+    else:
+        vlans = config['bridge']['domain']['br_default']['vlan']
+        assert set(vlans) == {str(v['vid']) for v in ctx['vlans']}
+        assert {vid: list(vlan['vni']) for vid, vlan in vlans.items() if vlan} == {
+            str(v['vid']): [str(v['l2vni'])] for v in ctx['vlans'] if v['l2vni']
+        }
+    l3vnis = {name: list(vrf['evpn']['vni']) for name, vrf in config['vrf'].items() if vrf and 'evpn' in vrf}
+    assert l3vnis == {v['name']: [str(v['l3vni'])] for v in ctx['vrfs'] if v['l3vni']}
+    for vrf in ctx['vrfs']:
+        bgp = config['vrf'][vrf['name']]['router']['bgp']
+        assert bgp['rd'] == vrf['rd']
+        assert list(bgp['route-import']['from-evpn']['route-target']) == [vrf['route_target']]
+        assert list(bgp['route-export']['to-evpn']['route-target']) == [vrf['route_target']]
+    if ctx['vtep']:
+        vxlan = config['nve']['vxlan']
+        if ctx['mlag']:  # the pair's shared VTEP is the anycast address; the source is the switch's own loopback
+            assert vxlan['mlag']['shared-address'] == ctx['vtep'].split('/')[0]
+            assert vxlan['source']['address'] == ctx['router_id']
+        else:
+            assert vxlan['source']['address'] == ctx['vtep'].split('/')[0]
+        assert config['evpn'] == {'enable': True}
+    else:
+        assert 'nve' not in config
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_nvue_interfaces(design, device):
+    ctx = context(design, device)
+    interfaces = nvue(ctx)['interface']
+    assert set(interfaces['lo']['ip']['address']) == {
+        lo['address'] for lo in ctx['loopbacks'] if not (ctx['mlag'] and lo['purpose'] == 'vtep')
+    }
+    for iface in ctx['interfaces']:
+        port = interfaces[swp(iface['name'])]
+        assert port['type'] == 'swp'
+        assert port['description'] == iface['description']
+        assert port['link'] == {'mtu': iface['mtu'], 'speed': f'{iface["speed"]}G'}
+        if iface['address']:
+            assert list(port['ip']['address']) == [iface['address']]
+        if iface['mode'] == 'access':
+            assert port['bridge']['domain']['br_default'] == {'access': iface['untagged_vlan']}
+        assert ('qos' in port) == iface['pfc']
+    for lag in ctx['lags']:
+        name = 'peerlink' if ctx['mlag'] and lag['name'] == ctx['mlag']['peer_link'] else lag['name']
+        bond = interfaces[name.replace('Port-Channel', 'bond')]
+        assert list(bond['bond']['member']) == [swp(m) for m in lag['members']]
+        if lag['mode'] == 'tagged':
+            assert list(bond['bridge']['domain']['br_default']['vlan']) == [str(v) for v in lag['tagged_vlans']]
+        if name != 'peerlink' and ctx['mlag']:
+            assert bond['bond']['mlag'] == {'enable': True, 'id': int(lag['name'].removeprefix('Port-Channel'))}
+    svis = {name: i for name, i in interfaces.items() if i.get('type') == 'svi'}
+    assert set(svis) == {f'vlan{v["vid"]}' for v in ctx['vlans'] if v['gateway']}
+
+
+@pytest.mark.parametrize('design', ['mlag', 'evpn-vxlan'])
+def test_nvue_mlag_pair(design):
+    config = nvue(context(design, 'leaf1'))
+    assert config['mlag'] == {'enable': True, 'peer-ip': '10.255.3.1', 'priority': 1000}
+    assert config['interface']['peerlink.4094'] == {
+        'type': 'sub',
+        'base-interface': 'peerlink',
+        'vlan': 4094,
+        'ip': {'address': {'10.255.3.0/31': {}}},
+    }
+    vrr = config['interface']['vlan20']['ip']['vrr']
+    assert vrr['address'] == {'198.51.100.1/24': {}} and vrr['state'] == {'up': {}}
+    assert config['router']['vrr'] == {'enable': True}
+    assert nvue(context(design, 'leaf2'))['mlag']['priority'] == 2000
+
+
+def test_nvue_evpn_leaf1():
+    config = nvue(context('evpn-vxlan', 'leaf1'))
+    assert config['bridge']['domain']['br_default']['vlan']['40'] == {'vni': {'10040': {}}}
+    assert config['vrf']['AI-CLUSTER']['evpn'] == {'enable': True, 'vni': {'50001': {}}}
+    assert config['vrf']['MGMT'] == {}
+    assert config['interface']['vlan40']['ip'] == {
+        'vrf': 'AI-CLUSTER',
+        'vrr': {
+            'enable': True,
+            'address': {'10.40.0.1/24': {}},
+            'mac-address': '02:00:00:00:00:aa',
+            'state': {'up': {}},
+        },
+    }
+    assert config['interface']['swp49']['bridge'] == {'domain': {'br_default': {'access': 40}}}
+    assert config['interface']['swp49']['qos'] == {'pfc-watchdog': {'state': 'enable'}}
+    assert config['interface']['swp65']['ip'] == {'address': {'10.255.2.1/31': {}}}
+    neighbors = config['vrf']['default']['router']['bgp']['neighbor']
+    assert {address: n['remote-as'] for address, n in neighbors.items() if 'update-source' not in n} == {
+        '10.255.2.0': 65100,
+        '10.255.2.4': 65100,
+        '10.255.3.1': 65101,
+    }
+    assert neighbors['10.255.3.1']['address-family'] == {'ipv4-unicast': {'nexthop-setting': 'self'}}
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_nvue_qos(design, device):
+    ctx = context(design, device)
+    qos, context_qos = nvue(ctx)['qos'], ctx['qos']
+    assert qos['roce'] == {'enable': True, 'mode': context_qos['mode']}
+    assert qos['mapping']['default-global']['trust'] == 'l3'
+    assert {dscp: m['switch-priority'] for dscp, m in qos['mapping']['default-global']['dscp'].items()} == (
+        context_qos['dscp_to_priority']
+    )
+    assert {
+        priority: m['traffic-class']
+        for priority, m in qos['egress-queue-mapping']['default-global']['switch-priority'].items()
+    } == context_qos['priority_to_tc']
+    assert list(qos['pfc']['default-global']['switch-priority']) == [str(p) for p in context_qos['pfc_priorities']]
+    ecn = context_qos['ecn']
+    assert qos['congestion-control']['default-global']['traffic-class'] == {
+        str(tc): {
+            'ecn': 'enable',
+            'min-threshold': ecn['min_threshold'],
+            'max-threshold': ecn['max_threshold'],
+            'probability': ecn['probability'],
+        }
+        for tc in ecn['tcs']
+    }
+    assert qos['egress-scheduler']['default-global']['traffic-class'] == {
+        '6': {'mode': 'strict'},
+        '0': {'mode': 'dwrr', 'bw-percent': 50},
+        '3': {'mode': 'dwrr', 'bw-percent': 50},
+    }
+    assert qos['pfc-watchdog'] == {'polling-interval': 100, 'robustness': 3}
+
+
+@pytest.mark.parametrize('design', ['routed', 'evpn-vxlan'])
+def test_nvue_spine_has_no_vlans_and_no_vxlan(design):
+    config = nvue(context(design, 'spine1'))
+    assert not {'bridge', 'nve', 'mlag'} & set(config)
+    assert all(not name.startswith(('vlan', 'bond', 'peerlink')) for name in config['interface'])
+    assert set(config['vrf']) == {'default'}
+
+
+# The OSPF underlay (no guide example uses it)
+
+
+def test_ospf_underlay():
+    routed = ospf_contexts('routed')
+    config = eos(routed['leaf1'])
+    assert 'router bgp' not in config
+    assert block(config, 'router ospf 1') == ['   router-id 10.255.0.5', '   max-lsa 12000']
+    assert block(config, 'interface Ethernet65')[4:7] == [
+        '   ip address 10.255.2.1/31',
+        '   ip ospf network point-to-point',
+        '   ip ospf area 0.0.0.0',
+    ]
+    assert block(config, 'interface Loopback0')[-1] == '   ip ospf area 0.0.0.0'
+    yml = nvue(routed['leaf1'])
+    assert yml['router'] == {'ospf': {'enable': True, 'router-id': '10.255.0.5'}}
+    assert yml['interface']['swp65']['router']['ospf'] == {
+        'enable': True,
+        'area': '0.0.0.0',
+        'network-type': 'point-to-point',
+    }
+    assert yml['interface']['lo']['router']['ospf']['passive'] is True
+
+    evpn = ospf_contexts('evpn-vxlan')  # iBGP EVPN overlay: the spines reflect it
+    spine = block(eos(evpn['spine1']), 'router bgp 65100')
+    assert '   neighbor 10.255.0.5 route-reflector-client' in spine
+    assert not any('UNDERLAY' in line for line in spine)
+    neighbors = nvue(evpn['spine1'])['vrf']['default']['router']['bgp']['neighbor']
+    assert neighbors['10.255.0.5']['address-family']['l2vpn-evpn']['route-reflector-client'] is True
