@@ -18,6 +18,7 @@ PG_HOST=127.0.0.1
 PG_PORT=5432
 APT_UPDATED=
 CLEANUP_PIDS=()
+POLICY_RC_D=
 
 # ---------------------------------------------------------------------------------------------------------------
 # Output, timing, cleanup
@@ -40,9 +41,11 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { d = b - a; printf (d < 10 ? "%.2f
 is_root() { [[ $EUID -eq 0 ]]; }
 is_debian() { [[ -f /etc/debian_version ]] && have apt-get; }
 
-# Background processes listed in CLEANUP_PIDS are stopped when the script exits (also on Ctrl-C).
+# Background processes listed in CLEANUP_PIDS are stopped when the script exits (also on Ctrl-C); a temporary
+# policy-rc.d (ensure_frr) is removed.
 cleanup() {
     local pid
+    if [[ -n $POLICY_RC_D ]]; then rm -f "$POLICY_RC_D"; fi
     for pid in "${CLEANUP_PIDS[@]}"; do
         kill -TERM "$pid" 2>/dev/null || continue
         for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
@@ -386,6 +389,57 @@ ensure_chromium() {
     fi
     die 'Chromium is missing: the browser tests need it' \
         'Debian/Ubuntu: sudo apt-get install chromium (the tests run it as /usr/bin/chromium)'
+}
+
+# Debian's FRR for the FRR config check (tests/frr.py: vtysh and the zebra, staticd and bgpd daemons in --dryrun
+# mode; no FRR daemon keeps running). The package would start and enable its frr service: a temporary policy-rc.d
+# (unless one exists, as in Docker images) forbids the start, `update-rc.d frr disable` (systemd and SysV) undoes
+# the enable. 11-15 s on Debian 12 (FRR 8.4.4: 4 packages, 4.4 MB to download, 22.5 MB installed).
+frr_dir() { # the directory with FRR's daemons, where tests/frr.py looks for them
+    local dir
+    for dir in /usr/lib/frr /usr/libexec/frr /usr/sbin; do
+        if [[ -x $dir/zebra && -x $dir/staticd && -x $dir/bgpd ]]; then
+            printf '%s' "$dir"
+            return 0
+        fi
+    done
+    return 1
+}
+
+frr_version() { "$1/bgpd" --version 2>/dev/null | awk '/ version / { print "FRR " $NF; exit }'; }
+
+ensure_frr() {
+    step 'FRR for the FRR config check (tests/frr.py)'
+    if [[ ${AIFABRIC_SKIP_FRR:-} == 1 ]]; then
+        info 'skipped: AIFABRIC_SKIP_FRR=1 (the FRR tests are skipped too)'
+        return
+    fi
+    local dir t0
+    if have vtysh && dir=$(frr_dir); then
+        info "$(frr_version "$dir") (daemons in $dir, only run with --dryrun)"
+        return
+    fi
+    if is_root && is_debian; then
+        t0=$(now)
+        if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+            POLICY_RC_D=/usr/sbin/policy-rc.d # removed by cleanup() too, should the install fail
+            printf '#!/bin/sh\n# scripts/test: no service starts while FRR is installed\nexit 101\n' >"$POLICY_RC_D"
+            chmod 755 "$POLICY_RC_D"
+        fi
+        apt_install frr
+        if [[ -n $POLICY_RC_D ]]; then
+            rm -f "$POLICY_RC_D"
+            POLICY_RC_D=
+        fi
+        update-rc.d frr disable >>"$DEV_DIR/apt.log" 2>&1 ||
+            die 'update-rc.d frr disable failed (log: .dev/apt.log): disable the frr service yourself'
+        dir=$(frr_dir) || die 'apt-get install frr did not install zebra, staticd and bgpd (log: .dev/apt.log)'
+        info "installed $(frr_version "$dir"), frr service not started and disabled ($(since "$t0"))"
+        return
+    fi
+    die 'FRR is missing: the FRR config check (tests/frr.py) needs vtysh and the zebra, staticd and bgpd daemons.' \
+        'Debian/Ubuntu: sudo apt-get install frr && sudo update-rc.d frr disable (no FRR daemon needs to run);' \
+        'or skip the FRR tests: AIFABRIC_SKIP_FRR=1 scripts/test'
 }
 
 bootstrap() {
