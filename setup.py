@@ -40,7 +40,7 @@ setup(
     extras_require={
         'pynetbox': ['pynetbox>=7.4'],
         'benchmark': ['pyavd>=6.0'],
-        'dev': ['pynetbox>=7.4', 'pytest', 'pytest-django', 'ruff', 'mkdocs', 'hypothesis', 'playwright'],
+        'dev': ['pynetbox>=7.4', 'pytest', 'pytest-django', 'ruff', 'mkdocs', 'hypothesis', 'playwright', 'pyavd>=6.0'],
     },
     entry_points={'console_scripts': ['netbox-aifabric = netbox_aifabric.cli:main']},
     classifiers=[

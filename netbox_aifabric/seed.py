@@ -7,17 +7,28 @@ was edited locally and is kept as it is, unless ``force=True`` resets it to the 
 
 import json
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 from django.db import transaction
 
-from dcim.models import Site
+from dcim.models import Platform, Site
+from extras.models import ConfigTemplate
 from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
-__all__ = ('LoadReport', 'load_demo', 'load_qos_presets', 'load_traffic_classes', 'qos_presets', 'traffic_class_seed')
+__all__ = (
+    'DEVICE_TEMPLATES',
+    'LoadReport',
+    'load_config_templates',
+    'load_demo',
+    'load_qos_presets',
+    'load_traffic_classes',
+    'qos_presets',
+    'traffic_class_seed',
+)
 
 DATA = Path(__file__).parent / 'data'
 
@@ -30,6 +41,38 @@ def qos_presets():
 def traffic_class_seed():
     """The guide's traffic inventory (``data/traffic_classes.json``)."""
     return json.loads((DATA / 'traffic_classes.json').read_text())
+
+
+@dataclass(frozen=True)
+class DeviceTemplate:
+    """A shipped device-config template (top-level ``templates/``, installed as ``netbox_aifabric.device_templates``)
+    and the NetBox platform whose devices it renders for."""
+
+    path: str
+    name: str
+    mime_type: str
+    file_extension: str
+    platform: str
+    platform_slug: str
+
+
+DEVICE_TEMPLATES = (
+    DeviceTemplate('sonic/config_db.json.j2', 'AI fabric SONiC', 'application/json', 'json', 'SONiC', 'sonic'),
+    DeviceTemplate(
+        'cumulus/startup.yaml.j2',
+        'AI fabric NVIDIA Cumulus NVUE',
+        'text/yaml',
+        'yaml',
+        'NVIDIA Cumulus Linux',
+        'cumulus',
+    ),
+    DeviceTemplate('eos/eos.cfg.j2', 'AI fabric Arista EOS', 'text/plain', 'cfg', 'Arista EOS', 'arista-eos'),
+    DeviceTemplate('frr/frr.conf.j2', 'AI fabric FRR', 'text/plain', 'conf', 'FRR', 'frr'),
+)
+
+
+def device_template_code(path: str) -> str:
+    return resources.files('netbox_aifabric.device_templates').joinpath(path).read_text()
 
 
 @dataclass
@@ -252,4 +295,34 @@ def load_demo(force=False):
         force,
         m2m={'traffic_classes': list(classes.values()), 'tenants': [evpn_tenant]},
     )
+    return report
+
+
+@transaction.atomic
+def load_config_templates(force=False, platforms=True):
+    """The shipped device-config templates as NetBox ConfigTemplates (named ``AI fabric <NOS>``) and, with
+    ``platforms``, one platform per NOS that uses its template, so that ``render-config`` works for every device
+    with that platform. Idempotent; a template or platform edited locally is kept unless ``force``."""
+    report = LoadReport()
+    for entry in DEVICE_TEMPLATES:
+        template = _sync(
+            ConfigTemplate,
+            {'name': entry.name},
+            {
+                'template_code': device_template_code(entry.path),
+                'mime_type': entry.mime_type,
+                'file_extension': entry.file_extension,
+                'description': f'netbox-aifabric: {entry.path}, rendered from the aifabric config context',
+            },
+            report,
+            force,
+        )
+        if platforms:
+            _sync(
+                Platform,
+                {'slug': entry.platform_slug},
+                {'name': entry.platform, 'config_template': template},
+                report,
+                force,
+            )
     return report

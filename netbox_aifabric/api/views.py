@@ -7,6 +7,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from core.api.serializers import JobSerializer
+from dcim.models import Device
 from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxModelViewSet
 
@@ -14,8 +15,10 @@ from .. import filtersets
 from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
 from ..apply.permissions import missing_permissions, missing_permissions_message
 from ..jobs import ApplyFabricJob, runs_in_background
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
 from ..planner import PlanError
+from ..render.avd import avd_structured_config
+from ..render.context import CONTEXT_KEY
 from . import serializers
 
 
@@ -139,6 +142,21 @@ class FabricViewSet(NetBoxModelViewSet):
             body = {'detail': str(e), 'changes': [c.to_dict() for c in e.changes if c.action == 'conflict']}
             return Response(body, status=status.HTTP_409_CONFLICT)
         return Response(self._body(fabric, plan, changes, applied=True))
+
+    @extend_schema(request=None, responses={200: dict})
+    @action(detail=True, methods=['get'])
+    def avd(self, request, pk):
+        """Arista AVD structured config (``eos_cli_config_gen``) of every switch the fabric applied, from its
+        ``aifabric`` config context: ``{"devices": {name: structured config}}``."""
+        fabric = self._fabric(request, pk)
+        ids = OwnedObject.objects.filter(fabric=fabric, key__startswith='device:').values('object_id')
+        devices = Device.objects.restrict(request.user, 'view').filter(pk__in=ids).order_by('name')
+        configs = {}
+        for device in devices:
+            context = (device.local_context_data or {}).get(CONTEXT_KEY)
+            if context and context['role'] in ('spine', 'leaf', 'border'):
+                configs[device.name] = avd_structured_config(context)
+        return Response({'fabric': fabric.pk, 'devices': configs})
 
 
 class FabricNodeViewSet(NetBoxModelViewSet):

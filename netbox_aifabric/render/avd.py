@@ -1,0 +1,244 @@
+"""The ``aifabric`` context of a switch as Arista AVD structured config (the ``eos_cli_config_gen`` schema), for EOS
+teams that render their configs with AVD. Pure: a context in, a dict out; the tests validate it with
+``pyavd.validate_structured_config`` and render it with ``pyavd.get_device_config``.
+
+Mapped: hostname, routing model, loopbacks, VLANs, VRFs, anycast gateways (``ip address virtual``), routed and
+switched Ethernet ports, server bonds and the MLAG peer link (port-channels with trunk groups), MLAG (peer
+SVI ``Vlan4094``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN VLANs and VRFs with
+RD/RT), OSPF underlay, QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port). Not mapped: ECN/WRED
+thresholds, scheduler weights and the PFC watchdog (AVD models them through platform-specific QoS profiles), and the
+management-plane ACLs.
+"""
+
+__all__ = ('MLAG_PEER_VLAN', 'avd_structured_config')
+
+MLAG_PEER_VLAN = 4094
+UNDERLAY = 'IPv4-UNDERLAY-PEERS'
+MLAG_PEER = 'MLAG-IPv4-UNDERLAY-PEER'
+OVERLAY = 'EVPN-OVERLAY-PEERS'
+
+
+def _lag_id(name):
+    return int(''.join(c for c in name if c.isdigit()))
+
+
+def _switchport(port, mlag_trunk=False):
+    if mlag_trunk:
+        return {'enabled': True, 'mode': 'trunk', 'trunk': {'groups': ['MLAG']}}
+    if port.get('mode') == 'access':
+        return {'enabled': True, 'mode': 'access', 'access_vlan': port['untagged_vlan']}
+    if port.get('mode') == 'tagged':
+        allowed = ','.join(str(v) for v in port['tagged_vlans']) or 'none'
+        trunk = {'allowed_vlan': allowed}
+        if port.get('untagged_vlan'):
+            trunk['native_vlan'] = port['untagged_vlan']
+        return {'enabled': True, 'mode': 'trunk', 'trunk': trunk}
+    return None
+
+
+def _ethernet(port, qos):
+    entry = {'name': port['name'], 'description': port['description'], 'shutdown': False}
+    if port['mtu']:
+        entry['mtu'] = port['mtu']
+    if port['lag']:
+        entry['channel_group'] = {'id': _lag_id(port['lag']), 'mode': 'active'}
+    elif port['address']:
+        entry['switchport'] = {'enabled': False}
+        entry['ip_address'] = port['address']
+    elif switchport := _switchport(port):
+        entry['switchport'] = switchport
+    if qos is not None and port['trust']:
+        entry['qos'] = {'trust': port['trust']}
+    if qos is not None and port['pfc'] and qos['pfc_priorities']:
+        entry['priority_flow_control'] = {
+            'enabled': True,
+            'priorities': [{'priority': p, 'no_drop': True} for p in qos['pfc_priorities']],
+        }
+    return entry
+
+
+def avd_structured_config(context: dict) -> dict:
+    """AVD ``eos_cli_config_gen`` structured config of one switch (spine or leaf) from its ``aifabric`` context."""
+    mlag = context['mlag']
+    qos = context['qos']
+    config = {
+        'hostname': context['hostname'],
+        'service_routing_protocols_model': 'multi-agent',
+        'ip_routing': True,
+        'loopback_interfaces': [
+            {'name': lo['name'], 'description': lo['purpose'].upper(), 'shutdown': False, 'ip_address': lo['address']}
+            for lo in context['loopbacks']
+        ],
+        'ethernet_interfaces': [_ethernet(port, qos) for port in context['interfaces']],
+    }
+    vlans = [{'id': v['vid'], 'name': v['name']} for v in context['vlans']]
+    svis = [
+        {
+            'name': f'Vlan{v["vid"]}',
+            'description': v['name'],
+            'shutdown': False,
+            'ip_address_virtual': v['gateway'],
+            'mtu': v['mtu'],
+            **({'vrf': v['vrf']} if v['vrf'] and context['vrfs'] else {}),
+        }
+        for v in context['vlans']
+        if v['gateway']
+    ]
+    port_channels = []
+    for lag in context['lags']:
+        peer_link = mlag is not None and lag['name'] == mlag['peer_link']
+        entry = {'name': lag['name'], 'description': lag['description'], 'shutdown': False}
+        if switchport := _switchport(lag, mlag_trunk=peer_link):
+            entry['switchport'] = switchport
+        if mlag is not None and not peer_link:
+            entry['mlag'] = _lag_id(lag['name'])
+        port_channels.append(entry)
+    if port_channels:
+        config['port_channel_interfaces'] = port_channels
+    if mlag is not None:
+        vlans.append({'id': MLAG_PEER_VLAN, 'name': 'MLAG', 'trunk_groups': ['MLAG']})
+        svis.insert(
+            0,
+            {
+                'name': f'Vlan{MLAG_PEER_VLAN}',
+                'description': 'MLAG peering',
+                'shutdown': False,
+                'ip_address': mlag['local_address'],
+                'mtu': context['fabric']['mtu'],
+                'no_autostate': True,
+            },
+        )
+        config['mlag_configuration'] = {
+            'domain_id': f'{context["fabric"]["slug"]}-mlag',
+            'local_interface': f'Vlan{MLAG_PEER_VLAN}',
+            'peer_address': mlag['peer_address'],
+            'peer_link': mlag['peer_link'],
+        }
+        config['spanning_tree'] = {'no_spanning_tree_vlan': str(MLAG_PEER_VLAN)}
+    if vlans:
+        config['vlans'] = sorted(vlans, key=lambda v: v['id'])
+    if svis:
+        config['vlan_interfaces'] = svis
+    if context['vrfs']:
+        config['vrfs'] = [{'name': vrf['name'], 'ip_routing': True} for vrf in context['vrfs']]
+        mac = context['vrfs'][0]['anycast_gateway_mac']
+        if mac:
+            config['ip_virtual_router_mac_address'] = mac
+    if context['vtep']:
+        config['vxlan_interface'] = {
+            'vxlan1': {
+                'description': f'{context["hostname"]} VTEP',
+                'vxlan': {
+                    'source_interface': 'Loopback1',
+                    'udp_port': 4789,
+                    'vlans': [{'id': v['vid'], 'vni': v['l2vni']} for v in context['vlans'] if v['l2vni']],
+                    'vrfs': [{'name': vrf['name'], 'vni': vrf['l3vni']} for vrf in context['vrfs']],
+                },
+            }
+        }
+    if context['bgp']:
+        config['router_bgp'] = _bgp(context)
+    if context['ospf']:
+        ospf = context['ospf']
+        config['router_ospf'] = {
+            'process_ids': [
+                {
+                    'id': 100,
+                    'router_id': ospf['router_id'],
+                    'passive_interface_default': True,
+                    'no_passive_interfaces': [i for i in ospf['interfaces'] if i != 'Loopback0'],
+                    'max_lsa': 12000,
+                }
+            ]
+        }
+        for port in config['ethernet_interfaces']:
+            if port['name'] in ospf['interfaces']:
+                port['ospf_network_point_to_point'] = True
+                port['ospf_area'] = ospf['area']
+        for lo in config['loopback_interfaces']:
+            lo['ospf_area'] = ospf['area']
+    if qos is not None:
+        config['qos'] = {
+            'map': {
+                'dscp': [
+                    f'{dscp} to traffic-class {qos["priority_to_tc"].get(str(priority), priority)}'
+                    for dscp, priority in qos['dscp_to_priority'].items()
+                ]
+            }
+        }
+    return config
+
+
+def _bgp(context):
+    bgp = context['bgp']
+    neighbors, groups = [], [{'name': UNDERLAY, 'send_community': 'all', 'maximum_routes': 12000}]
+    families = [{'name': UNDERLAY, 'activate': True}]
+    for n in bgp['neighbors']:
+        if n['kind'] == 'mlag-peer':
+            if not any(g['name'] == MLAG_PEER for g in groups):
+                groups.append(
+                    {
+                        'name': MLAG_PEER,
+                        'remote_as': str(n['remote_asn']),
+                        'next_hop_self': True,
+                        'send_community': 'all',
+                    }
+                )
+                families.append({'name': MLAG_PEER, 'activate': True})
+            neighbors.append({'ip_address': n['address'], 'peer_group': MLAG_PEER, 'description': n['peer']})
+        else:
+            neighbors.append(
+                {
+                    'ip_address': n['address'],
+                    'peer_group': UNDERLAY,
+                    'remote_as': str(n['remote_asn']),
+                    'description': f'{n["peer"]} {n["interface"]}',
+                }
+            )
+    config = {
+        'as': str(bgp['asn']),
+        'router_id': bgp['router_id'],
+        'maximum_paths': {'paths': 4},
+        'bgp': {'default': {'ipv4_unicast': False}},
+        'peer_groups': groups,
+        'neighbors': neighbors,
+        'redistribute': {'connected': {'enabled': True}},
+        'address_family_ipv4': {'peer_groups': families},
+    }
+    if bgp['evpn_peers']:
+        groups.append({'name': OVERLAY, 'update_source': 'Loopback0', 'ebgp_multihop': 3, 'send_community': 'all'})
+        families.append({'name': OVERLAY, 'activate': False})
+        for p in bgp['evpn_peers']:
+            neighbors.append(
+                {
+                    'ip_address': p['address'],
+                    'peer_group': OVERLAY,
+                    'remote_as': str(p['remote_asn']),
+                    'description': f'{p["peer"]} Loopback0',
+                }
+            )
+        config['address_family_evpn'] = {'peer_groups': [{'name': OVERLAY, 'activate': True}]}
+        config['vlans'] = [
+            {
+                'id': v['vid'],
+                'rd': f'{bgp["router_id"]}:{v["l2vni"]}',
+                'route_targets': {'both': [f'{v["l2vni"]}:{v["l2vni"]}']},
+                'redistribute_routes': ['learned'],
+            }
+            for v in context['vlans']
+            if v['l2vni']
+        ]
+        config['vrfs'] = [
+            {
+                'name': vrf['name'],
+                'rd': vrf['rd'],
+                'route_targets': {
+                    'import': [{'address_family': 'evpn', 'route_targets': [vrf['route_target']]}],
+                    'export': [{'address_family': 'evpn', 'route_targets': [vrf['route_target']]}],
+                },
+                'router_id': bgp['router_id'],
+                'redistribute': {'connected': {'enabled': True}},
+            }
+            for vrf in context['vrfs']
+        ]
+    return config

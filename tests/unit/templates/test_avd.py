@@ -1,0 +1,60 @@
+"""The AVD export: every switch of the guide's cluster, per design, is valid ``eos_cli_config_gen`` structured config
+(pyavd's own validator) and renders with pyavd into the EOS lines the plan implies."""
+
+import pytest
+
+from netbox_aifabric.render.avd import avd_structured_config
+
+from ...render_fixtures import DESIGNS, guide_contexts
+from .helpers import check_golden
+
+pyavd = pytest.importorskip('pyavd', reason='pyavd comes with the dev and benchmark extras')
+
+SWITCHES = [(design, name) for design in DESIGNS for name in ('spine1', 'leaf1') if name in guide_contexts(design)]
+
+
+@pytest.mark.parametrize(('design', 'name'), SWITCHES)
+def test_structured_config_is_valid_and_renders(design, name):
+    config = avd_structured_config(guide_contexts(design)[name])
+    result = pyavd.validate_structured_config(config)
+    violations = [f'{"/".join(map(str, v.path))}: {v.message}' for v in result.validation_result.violations]
+    assert violations == []
+    eos = pyavd.get_device_config(config)
+    check_golden(f'avd/{design}-{name}.cfg', eos)
+    assert f'hostname {name}' in eos.splitlines()
+
+
+def lines(design, name):
+    return pyavd.get_device_config(avd_structured_config(guide_contexts(design)[name])).splitlines()
+
+
+def test_evpn_leaf_lines():
+    eos = lines('evpn-vxlan', 'leaf1')
+    for line in (
+        'router bgp 65101',
+        '   neighbor 10.255.2.0 remote-as 65100',
+        '   neighbor 10.255.2.4 remote-as 65100',
+        '   neighbor 10.255.3.1 peer group MLAG-IPv4-UNDERLAY-PEER',
+        '   neighbor MLAG-IPv4-UNDERLAY-PEER remote-as 65101',
+        '   neighbor 10.255.0.1 peer group EVPN-OVERLAY-PEERS',
+        '   vxlan vlan 40 vni 10040',
+        '   vxlan vrf AI-CLUSTER vni 50001',
+        'qos map dscp 26 to traffic-class 3',
+        '   priority-flow-control priority 3 no-drop',
+        '   ip address virtual 198.51.100.1/24',
+        'ip virtual-router mac-address 02:00:00:00:00:aa',
+    ):
+        assert line in eos, line
+
+
+def test_spine_has_no_vlans_or_vxlan():
+    eos = '\n'.join(lines('evpn-vxlan', 'spine1'))
+    assert 'interface Vxlan1' not in eos
+    assert '\nvlan ' not in eos
+    assert '   neighbor 10.255.2.1 remote-as 65101' in eos
+
+
+def test_routed_leaf_has_no_mlag():
+    eos = '\n'.join(lines('routed', 'leaf1'))
+    assert 'mlag configuration' not in eos
+    assert 'interface Vxlan1' not in eos
