@@ -107,7 +107,7 @@ class FabricApplyUITestCase(TestCase):
         self.assertContains(response, 'Applied: 141 created, 13 updated, 0 deleted, 0 unchanged.')
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         response = self.client.post(self.url('apply'), follow=True)
-        self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 145 unchanged.')
+        self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 154 unchanged.')
 
     def test_plan_tab_lists_conflicts_and_disables_apply(self):
         self.add_permissions('netbox_aifabric.apply_fabric')
