@@ -1,0 +1,231 @@
+"""Build the guide's 4-node GPU cluster end to end through the REST API, as a pynetbox user would.
+
+    python examples/pynetbox_seed.py http://127.0.0.1:8000 nbt_<key>.<token>            # intent + the plan's diff
+    python examples/pynetbox_seed.py http://127.0.0.1:8000 nbt_<key>.<token> --apply    # … and apply it
+
+Idempotent: every object is looked up first and created only when missing, so a second run creates nothing and its
+apply changes nothing. What it builds (next to the demo's ``ai-lab-fabric``, with its own pools and ASNs):
+
+- the site ``ai-lab`` (used when it exists), the tenant VRF ``AI-CLUSTER`` and a route target for it;
+- four pool prefixes (10.254.0.0/24 loopbacks, 10.254.1.0/24 VTEPs, 10.254.2.0/24 leaf-spine /31s, 10.254.3.0/28
+  MLAG peer links), the RIR ``private-asns`` and the leaf ASN range 65201–65299 (spines: 65200);
+- an EVPN tenant (L3VNI 50001; VLANs of USERS, STORAGE and RDMA) and the fabric ``ai-lab-pynetbox``: EVPN/VXLAN,
+  2 spines, 2 leaves, 4 GPU servers and a storage node, the guide's five traffic classes and the NVIDIA Cumulus
+  lossless QoS profile (traffic classes and QoS presets must exist: ``netbox aifabric_load_presets``);
+
+then ``POST /api/plugins/aifabric/fabrics/{id}/plan/`` and, with --apply, ``…/apply/``, and prints the summary.
+"""
+
+import argparse
+import sys
+import time
+
+import pynetbox
+
+FABRIC = {'name': 'AI Lab fabric (pynetbox)', 'slug': 'ai-lab-pynetbox'}
+SITE = {'name': 'AI Lab', 'slug': 'ai-lab', 'status': 'active'}
+POOLS = {  # fabric field: (prefix, description); the demo fabric uses 10.255.0.0/22
+    'loopback_pool': ('10.254.0.0/24', 'AI fabric (pynetbox) loopbacks'),
+    'vtep_pool': ('10.254.1.0/24', 'AI fabric (pynetbox) VTEP loopbacks'),
+    'p2p_pool': ('10.254.2.0/24', 'AI fabric (pynetbox) leaf-spine /31 links'),
+    'mlag_peer_pool': ('10.254.3.0/28', 'AI fabric (pynetbox) MLAG peer links'),
+}
+RIR = {'name': 'Private ASNs', 'slug': 'private-asns', 'is_private': True}
+ASN_RANGE = {'name': 'AI Lab (pynetbox) leaves', 'slug': 'ai-lab-pynetbox-leaves', 'start': 65201, 'end': 65299}
+SPINE_ASN = 65200
+TRAFFIC_CLASSES = ('mgmt', 'users', 'storage', 'rdma', 'telemetry')  # the guide's five, loaded with the presets
+TENANT_CLASSES = ('users', 'storage', 'rdma')
+QOS_PROFILE = 'nvidia-cumulus-lossless'
+VRF = {'name': 'AI-CLUSTER', 'rd': '65100:50001'}
+ROUTE_TARGET = '65200:50001'
+EVPN_TENANT = {'name': 'AI Cluster (pynetbox)', 'slug': 'ai-cluster-pynetbox', 'l3vni': 50001}
+FABRIC_VALUES = {
+    'status': 'draft',
+    'design_option': 'evpn-vxlan',
+    'underlay': 'ebgp',
+    'spine_count': 2,
+    'max_spines': 4,
+    'leaf_count': 2,
+    'max_leaves': 8,
+    'uplinks_per_spine': 1,
+    'max_parallel_uplinks': 2,
+    'server_count': 4,
+    'storage_count': 1,
+    'uplink_speed': 100,
+    'server_nic_count': 2,
+    'server_nic_speed': 25,
+    'rdma_nic_count': 1,
+    'rdma_nic_speed': 100,
+    'mtu': 9216,
+    'spine_asn': SPINE_ASN,
+    'l2vni_base': 10000,
+    'anycast_gateway_mac': '02:00:00:00:00:aa',
+    'description': "The guide's 4-node GPU cluster, built with pynetbox (examples/pynetbox_seed.py)",
+}
+
+
+class SeedError(Exception):
+    pass
+
+
+def ensure(endpoint, what, lookup, values=None):
+    """The object matching ``lookup`` (a dict of filters), created with ``lookup`` + ``values`` when missing."""
+    found = list(endpoint.filter(**lookup))
+    if len(found) > 1:
+        raise SeedError(f'{what}: {len(found)} objects match {lookup}; expected at most one')
+    if found:
+        print(f'  exists   {what}')
+        return found[0]
+    obj = endpoint.create({**lookup, **(values or {})})
+    print(f'  created  {what}')
+    return obj
+
+
+def ensure_prefix(nb, prefix, description):
+    # A pool is a global (VRF-less) prefix; a prefix of the same value inside some VRF is a different object
+    found = [p for p in nb.ipam.prefixes.filter(prefix=prefix) if p.vrf is None]
+    if found:
+        print(f'  exists   prefix {prefix}')
+        return found[0]
+    obj = nb.ipam.prefixes.create(prefix=prefix, status='container', description=description)
+    print(f'  created  prefix {prefix}')
+    return obj
+
+
+def lookup_intent(nb):
+    """The traffic classes and QoS profile the demo (or ``netbox aifabric_load_presets``) loaded."""
+    aifabric = nb.plugins.aifabric
+    classes = {tc.slug: tc for tc in aifabric.traffic_classes.filter(slug=list(TRAFFIC_CLASSES))}
+    qos = aifabric.qos_profiles.get(slug=QOS_PROFILE)
+    missing = [slug for slug in TRAFFIC_CLASSES if slug not in classes] + ([QOS_PROFILE] if qos is None else [])
+    if missing:
+        raise SeedError(f'missing {", ".join(missing)}: load the presets first (netbox aifabric_load_presets)')
+    print(f'  found    traffic classes {", ".join(classes[s].name for s in TRAFFIC_CLASSES)}; QoS profile {qos.name}')
+    return classes, qos
+
+
+def build(nb):
+    """Everything the fabric needs, then the fabric; returns the fabric record."""
+    print('Intent:')
+    site = ensure(nb.dcim.sites, f'site {SITE["slug"]}', {'slug': SITE['slug']}, {'name': SITE['name']})
+    pools = {field: ensure_prefix(nb, prefix, description) for field, (prefix, description) in POOLS.items()}
+    rir = ensure(nb.ipam.rirs, f'RIR {RIR["slug"]}', {'slug': RIR['slug']}, {'name': RIR['name'], 'is_private': True})
+    asn_range = ensure(
+        nb.ipam.asn_ranges,
+        f'ASN range {ASN_RANGE["start"]}-{ASN_RANGE["end"]}',
+        {'slug': ASN_RANGE['slug']},
+        {'name': ASN_RANGE['name'], 'rir': rir.id, 'start': ASN_RANGE['start'], 'end': ASN_RANGE['end']},
+    )
+    classes, qos = lookup_intent(nb)
+    vrf = ensure(nb.ipam.vrfs, f'VRF {VRF["name"]}', {'name': VRF['name']}, {'rd': VRF['rd']})
+    rt = ensure(nb.ipam.route_targets, f'route target {ROUTE_TARGET}', {'name': ROUTE_TARGET})
+    tenant = ensure(
+        nb.plugins.aifabric.evpn_tenants,
+        f'EVPN tenant {EVPN_TENANT["slug"]}',
+        {'slug': EVPN_TENANT['slug']},
+        {
+            'name': EVPN_TENANT['name'],
+            'vrf': vrf.id,
+            'l3vni': EVPN_TENANT['l3vni'],
+            'import_targets': [rt.id],
+            'export_targets': [rt.id],
+            'traffic_classes': [classes[slug].id for slug in TENANT_CLASSES],
+        },
+    )
+    return ensure(
+        nb.plugins.aifabric.fabrics,
+        f'fabric {FABRIC["slug"]}',
+        {'slug': FABRIC['slug']},
+        {
+            'name': FABRIC['name'],
+            'site': site.id,
+            **FABRIC_VALUES,
+            **{field: prefix.id for field, prefix in pools.items()},
+            'leaf_asn_range': asn_range.id,
+            'qos_profile': qos.id,
+            'traffic_classes': [classes[slug].id for slug in TRAFFIC_CLASSES],
+            'tenants': [tenant.id],
+        },
+    )
+
+
+def post(nb, token, url, body=None):
+    response = nb.http_session.post(url, json=body or {}, headers={'Authorization': f'Bearer {token}'})
+    try:
+        data = response.json()
+    except ValueError:
+        data = {'detail': response.text[:500]}
+    return response.status_code, data
+
+
+def print_summary(summary, per_type=True):
+    """Print the ``{model: {action: n}}`` summary (per object type, then the totals); returns the totals."""
+    totals = {}
+    for model, counts in summary.items():
+        if per_type:
+            print(f'  {model:24} ' + ', '.join(f'{n} {action}' for action, n in counts.items() if n))
+        for action, n in counts.items():
+            totals[action] = totals.get(action, 0) + n
+    print('  total: ' + ', '.join(f'{n} {action}' for action, n in totals.items()))
+    return totals
+
+
+def wait_for_job(nb, job, timeout=1800):
+    """A background apply (plans above ``background_apply_threshold`` links): poll the job until it ends."""
+    print(f'  running in the background as job {job["id"]}', end='', flush=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        record = nb.core.jobs.get(job['id'])
+        status = record.status.value if hasattr(record.status, 'value') else record.status
+        if status in ('completed', 'errored', 'failed'):
+            print(f': {status}')
+            return status == 'completed', dict(record.data or {})
+        print('.', end='', flush=True)
+        time.sleep(2)
+    print(': still running, giving up waiting')
+    return False, {}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('url', help='NetBox base URL, e.g. http://127.0.0.1:8000')
+    parser.add_argument('token', help='API token (nbt_<key>.<token>)')
+    parser.add_argument('--apply', action='store_true', help='apply the plan (default: only show it)')
+    args = parser.parse_args(argv)
+
+    nb = pynetbox.api(args.url, token=args.token)
+    try:
+        fabric = build(nb)
+    except (SeedError, pynetbox.RequestError) as e:
+        print(f'error: {getattr(e, "error", e)}', file=sys.stderr)
+        return 1
+
+    code, body = post(nb, args.token, f'{fabric.url}plan/')
+    if code != 200:
+        print(f'plan failed ({code}): {body}', file=sys.stderr)
+        return 2
+    print(f'Plan (POST …/fabrics/{fabric.id}/plan/):')
+    print_summary(body['summary'], per_type=not args.apply)
+    if not args.apply:
+        print('nothing written (plan only; --apply applies it)')
+        return 0
+
+    code, body = post(nb, args.token, f'{fabric.url}apply/')
+    if code == 202:
+        ok, data = wait_for_job(nb, body['job'])
+        if not ok:
+            print(f'apply failed: see job {body["job"]["id"]}', file=sys.stderr)
+            return 3
+        body = {'summary': data.get('summary', {}), 'applied': True}
+    elif code != 200:
+        print(f'apply failed ({code}): {body}', file=sys.stderr)
+        return 3
+    print(f'Apply (POST …/fabrics/{fabric.id}/apply/):')
+    totals = print_summary(body['summary'])
+    written = {action: n for action, n in totals.items() if n and action in ('create', 'update', 'adopt', 'delete')}
+    print('applied: ' + (', '.join(f'{n} {action}' for action, n in written.items()) or 'nothing changed'))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
