@@ -108,3 +108,40 @@ class AVDExportAPITestCase(APITestCase):
         self.remove_permissions('netbox_aifabric.view_fabric')
         url = reverse('plugins-api:netbox_aifabric-api:fabric-avd', kwargs={'pk': self.fabric.pk})
         self.assertIn(self.client.get(url, **self.header).status_code, (403, 404))
+
+
+class RenderConfigPerDesignTestCase(APITestCase):
+    """``render-config`` answers a full configuration for a spine and a leaf of the MLAG and routed designs too (the
+    EVPN/VXLAN demo is covered above)."""
+
+    user_permissions = ['dcim.view_device', 'dcim.render_config_device', 'extras.view_configtemplate']
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        load_config_templates()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def check(self, design):
+        self.fabric.tenants.clear()
+        Fabric.objects.filter(pk=self.fabric.pk).update(design_option=design)
+        self.fabric.refresh_from_db()
+        apply_fabric(self.fabric)
+        for entry in DEVICE_TEMPLATES:
+            for name in ('ai-lab-fabric-spine1', 'ai-lab-fabric-leaf1'):
+                device = Device.objects.get(name=name)
+                Device.objects.filter(pk=device.pk).update(platform=Platform.objects.get(slug=entry.platform_slug))
+                url = reverse('dcim-api:device-render-config', kwargs={'pk': device.pk})
+                response = self.client.post(url, {}, format='json', **self.header)
+                with self.subTest(design=design, nos=entry.platform_slug, device=name):
+                    self.assertHttpStatus(response, 200)
+                    content = response.data['content']
+                    self.assertIn(name, content)
+                    asn = '65100' if 'spine' in name else '65101'
+                    self.assertIn(asn, content)
+
+    def test_mlag(self):
+        self.check('mlag')
+
+    def test_routed(self):
+        self.check('routed')
