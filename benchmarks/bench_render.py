@@ -53,7 +53,7 @@ TEMPLATES = {
 RUNS = {'M': 3, 'L': 2}  # timed runs of our side (best counts)
 PYAVD_RUNS = {'M': 2, 'L': 1}
 HAVE_PYAVD = importlib.util.find_spec('pyavd') is not None  # a benchmark-only dependency: pip install -e '.[benchmark]'
-SHARED_DATABASES = ('aifbench', 'aifbench_testbase', 'aifbench_core_4_7_3')  # the dev server's and the tests'
+DEV_CONFIGURATIONS = ('aifabric_dev', 'aifabric_test', 'aifabric_core')  # scripts/run's and scripts/test's (.dev/)
 BGP = re.compile(r'^router bgp .*?(?=^\S|\Z)', re.M | re.S)  # to the next top-level line or the end
 NEIGHBOR = re.compile(r'^ {3}neighbor (\d+\.\d+\.\d+\.\d+) peer group (\S+)$', re.M)
 RD = re.compile(r'^ {6}rd (\S+)$', re.M)
@@ -425,6 +425,19 @@ def measure(client, url, repeat=5):
     return '/'.join(str(c) for c in sorted(counts)), best, len(response.content), response
 
 
+def shared_databases():
+    """The databases of the development server and the tests (their names, test databases and template)."""
+    names = set()
+    for module in DEV_CONFIGURATIONS:
+        try:
+            config = importlib.import_module(module)
+        except ImportError:
+            continue
+        default = config.DATABASES['default']
+        names.update(v for v in (default['NAME'], *default.get('TEST', {}).values()) if isinstance(v, str))
+    return names
+
+
 def bench_queries():
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -436,7 +449,7 @@ def bench_queries():
 
     database = settings.DATABASES['default']['NAME']
     print(f'\n== Queries: device page and REST API for a leaf of S and of M (database {database}, {load()}) ==')
-    if database in SHARED_DATABASES:
+    if database in shared_databases():
         raise SystemExit(
             f'--queries writes fabrics into its database; {database} is shared (dev server or tests). '
             'Give it a database of its own (docs/benchmarks.md).'
