@@ -1,10 +1,13 @@
 """Background apply for large fabrics (and any apply asked for in the background), run by NetBox's RQ worker."""
 
+import uuid
+
 from django.core.cache import cache
 
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
 from netbox.plugins import get_plugin_config
+from utilities.request import NetBoxFakeRequest, apply_request_processors
 
 from .apply.engine import ApplyConflictError, apply_fabric, summarize
 from .planner import PlanError
@@ -38,8 +41,25 @@ class ApplyFabricJob(JobRunner):
     def run(self, confirm_delete=False, *args, **kwargs):
         fabric = self.job.object
         self.logger.info(f'Planning {fabric}')
+        # NetBox records the change log (and queues events) only inside its request processors, as for a script
+        # job: give the apply a request of the job's user
+        request = NetBoxFakeRequest(
+            {
+                'id': uuid.uuid4(),
+                'user': self.job.user,
+                'META': {},
+                'COOKIES': {},
+                'POST': {},
+                'GET': {},
+                'FILES': {},
+                'method': 'POST',
+                'path': '',
+                'path_info': '',
+            }
+        )
         try:
-            _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, progress=self.progress)
+            with apply_request_processors(request):
+                _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, progress=self.progress)
         except (PlanError, ApplyConflictError) as e:
             self.logger.error(f'Nothing was applied: {e}')
             raise JobFailed(str(e)) from e

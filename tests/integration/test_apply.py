@@ -249,8 +249,14 @@ class BackgroundApplyTestCase(APITestCase):
         return job
 
     def test_apply_asked_for_in_the_background(self):
+        changes = ObjectChange.objects.count()
         job = self.run_job(self.post({'background': True}))
         self.assertEqual(job.status, 'completed')
+        # the change log is written as in a request, by the job's user
+        logged = ObjectChange.objects.filter(changed_object_type__model='prefix', action='create')
+        self.assertEqual(logged.count(), 5)
+        self.assertEqual({c.user for c in logged}, {self.user})
+        self.assertGreater(ObjectChange.objects.count() - changes, 141)
         self.assertEqual(job.data['summary']['ipam.prefix']['create'], 5)
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         # progress, kept outside the transaction for the job page
