@@ -32,7 +32,7 @@ from vpn.models import L2VPN, L2VPNTermination
 
 from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
-from ..render.context import CONTEXT_KEY, build_contexts, intent_of
+from ..render.context import CONTEXT_KEY, build_contexts, intent_of, server_port_modes
 from .spec import fabric_spec
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
@@ -447,15 +447,7 @@ def _device_objects(fabric, plan):
                 lag = member_lag.get((node, interface)) or ('bond0' if node in kinds else None)
             interfaces[node][interface] = (INTERFACE_TYPES.get(link.speed, 'other'), lag, f'{peer} {peer_interface}')
 
-    lossless = [v.vid for v in plan.vlans if v.lossless]
-    vlan_modes = {}  # (leaf, interface) -> (mode, untagged vid, tagged vids)
-    for attachment in plan.attachments:
-        tagged = tuple(vid for vid in attachment.vlans if vid not in lossless)
-        for leaf, port in attachment.members:
-            vlan_modes[leaf, attachment.lag or port] = ('tagged', None, tagged)
-        for leaf, port in attachment.rdma:
-            if lossless:
-                vlan_modes[leaf, port] = ('access', lossless[0], ())
+    vlan_modes = server_port_modes(plan)
 
     for name, role, kind in devices:
         node = nodes.get(name)

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 import netaddr
 
-__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of')
+__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of', 'server_port_modes')
 
 CONTEXT_KEY = 'aifabric'
 SCHEMA_VERSION = 1
@@ -129,27 +129,35 @@ def _management(intent):
     return {'vrf': MGMT_VRF, 'services': list(MGMT_SERVICES), 'allowed_sources': sources}
 
 
+def server_port_modes(plan) -> dict:
+    """``{(leaf, interface): (mode, untagged VID, tagged VIDs)}`` of the leaves' server-facing ports: each server
+    bond (or single member port) is an 802.1Q trunk of the server's VLANs that are not lossless; each RDMA port is an
+    access port in the (first) lossless VLAN. Shared by the apply (NetBox interface modes) and the contexts."""
+    lossless = [v.vid for v in plan.vlans if v.lossless]
+    modes = {}
+    for attachment in plan.attachments:
+        tagged = tuple(vid for vid in attachment.vlans if vid not in lossless)
+        for leaf, port in attachment.members:
+            modes[leaf, attachment.lag or port] = ('tagged', None, tagged)
+        for leaf, port in attachment.rdma:
+            if lossless:
+                modes[leaf, port] = ('access', lossless[0], ())
+    return modes
+
+
 def build_contexts(plan, intent) -> dict:
     """``{device name: context}`` for every switch and server of the plan."""
     fabric = intent['fabric']
     evpn = fabric['design'] == 'evpn-vxlan'
     ebgp = fabric['underlay'] == 'ebgp'
     nodes = {n.name: n for n in plan.nodes}
-    lossless = [v.vid for v in plan.vlans if v.lossless]
     lossless_qos = intent['qos'] is not None and intent['qos']['mode'] == 'lossless'
     qos = _qos(intent)
     management = _management(intent)
     class_mtu = {tc['name']: tc['mtu'] or fabric['mtu'] for tc in intent['traffic_classes']}
 
-    lag_of, vlan_mode = {}, {}
-    for attachment in plan.attachments:
-        tagged = [vid for vid in attachment.vlans if vid not in lossless]
-        for leaf, port in attachment.members:
-            lag_of[leaf, port] = attachment.lag
-            vlan_mode[leaf, attachment.lag or port] = ('tagged', None, tagged)
-        for leaf, port in attachment.rdma:
-            if lossless:
-                vlan_mode[leaf, port] = ('access', lossless[0], [])
+    vlan_mode = server_port_modes(plan)
+    lag_of = {(leaf, port): a.lag for a in plan.attachments for leaf, port in a.members}
 
     interfaces = defaultdict(list)
     neighbors = defaultdict(list)
