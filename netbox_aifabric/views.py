@@ -1,10 +1,13 @@
+import time
 from collections import Counter
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
@@ -22,6 +25,7 @@ from .checks.intent import intent_warnings
 from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError
+from .render.configs import ConfigRenderer, configs_archive, fabric_devices
 from .topology import topology_svg
 from .ui import panels
 
@@ -391,6 +395,51 @@ class FabricAllocationsView(generic.ObjectView):
         except PlanError as e:
             return {'plan': None, 'plan_error': e}
         return {'plan': plan, 'plan_error': None, 'fabric_links': [link for link in plan.links if link.subnet]}
+
+
+@register_model_view(Fabric, 'configs', path='configurations')
+class FabricConfigsView(generic.ObjectView):
+    """Every device of the fabric rendered with its ConfigTemplate (each template compiled once), with a link to the
+    device's own Render Config tab; ``?export=tar`` downloads them all as a gzipped tar."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_configs.html'
+    tab = ViewTab(label=_('Configurations'), permission='dcim.render_config_device', weight=515)
+
+    def get_required_permission(self):
+        return 'netbox_aifabric.view_fabric'
+
+    def _render(self, request, fabric):
+        start = time.perf_counter()
+        renderer = ConfigRenderer()
+        configs = renderer.render_all(fabric_devices(fabric, request.user))
+        return configs, renderer, time.perf_counter() - start
+
+    def get(self, request, **kwargs):
+        fabric = self.get_object(**kwargs)
+        if not request.user.has_perm('dcim.render_config_device'):
+            messages.error(request, _('Rendering configurations needs the render_config permission on devices.'))
+            return redirect(fabric.get_absolute_url())
+        configs, renderer, seconds = self._render(request, fabric)
+        if request.GET.get('export') == 'tar':
+            response = HttpResponse(configs_archive(configs, fabric.slug), content_type='application/gzip')
+            response['Content-Disposition'] = content_disposition_header(
+                as_attachment=True, filename=f'{fabric.slug}-configs.tar.gz'
+            )
+            return response
+        return render(
+            request,
+            self.get_template_name(),
+            {
+                'object': fabric,
+                'tab': self.tab,
+                'configs': configs,
+                'rendered': sum(1 for c in configs if c.rendered),
+                'errors': sum(1 for c in configs if c.error is not None),
+                'templates': renderer.compiled_templates,
+                'milliseconds': round(seconds * 1000),
+            },
+        )
 
 
 @register_model_view(Fabric, 'nodes', path='nodes')

@@ -8,6 +8,7 @@ from dcim.api.serializers import (
     RackSerializer,
     SiteSerializer,
 )
+from extras.api.serializers import ConfigTemplateSerializer
 from ipam.api.serializers import (
     ASNRangeSerializer,
     PrefixSerializer,
@@ -295,3 +296,24 @@ class FabricNodeSerializer(NetBoxModelSerializer):
             'last_updated',
         )
         brief_fields = ('display', 'id', 'name', 'node_id', 'role', 'url')
+
+
+class RenderedDeviceConfigSerializer(serializers.Serializer):
+    """One device of ``POST …/fabrics/{id}/render-config/``: its configuration, or NetBox's render error."""
+
+    device = DeviceSerializer(nested=True, read_only=True)
+    config_template = ConfigTemplateSerializer(nested=True, read_only=True)
+    content = serializers.CharField(read_only=True, allow_null=True, help_text='The rendered configuration.')
+    error = serializers.CharField(read_only=True, allow_null=True, help_text='Why the template did not render.')
+
+
+class FabricRenderConfigSerializer(serializers.Serializer):
+    """The response of ``POST …/fabrics/{id}/render-config/``."""
+
+    fabric = serializers.IntegerField(read_only=True)
+    count = serializers.IntegerField(read_only=True, help_text='Devices rendered.')
+    errors = serializers.IntegerField(read_only=True, help_text='Devices whose template raised an error.')
+    results = RenderedDeviceConfigSerializer(many=True, read_only=True)
+    skipped = DeviceSerializer(
+        nested=True, many=True, read_only=True, help_text='Devices without a config template (device, role, platform).'
+    )

@@ -1,6 +1,6 @@
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -8,6 +8,8 @@ from rest_framework.response import Response
 
 from core.api.serializers import JobSerializer
 from dcim.models import Device
+from extras.api.serializers import RenderConfigInputSerializer
+from extras.models import ConfigTemplate
 from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxModelViewSet
 
@@ -18,6 +20,7 @@ from ..jobs import ApplyFabricJob, runs_in_background
 from ..models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
 from ..planner import PlanError
 from ..render.avd import avd_structured_config
+from ..render.configs import ConfigRenderer, fabric_devices
 from ..render.context import CONTEXT_KEY
 from . import serializers
 
@@ -29,6 +32,13 @@ class FabricPlanPermission(TokenPermissions):
 
     def _verify_write_permission(self, request):
         return True
+
+
+class FabricRenderConfigPermission(TokenPermissions):
+    """``POST …/render-config/`` needs view permission on the fabric and, as NetBox's own ``render-config``, a
+    write-enabled token; the devices are restricted by ``dcim.render_config_device`` and ``dcim.view_device``."""
+
+    perms_map = {**TokenPermissions.perms_map, 'POST': ['%(app_label)s.view_%(model_name)s']}
 
 
 class FabricApplyPermission(TokenPermissions):
@@ -65,6 +75,8 @@ class FabricViewSet(NetBoxModelViewSet):
             return [FabricPlanPermission()]
         if self.action == 'apply':
             return [FabricApplyPermission()]
+        if self.action == 'render_config':
+            return [FabricRenderConfigPermission()]
         return super().get_permissions()
 
     def _fabric(self, request, pk):
@@ -157,6 +169,49 @@ class FabricViewSet(NetBoxModelViewSet):
             if context and context['role'] in ('spine', 'leaf', 'border'):
                 configs[device.name] = avd_structured_config(context)
         return Response({'fabric': fabric.pk, 'devices': configs})
+
+    @extend_schema(
+        request=RenderConfigInputSerializer,
+        parameters=[
+            OpenApiParameter(
+                'device_id', int, many=True, description='Render only these devices of the fabric (repeatable).'
+            )
+        ],
+        responses={200: serializers.FabricRenderConfigSerializer},
+    )
+    @action(detail=True, methods=['post'], url_path='render-config')
+    def render_config(self, request, pk):
+        """Render every device of the fabric with its ConfigTemplate, as ``POST /api/dcim/devices/{id}/render-config/``
+        renders one, each template compiled once for the whole fabric. The body is the same as there:
+        ``config_template_id`` renders every device with that template; other keys are added to each device's
+        context. Devices the user may not view and render are left out; devices without a config template are listed
+        under ``skipped``; a template error is reported per device (``error``)."""
+        fabric = self._fabric(request, pk)
+        if not request.user.has_perm('dcim.render_config_device'):
+            raise PermissionDenied(_('This user does not have permission to render device configurations.'))
+        override = None
+        if config_template_id := request.data.get('config_template_id'):
+            try:
+                override = ConfigTemplate.objects.restrict(request.user, 'view').get(pk=config_template_id)
+            except (ConfigTemplate.DoesNotExist, ValueError):
+                message = _('Config template with ID {id} not found.').format(id=config_template_id)
+                return Response({'config_template_id': [message]}, status=status.HTTP_400_BAD_REQUEST)
+        devices = fabric_devices(fabric, request.user)
+        if wanted := request.query_params.getlist('device_id'):
+            try:
+                devices = devices.filter(pk__in=[int(pk) for pk in wanted])
+            except ValueError:
+                return Response({'device_id': [_('Device IDs are integers.')]}, status=status.HTTP_400_BAD_REQUEST)
+        context = {k: v for k, v in request.data.items() if k != 'config_template_id'}
+        configs = ConfigRenderer(config_template=override, context=context).render_all(devices)
+        body = {
+            'fabric': fabric.pk,
+            'count': sum(1 for c in configs if c.rendered),
+            'errors': sum(1 for c in configs if c.error is not None),
+            'results': [c for c in configs if c.config_template is not None],
+            'skipped': [c.device for c in configs if c.config_template is None],
+        }
+        return Response(serializers.FabricRenderConfigSerializer(body, context={'request': request}).data)
 
 
 class FabricNodeViewSet(NetBoxModelViewSet):

@@ -1,0 +1,160 @@
+"""Render the device configurations of a whole fabric with the devices' NetBox ConfigTemplates.
+
+NetBox renders one device at a time: ``POST /api/dcim/devices/{id}/render-config/`` calls ``ConfigTemplate.render``,
+which builds a sandboxed Jinja environment, compiles the template and collects the template context (every public
+model, the plugins' Jinja context) on each call. For the shipped templates the compile alone is 86–99 % of a render
+(docs/benchmarks.md). :class:`ConfigRenderer` takes the same steps once per ConfigTemplate, then renders each device
+with its config context: the output is byte-for-byte what ``render-config`` returns for that device (tested), at the
+cost of the render alone.
+
+Compiled templates live as long as the renderer (one request, one command run), so an edited template, data file or
+filter is picked up by the next render. Errors are per device, formatted by the template as NetBox formats them.
+"""
+
+import io
+import tarfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from jinja2 import BaseLoader
+from jinja2.sandbox import SandboxedEnvironment
+
+from dcim.models import Device
+from extras.models import ConfigTemplate
+from utilities.jinja2 import DataFileLoader, _jinja2_filters
+
+from ..models import OwnedObject
+
+__all__ = ('ConfigRenderer', 'RenderedConfig', 'configs_archive', 'fabric_devices')
+
+
+@dataclass
+class RenderedConfig:
+    """One device's configuration: ``content`` when it rendered, ``error`` (NetBox's message) when it did not, neither
+    when the device has no config template."""
+
+    device: Device
+    config_template: ConfigTemplate | None
+    content: str | None = None
+    error: str | None = None
+
+    @property
+    def rendered(self) -> bool:
+        return self.content is not None
+
+    @property
+    def filename(self) -> str:
+        """``<device>.<the template's file extension>`` (``.txt`` when it has none)."""
+        extension = (self.config_template.file_extension if self.config_template else '') or 'txt'
+        return f'{self.device.name}.{extension}'
+
+
+@dataclass
+class _Compiled:
+    template: object  # jinja2.Template
+    base_context: dict  # what ConfigTemplate.get_context adds to every render: models by app label, plugin context
+    seconds: float = 0.0
+
+
+@dataclass
+class ConfigRenderer:
+    """Renders devices with their ConfigTemplates (the device's own, else its role's, else its platform's, as NetBox
+    resolves it), or with ``config_template`` for every device. ``context`` is merged into each device's config context
+    as the body of ``render-config`` is."""
+
+    config_template: ConfigTemplate | None = None
+    context: dict = field(default_factory=dict)
+    _compiled: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def compiled_templates(self) -> int:
+        return len(self._compiled)
+
+    def template_for(self, device: Device) -> ConfigTemplate | None:
+        return self.config_template or device.get_config_template()
+
+    def _compile(self, config_template: ConfigTemplate) -> _Compiled:
+        """The environment and template ``utilities.jinja2.render_jinja2`` would build for ``config_template``."""
+        key = config_template.pk if config_template.pk is not None else id(config_template)
+        compiled = self._compiled.get(key)
+        if compiled is not None:
+            return compiled
+        start = time.perf_counter()
+        params = config_template.get_environment_params()
+        if getattr(config_template, 'debug', False):
+            extensions = list(params.get('extensions', []))
+            if 'jinja2.ext.debug' not in extensions:
+                extensions.append('jinja2.ext.debug')
+            params['extensions'] = extensions
+        data_file = getattr(config_template, 'data_file', None)
+        if 'loader' not in params:
+            if data_file:
+                params['loader'] = DataFileLoader(data_file.source)
+                params['loader'].cache_templates({data_file.path: config_template.template_code})
+            else:
+                params['loader'] = BaseLoader()
+        environment = SandboxedEnvironment(**params)
+        environment.filters.update(_jinja2_filters())
+        if data_file:
+            template = environment.get_template(data_file.path)
+        else:
+            template = environment.from_string(source=config_template.template_code)
+        compiled = _Compiled(template, dict(config_template.get_context()))
+        compiled.seconds = time.perf_counter() - start
+        self._compiled[key] = compiled
+        return compiled
+
+    def render(self, device: Device) -> RenderedConfig:
+        config_template = self.template_for(device)
+        result = RenderedConfig(device, config_template)
+        if config_template is None:
+            return result
+        try:
+            compiled = self._compile(config_template)
+            # ConfigTemplate.render's context: its base (a fresh dict per app label, so that one render cannot
+            # change the next), then the device's config context, the request's context and the device itself
+            base = compiled.base_context
+            context = defaultdict(dict, {k: dict(v) if type(v) is dict else v for k, v in base.items()})
+            context.update(device.get_config_context())
+            context.update(self.context)
+            context['device'] = device
+            result.content = compiled.template.render(**context).replace('\r\n', '\n')
+        except Exception as e:  # as NetBox's render-config: any error is the template's, reported per device
+            result.error = config_template.format_render_error(e)
+        return result
+
+    def render_all(self, devices) -> list[RenderedConfig]:
+        return [self.render(device) for device in devices]
+
+
+def fabric_devices(fabric, user=None):
+    """The devices the fabric created or adopted, by name, ready to render: their config templates (device, role,
+    platform) joined and config contexts not yet cached computed in the same query. With ``user``, only those the user
+    may view and render, as NetBox's ``render-config`` restricts them."""
+    ids = OwnedObject.objects.filter(fabric=fabric, key__startswith='device:').values('object_id')
+    devices = Device.objects.filter(pk__in=ids)
+    if user is not None:
+        devices = devices.restrict(user, 'render_config').restrict(user, 'view')
+    return (
+        devices.select_related(
+            'config_template__data_file', 'role__config_template__data_file', 'platform__config_template__data_file'
+        )
+        .annotate_config_context_data(only_invalidated=True)
+        .order_by('name', 'pk')
+    )
+
+
+def configs_archive(configs, folder: str) -> bytes:
+    """A gzipped tar of the rendered configurations, ``<folder>/<device>.<extension>`` each."""
+    buffer = io.BytesIO()
+    now = time.time()
+    with tarfile.open(fileobj=buffer, mode='w:gz') as archive:
+        for config in configs:
+            if not config.rendered:
+                continue
+            data = config.content.encode('utf-8')
+            member = tarfile.TarInfo(f'{folder}/{config.filename}')
+            member.size, member.mtime, member.mode = len(data), now, 0o644
+            archive.addfile(member, io.BytesIO(data))
+    return buffer.getvalue()
