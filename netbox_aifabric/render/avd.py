@@ -121,9 +121,9 @@ def avd_structured_config(context: dict) -> dict:
         config['vlan_interfaces'] = svis
     if context['vrfs']:
         config['vrfs'] = [{'name': vrf['name'], 'ip_routing': True} for vrf in context['vrfs']]
-        mac = context['vrfs'][0]['anycast_gateway_mac']
-        if mac:
-            config['ip_virtual_router_mac_address'] = mac
+    mac = mlag['anycast_gateway_mac'] if mlag else next((v['anycast_gateway_mac'] for v in context['vrfs']), None)
+    if mac and any(vlan['gateway'] for vlan in context['vlans']):
+        config['ip_virtual_router_mac_address'] = mac
     if context['vtep']:
         config['vxlan_interface'] = {
             'vxlan1': {
@@ -166,6 +166,7 @@ def avd_structured_config(context: dict) -> dict:
                 ]
             }
         }
+    config['config_end'] = True  # the final `end` line
     return config
 
 

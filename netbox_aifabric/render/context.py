@@ -18,6 +18,7 @@ SCHEMA_VERSION = 1
 MGMT_VRF = 'mgmt'
 MGMT_SERVICES = ('ssh', 'https', 'snmp')
 PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
+DEFAULT_GATEWAY_MAC = '00:00:5e:00:01:01'  # NVIDIA Cumulus Linux's VRR default, for MLAG pairs without one
 
 
 def intent_of(fabric) -> dict:
@@ -79,6 +80,7 @@ def intent_of(fabric) -> dict:
             'mtu': fabric.mtu,
         },
         'roles': roles,
+        'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
         'traffic_classes': classes,
         'qos': qos,
     }
@@ -86,6 +88,11 @@ def intent_of(fabric) -> dict:
 
 def _host(address):
     return str(netaddr.IPNetwork(address).ip) if address else None
+
+
+def _mac(value):
+    """``value`` as ``aa:bb:cc:dd:ee:ff``; no value gives the VRR default MAC of NVIDIA Cumulus Linux."""
+    return str(netaddr.EUI(value or DEFAULT_GATEWAY_MAC, dialect=netaddr.mac_unix_expanded))
 
 
 def _qos(intent):
@@ -214,6 +221,10 @@ def build_contexts(plan, intent) -> dict:
 
     spines = [n for n in plan.nodes if n.role == 'spine']
     leaves = [n for n in plan.nodes if n.role == 'leaf']
+    # the virtual MAC of an MLAG pair's gateways (EOS needs one for `ip address virtual`)
+    gateway_mac = next((v.anycast_gateway_mac for v in plan.vrfs if v.anycast_gateway_mac), None) or _mac(
+        intent.get('anycast_gateway_mac')
+    )
     contexts = {}
     for node in plan.nodes:
         is_leaf = node.role == 'leaf'
@@ -239,7 +250,9 @@ def build_contexts(plan, intent) -> dict:
             ospf = {
                 'router_id': _host(node.loopback),
                 'area': '0.0.0.0',
-                'interfaces': [i['name'] for i in interfaces[node.name] if i['kind'] == 'uplink'] + ['Loopback0'],
+                # the uplinks, the router-id loopback and the VTEP (its address must reach the other VTEPs)
+                'interfaces': [i['name'] for i in interfaces[node.name] if i['kind'] == 'uplink']
+                + [loopback['name'] for loopback in loopbacks],
             }
         vrfs = []
         if is_leaf:
@@ -280,6 +293,7 @@ def build_contexts(plan, intent) -> dict:
                 'peer_link': peer_link['name'] if peer_link else None,
                 'local_address': peer_link['address'] if peer_link else None,
                 'peer_address': peer_ip,
+                'anycast_gateway_mac': gateway_mac,
             }
         contexts[node.name] = {
             'schema_version': SCHEMA_VERSION,

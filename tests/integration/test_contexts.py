@@ -110,6 +110,7 @@ class ContextTestCase(APITestCase):
                 'peer_link': 'Port-Channel1000',
                 'local_address': '10.255.3.0/31',
                 'peer_address': '10.255.3.1',
+                'anycast_gateway_mac': '02:00:00:00:00:aa',
             },
         )
         uplink = next(i for i in leaf['interfaces'] if i['name'] == 'Ethernet97')

@@ -463,8 +463,29 @@ def test_ospf_underlay():
     assert yml['interface']['lo']['router']['ospf']['passive'] is True
 
     evpn = ospf_contexts('evpn-vxlan')  # iBGP EVPN overlay: the spines reflect it
+    # the VTEP loopback is in the underlay, next to the router-id's
+    assert evpn['leaf1']['ospf']['interfaces'][-2:] == ['Loopback0', 'Loopback1']
+    assert evpn['spine1']['ospf']['interfaces'][-1] == 'Loopback0'
+    assert block(eos(evpn['leaf1']), 'interface Loopback1')[-1] == '   ip ospf area 0.0.0.0'
     spine = block(eos(evpn['spine1']), 'router bgp 65100')
     assert '   neighbor 10.255.0.5 route-reflector-client' in spine
     assert not any('UNDERLAY' in line for line in spine)
     neighbors = nvue(evpn['spine1'])['vrf']['default']['router']['bgp']['neighbor']
     assert neighbors['10.255.0.5']['address-family']['l2vpn-evpn']['route-reflector-client'] is True
+
+
+# MLAG gateways: EOS's `ip address virtual` needs the pair's virtual MAC
+
+
+def test_mlag_gateway_mac():
+    config = eos(context('mlag', 'leaf1'))
+    assert 'ip virtual-router mac-address 00:00:5e:00:01:01' in config.splitlines()  # Cumulus's VRR default
+    assert block(config, 'interface Vlan10')[-1] == '   ip address virtual 192.0.2.1/24'
+    raw = yaml.safe_load((ROOT / 'examples' / 'guide-mlag.yaml').read_text())
+    intent = {**guide_intent('mlag'), 'anycast_gateway_mac': '02:00:00:00:00:AA'}
+    leaf = build_contexts(plan_fabric(load_spec(raw)), intent)['leaf1']
+    assert leaf['mlag']['anycast_gateway_mac'] == '02:00:00:00:00:aa'
+    assert 'ip virtual-router mac-address 02:00:00:00:00:aa' in eos(leaf).splitlines()
+    assert nvue(leaf)['interface']['vlan10']['ip']['vrr']['mac-address'] == '02:00:00:00:00:aa'
+    # EVPN leaves keep the VRF's anycast MAC (the spec's)
+    assert 'ip virtual-router mac-address 02:00:00:00:00:aa' in eos(context('evpn-vxlan', 'leaf1')).splitlines()
