@@ -243,7 +243,7 @@ def bench_render(sizes, runs, with_pyavd):
     started = time.perf_counter()
     warm_up()
     print(f'warm-up on S: {time.perf_counter() - started:.1f} s')
-    rows, checks = [], []
+    rows, checks, pyavd_per_switch = [], [], {}
     for size in sizes:
         spec = load_spec(yaml.safe_load(SPECS[size].read_text(encoding='utf-8')))
         plan = plan_fabric(spec)
@@ -258,6 +258,7 @@ def bench_render(sizes, runs, with_pyavd):
             if avd['hosts'] != switches:
                 raise SystemExit(f'{size}: pyavd configured {avd["hosts"]} devices, the plan has {switches} switches')
         pyavd_ms = avd['total'] / switches if avd else None
+        pyavd_per_switch[size] = pyavd_ms
         pyavd_inputs = (avd['total'] + avd['validate'] + avd['convert']) / switches if avd else None
         label = f'{size} ({switches} switches, {len(spec.servers):,} servers)'
 
@@ -332,6 +333,7 @@ def bench_render(sizes, runs, with_pyavd):
                     kinds.setdefault(kind, []).append(address)
                 listed = '; '.join(f'{kind} {", ".join(addresses)}' for kind, addresses in kinds.items())
                 print(f'  {size} {name}: {listed}; RDs {", ".join(sorted(rds))} — pyavd: {same}')
+    return pyavd_per_switch
 
 
 # --- query counts ------------------------------------------------------------------------------------------------
@@ -499,6 +501,95 @@ def bench_queries():
     print(table(('fabric', 'leaf', 'request', 'SQL queries', 'time (best of 5)', 'response'), rows, right=range(3, 6)))
     grew = [what for (size, what), q in counts.items() if size == 'M' and q != counts['S', what]]
     print('Query counts S → M: ' + ('the same for every request' if not grew else 'differ for ' + ', '.join(grew)))
+    return fabrics
+
+
+# --- the product's render paths, from the database -----------------------------------------------------------------
+
+
+def bench_configs(fabrics, pyavd_per_switch, runs):
+    """Every switch of S and M rendered from the database with the shipped ConfigTemplates (as platforms): NetBox's
+    ``render-config`` once per switch, the plugin's fabric ``render-config`` (one request), and ``ConfigRenderer``
+    in-process; pyavd's ms/switch from the rendering part of the same run."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.urls import reverse
+
+    from dcim.models import Device, Platform
+    from users.constants import TOKEN_PREFIX
+    from users.models import Token
+
+    from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
+    from netbox_aifabric.seed import DEVICE_TEMPLATES, load_config_templates
+
+    print(f'\n== Configurations from the database: every switch, one template each ({load()}) ==')
+    load_config_templates()
+    user = get_user_model().objects.get(username='aifabric-bench-render')
+    Token.objects.filter(user=user).delete()  # a stored token's secret is not readable: a new one for each run
+    token = Token.objects.create(user=user)
+    client = Client(HTTP_HOST='localhost', HTTP_AUTHORIZATION=f'Bearer {TOKEN_PREFIX}{token.key}.{token.token}')
+    rows = []
+    for size, fabric in fabrics.items():
+        switches = [
+            d
+            for d in fabric_devices(fabric)
+            if (d.local_context_data or {}).get('aifabric', {}).get('role') in ('spine', 'leaf', 'border')
+        ]
+        n = runs or RUNS.get(size, 3)
+        pyavd_ms = pyavd_per_switch.get(size)
+        for entry in DEVICE_TEMPLATES:
+            Device.objects.filter(pk__in=[d.pk for d in switches]).update(
+                platform=Platform.objects.get(slug=entry.platform_slug)
+            )
+            urls = [reverse('dcim-api:device-render-config', kwargs={'pk': d.pk}) for d in switches]
+            fabric_url = reverse('plugins-api:netbox_aifabric-api:fabric-render-config', kwargs={'pk': fabric.pk})
+
+            def per_device(urls=urls):
+                outputs = []
+                for url in urls:
+                    response = client.post(url, {}, content_type='application/json')
+                    if response.status_code != 200:
+                        raise SystemExit(f'POST {url}: HTTP {response.status_code} {response.content[:200]!r}')
+                    outputs.append(response.json()['content'])
+                return outputs
+
+            def fabric_endpoint(url=fabric_url):
+                data = client.post(url, {}, content_type='application/json').json()
+                return {r['device']['name']: r['content'] for r in data['results']}
+
+            def in_process(fabric=fabric):
+                return {c.device.name: c.content for c in ConfigRenderer().render_all(fabric_devices(fabric))}
+
+            per_device()  # warm-up: imports, the ObjectType cache, connections
+            netbox_time, netbox_out = best_of(n, per_device)
+            endpoint_time, endpoint_out = best_of(n, fabric_endpoint)
+            renderer_time, renderer_out = best_of(n, in_process)
+            expected = dict(zip((d.name for d in switches), netbox_out))
+            if endpoint_out != expected or {k: renderer_out[k] for k in expected} != expected:
+                raise SystemExit(f"{size} {entry.platform}: the fabric render differs from NetBox's render-config")
+            label = f'{size} ({len(switches)} switches)'
+            for what, seconds in (
+                ("NetBox's render-config, one request per switch", netbox_time),
+                ('fabric render-config, one request', endpoint_time),
+                ('ConfigRenderer in-process (from the DB)', renderer_time),
+            ):
+                per_switch = seconds / len(switches)
+                rows.append(
+                    [
+                        label,
+                        entry.platform,
+                        what,
+                        ms(per_switch),
+                        ratio(netbox_time, seconds) if seconds != netbox_time else '1×',
+                        ratio(pyavd_ms, per_switch) if pyavd_ms and entry.platform_slug == 'arista-eos' else '',
+                    ]
+                )
+    print(table(('fabric', 'NOS', 'path', 'ms/switch', 'vs render-config', 'pyavd / this'), rows, right=(3, 4, 5)))
+    print(
+        "Best of the runs; every output equal to NetBox's render-config for the same switch (checked). pyavd / this: "
+        "pyavd's\nfacts + structured config + EOS CLI per switch, in memory, from the rendering part of this run (EOS "
+        'rows only).'
+    )
 
 
 def main(argv=None):
@@ -518,12 +609,14 @@ def main(argv=None):
     setup_django()
     started = time.perf_counter()
     print(f'Machine: {machine()}')
+    pyavd_per_switch = {}
     if not args.no_render:
         if not HAVE_PYAVD:
             print('pyavd is not installed (.venv/bin/pip install -e ".[benchmark]"): no AVD path, no comparison.')
-        bench_render(sizes, args.runs, HAVE_PYAVD and not args.no_pyavd)
+        pyavd_per_switch = bench_render(sizes, args.runs, HAVE_PYAVD and not args.no_pyavd)
     if args.queries:
-        bench_queries()
+        fabrics = bench_queries()
+        bench_configs(fabrics, pyavd_per_switch, args.runs)
     print(f'\nTotal benchmark time: {time.perf_counter() - started:.0f} s ({load()})')
     return 0
 

@@ -2,7 +2,8 @@
 
 Usage: start NetBox (scripts/run, or a runserver with DEBUG = False so the debug toolbar stays out of the picture),
 then run (Playwright comes with the ``dev`` extra)
-``.venv/bin/python scripts/screenshots.py http://127.0.0.1:8000 "$(cat .dev/admin-password)" docs/images``.
+``.venv/bin/python scripts/screenshots.py http://127.0.0.1:8000 "$(cat .dev/admin-password)" docs/images [NAMES]``,
+NAMES being a comma-separated selection of the pages below (default: all).
 """
 
 import sys
@@ -10,6 +11,7 @@ import sys
 from playwright.sync_api import sync_playwright
 
 base, password, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
+only = set(sys.argv[4].split(',')) if len(sys.argv) > 4 else None
 pages = [
     ('fabric-detail', '/plugins/aifabric/fabrics/?q=AI+Lab', True),
     ('fabric-plan', '/plugins/aifabric/fabrics/1/plan/', False),
@@ -21,6 +23,7 @@ pages = [
     ('validation-error', None, False),
     ('fabric-allocations', '/plugins/aifabric/fabrics/1/allocations/', False),
     ('fabric-nodes', '/plugins/aifabric/fabrics/1/nodes/', False),
+    ('fabric-configs', '/plugins/aifabric/fabrics/1/configurations/', False),
     ('wizard', None, False),
 ]
 
@@ -93,6 +96,8 @@ with sync_playwright() as p:
     page.click('button[type=submit]')
     page.wait_for_load_state('networkidle')
     for name, url, follow_first in pages:
+        if only is not None and name not in only:
+            continue
         if name == 'wizard':
             walk_wizard(page, outdir)
             continue
