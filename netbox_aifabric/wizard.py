@@ -20,7 +20,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views import View
 
-from dcim.models import DeviceRole, DeviceType, Platform, Rack, Site
+from dcim.models import Rack, Site
 from ipam.models import RIR, ASNRange, Prefix
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, SlugField
 from utilities.forms.rendering import FieldSet
@@ -29,6 +29,7 @@ from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summari
 from .apply.permissions import missing_permissions, missing_permissions_message
 from .checks.intent import intent_warnings
 from .choices import DesignOptionChoices, LinkSpeedChoices, UnderlayChoices
+from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
 from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
@@ -97,7 +98,7 @@ def _optional(model, label, **kwargs):
     )
 
 
-class TopologyForm(forms.Form):
+class TopologyForm(FabricDevicesForm):
     spine_count = _count(_('Spines'), 2)
     max_spines = _count(_('Max spines'), 4)
     leaf_count = _count(_('Leaves'), 2)
@@ -112,50 +113,9 @@ class TopologyForm(forms.Form):
     rdma_nic_count = _count(_('RDMA NICs'), 1)
     rdma_nic_speed = _speed(_('RDMA NIC speed (Gbps)'), 100)
     mtu = forms.IntegerField(label=_('Fabric MTU'), initial=9216)
-    spine_device_type = _optional(DeviceType, _('Spine device type'))
-    leaf_device_type = _optional(DeviceType, _('Leaf device type'))
-    server_device_type = _optional(DeviceType, _('Server device type'))
-    spine_role = _optional(DeviceRole, _('Spine role'))
-    leaf_role = _optional(DeviceRole, _('Leaf role'))
-    server_role = _optional(DeviceRole, _('GPU server role'))
-    storage_role = _optional(DeviceRole, _('Storage role'))
-    platform = _optional(Platform, _('Switch platform'))
     rack = _optional(Rack, _('Rack'))
 
-    fieldsets = (
-        FieldSet(
-            'spine_count',
-            'max_spines',
-            'leaf_count',
-            'max_leaves',
-            'uplinks_per_spine',
-            'max_parallel_uplinks',
-            'server_count',
-            'storage_count',
-            name=_('Size'),
-        ),
-        FieldSet(
-            'uplink_speed',
-            'server_nic_count',
-            'server_nic_speed',
-            'rdma_nic_count',
-            'rdma_nic_speed',
-            'mtu',
-            name=_('Links and NICs'),
-        ),
-        FieldSet(
-            'spine_device_type',
-            'leaf_device_type',
-            'server_device_type',
-            'spine_role',
-            'leaf_role',
-            'server_role',
-            'storage_role',
-            'platform',
-            'rack',
-            name=_('Devices'),
-        ),
-    )
+    fieldsets = (FABRIC_SIZE_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_DEVICES_FIELDSET)
 
 
 class PrefixTextField(forms.CharField):

@@ -193,7 +193,45 @@ def _optional(model, label):
     )
 
 
-class FabricForm(PrimaryModelForm):
+class FabricDevicesForm(forms.Form):
+    """The device types, roles and platform of a fabric's devices: fields shared by the fabric form and the
+    wizard's topology step (each adds its own ``rack``)."""
+
+    spine_device_type = _optional(DeviceType, _('Spine device type'))
+    leaf_device_type = _optional(DeviceType, _('Leaf device type'))
+    server_device_type = _optional(DeviceType, _('Server device type'))
+    spine_role = _optional(DeviceRole, _('Spine role'))
+    leaf_role = _optional(DeviceRole, _('Leaf role'))
+    server_role = _optional(DeviceRole, _('GPU server role'))
+    storage_role = _optional(DeviceRole, _('Storage role'))
+    platform = _optional(Platform, _('Switch platform'))
+
+
+# The fabric's size, links and devices, as the fabric form and the wizard's topology step lay them out
+FABRIC_SIZE_FIELDSET = FieldSet(
+    'spine_count',
+    'max_spines',
+    'leaf_count',
+    'max_leaves',
+    'uplinks_per_spine',
+    'max_parallel_uplinks',
+    'server_count',
+    'storage_count',
+    name=_('Size'),
+)
+FABRIC_LINKS_FIELDSET = FieldSet(
+    'uplink_speed',
+    'server_nic_count',
+    'server_nic_speed',
+    'rdma_nic_count',
+    'rdma_nic_speed',
+    'mtu',
+    name=_('Links and NICs'),
+)
+FABRIC_DEVICES_FIELDSET = FieldSet(*FabricDevicesForm.base_fields, 'rack', name=_('Devices'))
+
+
+class FabricForm(FabricDevicesForm, PrimaryModelForm):
     slug = SlugField()
     site = DynamicModelChoiceField(queryset=Site.objects.all(), label=_('Site'))
     loopback_pool = _pool_choice(_('Loopback pool'))
@@ -208,14 +246,6 @@ class FabricForm(PrimaryModelForm):
     tenants = DynamicModelMultipleChoiceField(
         queryset=EVPNTenant.objects.all(), required=False, label=_('EVPN tenants')
     )
-    spine_device_type = _optional(DeviceType, _('Spine device type'))
-    leaf_device_type = _optional(DeviceType, _('Leaf device type'))
-    server_device_type = _optional(DeviceType, _('Server device type'))
-    spine_role = _optional(DeviceRole, _('Spine role'))
-    leaf_role = _optional(DeviceRole, _('Leaf role'))
-    server_role = _optional(DeviceRole, _('GPU server role'))
-    storage_role = _optional(DeviceRole, _('Storage role'))
-    platform = _optional(Platform, _('Switch platform'))
     rack = DynamicModelChoiceField(
         queryset=Rack.objects.all(), required=False, label=_('Rack'), query_params={'site_id': '$site'}
     )
@@ -224,41 +254,12 @@ class FabricForm(PrimaryModelForm):
         FieldSet(
             'name', 'slug', 'site', 'status', 'design_option', 'underlay', 'description', 'tags', name=_('Fabric')
         ),
-        FieldSet(
-            'spine_count',
-            'max_spines',
-            'leaf_count',
-            'max_leaves',
-            'uplinks_per_spine',
-            'max_parallel_uplinks',
-            'server_count',
-            'storage_count',
-            name=_('Size'),
-        ),
-        FieldSet(
-            'uplink_speed',
-            'server_nic_count',
-            'server_nic_speed',
-            'rdma_nic_count',
-            'rdma_nic_speed',
-            'mtu',
-            name=_('Links and NICs'),
-        ),
+        FABRIC_SIZE_FIELDSET,
+        FABRIC_LINKS_FIELDSET,
         FieldSet(
             'loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'leaf_asn_range', 'spine_asn', name=_('Pools')
         ),
-        FieldSet(
-            'spine_device_type',
-            'leaf_device_type',
-            'server_device_type',
-            'spine_role',
-            'leaf_role',
-            'server_role',
-            'storage_role',
-            'platform',
-            'rack',
-            name=_('Devices'),
-        ),
+        FABRIC_DEVICES_FIELDSET,
         FieldSet('l2vni_base', 'anycast_gateway_mac', 'tenants', name=_('Overlay')),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
     )
