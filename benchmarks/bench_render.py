@@ -88,6 +88,30 @@ FABRIC_M = {
     'leaf_asns': (65001, 65016),
     'tenant': {'slug': 'render-m-cluster', 'name': 'Render M cluster', 'vrf': 'RENDER-M', 'l3vni': 50002},
 }
+# Fabric L (--db-sizes S,M,L): the shape of examples/size-l.yaml, with pools, ASNs and a tenant of its own
+FABRIC_L = {
+    'slug': 'render-l',
+    'sizes': {
+        'spine_count': 8,
+        'max_spines': 8,
+        'leaf_count': 64,
+        'max_leaves': 64,
+        'uplinks_per_spine': 1,
+        'max_parallel_uplinks': 1,
+        'server_count': 1024,
+        'storage_count': 0,
+    },
+    'pools': {
+        'loopback_pool': '10.100.0.0/25',
+        'vtep_pool': '10.101.0.0/25',
+        'mlag_peer_pool': '10.102.0.0/25',
+        'p2p_pool': '10.104.0.0/22',
+    },
+    'spine_asn': 4200001000,
+    'leaf_asns': (4200001001, 4200001064),
+    'tenant': {'slug': 'render-l-cluster', 'name': 'Render L cluster', 'vrf': 'RENDER-L', 'l3vni': 50003},
+}
+DB_SHAPES = {'M': FABRIC_M, 'L': FABRIC_L}
 
 
 def ms(seconds):
@@ -348,47 +372,48 @@ def _get_or_create(model, lookup, values=None):
     return obj
 
 
-def fabric_m():
-    """A Fabric row shaped like examples/size-m.yaml (created when missing), with its own site, pools, ASNs and
+def fabric_row(size):
+    """A Fabric row shaped like examples/size-<size>.yaml (created when missing), with its own site, pools, ASNs and
     EVPN tenant; the demo's traffic classes and QoS profile."""
     from dcim.models import Site
     from ipam.models import RIR, VRF, ASNRange, Prefix
 
     from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
-    slug = FABRIC_M['slug']
+    shape = DB_SHAPES[size]
+    slug = shape['slug']
     fabric = Fabric.objects.filter(slug=slug).first()
     if fabric is not None:
         return fabric
     classes = list(TrafficClass.objects.filter(slug__in=('mgmt', 'users', 'storage', 'rdma', 'telemetry')))
-    spec = FABRIC_M['tenant']
+    spec = shape['tenant']
     vrf = _get_or_create(VRF, {'name': spec['vrf']})
     tenant = _get_or_create(
         EVPNTenant, {'slug': spec['slug']}, {'name': spec['name'], 'vrf': vrf, 'l3vni': spec['l3vni']}
     )
     tenant.traffic_classes.set([tc for tc in classes if tc.slug in ('users', 'storage', 'rdma')])
     rir = _get_or_create(RIR, {'slug': 'private-asns'}, {'name': 'Private ASNs', 'is_private': True})
-    first, last = FABRIC_M['leaf_asns']
+    first, last = shape['leaf_asns']
     asn_range = _get_or_create(
         ASNRange, {'slug': f'{slug}-leaves'}, {'name': f'{slug} leaves', 'rir': rir, 'start': first, 'end': last}
     )
-    site = _get_or_create(Site, {'slug': slug}, {'name': 'Render M', 'status': 'active'})
+    site = _get_or_create(Site, {'slug': slug}, {'name': f'Render {size}', 'status': 'active'})
     pools = {
         field: _get_or_create(Prefix, {'prefix': prefix, 'vrf': None}, {'status': 'container', 'description': slug})
-        for field, prefix in FABRIC_M['pools'].items()
+        for field, prefix in shape['pools'].items()
     }
     fabric = Fabric(
-        name='Render M',
+        name=f'Render {size}',
         slug=slug,
         site=site,
         design_option='evpn-vxlan',
         underlay='ebgp',
         leaf_asn_range=asn_range,
-        spine_asn=FABRIC_M['spine_asn'],
+        spine_asn=shape['spine_asn'],
         anycast_gateway_mac='02:00:00:00:00:aa',
         qos_profile=QoSProfile.objects.get(slug='nvidia-cumulus-lossless'),
         description='Created by benchmarks/bench_render.py',
-        **FABRIC_M['sizes'],
+        **shape['sizes'],
         **pools,
     )
     fabric.full_clean()
@@ -440,7 +465,7 @@ def shared_databases():
     return names
 
 
-def bench_queries():
+def bench_queries(sizes):
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -457,7 +482,8 @@ def bench_queries():
             'Give it a database of its own (docs/benchmarks.md).'
         )
     load_demo()
-    fabrics = {'S': Fabric.objects.get(slug='ai-lab-fabric'), 'M': fabric_m()}
+    fabrics = {'S': Fabric.objects.get(slug='ai-lab-fabric')}
+    fabrics.update({size: fabric_row(size) for size in sizes if size != 'S'})
     for size, fabric in fabrics.items():
         first = not OwnedObject.objects.filter(fabric=fabric).exists()
         start = time.perf_counter()
@@ -499,8 +525,11 @@ def bench_queries():
                 )
             )
     print(table(('fabric', 'leaf', 'request', 'SQL queries', 'time (best of 5)', 'response'), rows, right=range(3, 6)))
-    grew = [what for (size, what), q in counts.items() if size == 'M' and q != counts['S', what]]
-    print('Query counts S → M: ' + ('the same for every request' if not grew else 'differ for ' + ', '.join(grew)))
+    grew = sorted({what for (size, what), q in counts.items() if size != 'S' and q != counts['S', what]})
+    print(
+        f'Query counts {" → ".join(fabrics)}: '
+        + ('the same for every request' if not grew else 'differ for ' + ', '.join(grew))
+    )
     return fabrics
 
 
@@ -598,7 +627,10 @@ def main(argv=None):
     parser.add_argument('--runs', type=int, help='timed runs of our side, best counts (default 3 for M, 2 for L)')
     parser.add_argument('--no-pyavd', action='store_true', help='skip pyavd')
     parser.add_argument('--no-render', action='store_true', help='skip the rendering part')
-    parser.add_argument('--queries', action='store_true', help='also count the device page and API queries (S, M)')
+    parser.add_argument(
+        '--queries', action='store_true', help='also count the device page and API queries and render from the DB'
+    )
+    parser.add_argument('--db-sizes', default='S,M', help='fabrics applied for --queries (default S,M; L: +15 min)')
     args = parser.parse_args(argv)
     sizes = [s.strip().upper() for s in args.sizes.split(',') if s.strip()]
     unknown = sorted(set(sizes) - {'S', 'M', 'L'})
@@ -615,7 +647,10 @@ def main(argv=None):
             print('pyavd is not installed (.venv/bin/pip install -e ".[benchmark]"): no AVD path, no comparison.')
         pyavd_per_switch = bench_render(sizes, args.runs, HAVE_PYAVD and not args.no_pyavd)
     if args.queries:
-        fabrics = bench_queries()
+        db_sizes = [x.strip().upper() for x in args.db_sizes.split(',') if x.strip()]
+        if not set(db_sizes) <= {'S', 'M', 'L'} or 'S' not in db_sizes:
+            parser.error('--db-sizes: S and any of M, L')
+        fabrics = bench_queries(db_sizes)
         bench_configs(fabrics, pyavd_per_switch, args.runs)
     print(f'\nTotal benchmark time: {time.perf_counter() - started:.0f} s ({load()})')
     return 0

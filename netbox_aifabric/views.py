@@ -436,7 +436,7 @@ class FabricConfigsView(generic.ObjectView):
                 'configs': configs,
                 'rendered': sum(1 for c in configs if c.rendered),
                 'errors': sum(1 for c in configs if c.error is not None),
-                'templates': renderer.compiled_templates,
+                'templates': renderer.templates,
                 'milliseconds': round(seconds * 1000),
             },
         )

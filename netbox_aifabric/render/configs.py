@@ -7,16 +7,22 @@ model, the plugins' Jinja context) on each call. For the shipped templates the c
 with its config context: the output is byte-for-byte what ``render-config`` returns for that device (tested), at the
 cost of the render alone.
 
-Compiled templates live as long as the renderer (one request, one command run), so an edited template, data file or
-filter is picked up by the next render. Errors are per device, formatted by the template as NetBox formats them.
+A compiled template is kept for the process (a small LRU cache) under the template's id, a hash of its code and its
+environment parameters, so an edited template is compiled afresh; a template from a data file is compiled once per
+renderer (one request, one command run) only, so that the files it includes are read afresh. Errors are per device,
+formatted by the template as NetBox formats them.
 """
 
+import hashlib
 import io
+import json
 import tarfile
+import threading
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 
+from django.db.models import QuerySet
 from jinja2 import BaseLoader
 from jinja2.sandbox import SandboxedEnvironment
 
@@ -27,6 +33,10 @@ from utilities.jinja2 import DataFileLoader, _jinja2_filters
 from ..models import OwnedObject
 
 __all__ = ('ConfigRenderer', 'RenderedConfig', 'configs_archive', 'fabric_devices')
+
+CACHE_SIZE = 32  # compiled templates kept for the process
+_cache: OrderedDict = OrderedDict()
+_cache_lock = threading.Lock()
 
 
 @dataclass
@@ -54,7 +64,14 @@ class RenderedConfig:
 class _Compiled:
     template: object  # jinja2.Template
     base_context: dict  # what ConfigTemplate.get_context adds to every render: models by app label, plugin context
-    seconds: float = 0.0
+
+
+def _cache_key(config_template, params):
+    """The process cache's key, or None for a template that is not cached (unsaved, or from a data file)."""
+    if config_template.pk is None or getattr(config_template, 'data_file', None):
+        return None
+    code = hashlib.sha256(config_template.template_code.encode('utf-8')).hexdigest()
+    return config_template.pk, code, json.dumps(params, sort_keys=True, default=repr)
 
 
 @dataclass
@@ -66,9 +83,11 @@ class ConfigRenderer:
     config_template: ConfigTemplate | None = None
     context: dict = field(default_factory=dict)
     _compiled: dict = field(default_factory=dict, repr=False)
+    compiled: int = 0  # templates this renderer compiled (the others came from the process cache)
 
     @property
-    def compiled_templates(self) -> int:
+    def templates(self) -> int:
+        """The config templates this renderer used."""
         return len(self._compiled)
 
     def template_for(self, device: Device) -> ConfigTemplate | None:
@@ -76,17 +95,35 @@ class ConfigRenderer:
 
     def _compile(self, config_template: ConfigTemplate) -> _Compiled:
         """The environment and template ``utilities.jinja2.render_jinja2`` would build for ``config_template``."""
-        key = config_template.pk if config_template.pk is not None else id(config_template)
-        compiled = self._compiled.get(key)
+        mine = config_template.pk if config_template.pk is not None else id(config_template)
+        compiled = self._compiled.get(mine)
         if compiled is not None:
             return compiled
-        start = time.perf_counter()
         params = config_template.get_environment_params()
         if getattr(config_template, 'debug', False):
             extensions = list(params.get('extensions', []))
             if 'jinja2.ext.debug' not in extensions:
                 extensions.append('jinja2.ext.debug')
             params['extensions'] = extensions
+        key = _cache_key(config_template, params)
+        with _cache_lock:
+            template = _cache.get(key) if key is not None else None
+            if template is not None:
+                _cache.move_to_end(key)
+        if template is None:
+            template = self._build(config_template, params)
+            self.compiled += 1
+            if key is not None:
+                with _cache_lock:
+                    _cache[key] = template
+                    while len(_cache) > CACHE_SIZE:
+                        _cache.popitem(last=False)
+        compiled = _Compiled(template, dict(config_template.get_context()))
+        self._compiled[mine] = compiled
+        return compiled
+
+    @staticmethod
+    def _build(config_template, params):
         data_file = getattr(config_template, 'data_file', None)
         if 'loader' not in params:
             if data_file:
@@ -97,13 +134,8 @@ class ConfigRenderer:
         environment = SandboxedEnvironment(**params)
         environment.filters.update(_jinja2_filters())
         if data_file:
-            template = environment.get_template(data_file.path)
-        else:
-            template = environment.from_string(source=config_template.template_code)
-        compiled = _Compiled(template, dict(config_template.get_context()))
-        compiled.seconds = time.perf_counter() - start
-        self._compiled[key] = compiled
-        return compiled
+            return environment.get_template(data_file.path)
+        return environment.from_string(source=config_template.template_code)
 
     def render(self, device: Device) -> RenderedConfig:
         config_template = self.template_for(device)
@@ -125,24 +157,31 @@ class ConfigRenderer:
         return result
 
     def render_all(self, devices) -> list[RenderedConfig]:
-        return [self.render(device) for device in devices]
+        """Every device rendered, in the order given. From a queryset, the devices are first loaded without their
+        config context data (JSON), then only those with a template again with it."""
+        if not isinstance(devices, QuerySet):
+            return [self.render(device) for device in devices]
+        light = list(devices.defer('local_context_data', '_config_context_data'))
+        wanted = [d.pk for d in light if self.template_for(d) is not None]
+        loaded = {}
+        if wanted:
+            # NetBox's pre-rendered context, or for a device whose cache is empty the aggregate its on-demand render
+            # would query for, in this one query
+            heavy = devices.filter(pk__in=wanted).annotate_config_context_data(only_invalidated=True)
+            loaded = {d.pk: d for d in heavy}
+        return [self.render(loaded[d.pk]) if d.pk in loaded else RenderedConfig(d, None) for d in light]
 
 
 def fabric_devices(fabric, user=None):
-    """The devices the fabric created or adopted, by name, ready to render: their config templates (device, role,
-    platform) joined and config contexts not yet cached computed in the same query. With ``user``, only those the user
-    may view and render, as NetBox's ``render-config`` restricts them."""
+    """The devices the fabric created or adopted, by name, with their config templates (device, role, platform)
+    joined. With ``user``, only those the user may view and render, as NetBox's ``render-config`` restricts them."""
     ids = OwnedObject.objects.filter(fabric=fabric, key__startswith='device:').values('object_id')
     devices = Device.objects.filter(pk__in=ids)
     if user is not None:
         devices = devices.restrict(user, 'render_config').restrict(user, 'view')
-    return (
-        devices.select_related(
-            'config_template__data_file', 'role__config_template__data_file', 'platform__config_template__data_file'
-        )
-        .annotate_config_context_data(only_invalidated=True)
-        .order_by('name', 'pk')
-    )
+    return devices.select_related(
+        'config_template__data_file', 'role__config_template__data_file', 'platform__config_template__data_file'
+    ).order_by('name', 'pk')
 
 
 def configs_archive(configs, folder: str) -> bytes:

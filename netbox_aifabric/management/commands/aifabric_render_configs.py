@@ -48,8 +48,8 @@ class Command(BaseCommand):
         skipped = sum(1 for c in configs if c.config_template is None)
         self.stdout.write(
             f'{found}: {written} configuration(s) written to {folder} in {seconds * 1000:.0f} ms '
-            f'({renderer.compiled_templates} template(s) compiled once); {skipped} device(s) without a config template'
-            + (f'; {len(failed)} failed' if failed else '')
+            f'({renderer.templates} config template(s), {renderer.compiled} compiled); '
+            f'{skipped} device(s) without a config template' + (f'; {len(failed)} failed' if failed else '')
         )
         if failed:
             raise CommandError(f'{len(failed)} device(s) failed to render: {", ".join(str(c.device) for c in failed)}')
