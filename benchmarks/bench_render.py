@@ -475,7 +475,7 @@ def bench_queries(sizes):
     from netbox_aifabric.seed import load_demo
 
     database = settings.DATABASES['default']['NAME']
-    print(f'\n== Queries: device page and REST API for a leaf of S and of M (database {database}, {load()}) ==')
+    print(f'\n== Queries: device page and REST API for a leaf of {", ".join(sizes)} (database {database}, {load()}) ==')
     if database in shared_databases():
         raise SystemExit(
             f'--queries writes fabrics into its database; {database} is shared (dev server or tests). '
