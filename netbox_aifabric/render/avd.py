@@ -5,10 +5,12 @@ teams that render their configs with AVD. Pure: a context in, a dict out; the te
 Mapped: hostname, routing model, loopbacks, VLANs, VRFs, anycast gateways (``ip address virtual``), routed and
 switched Ethernet ports, server bonds and the MLAG peer link (port-channels with trunk groups), MLAG (peer
 SVI ``Vlan4094``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN VLANs and VRFs with
-RD/RT), OSPF underlay, QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port). Not mapped: ECN/WRED
-thresholds, scheduler weights and the PFC watchdog (AVD models them through platform-specific QoS profiles), and the
-management-plane ACLs.
+RD/RT), OSPF underlay, QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the PFC watchdog's
+timeout, polling interval, recovery time and drop action). Not mapped: ECN/WRED thresholds and scheduler weights (AVD
+models them through platform-specific QoS profiles), and the management-plane ACLs.
 """
+
+from .filters import seconds
 
 __all__ = ('MLAG_PEER_VLAN', 'avd_structured_config')
 
@@ -54,6 +56,19 @@ def _ethernet(port, qos):
             'enabled': True,
             'priorities': [{'priority': p, 'no_drop': True} for p in qos['pfc_priorities']],
         }
+    return entry
+
+
+def _watchdog(watchdog):
+    """The context's PFC watchdog (ms) as AVD's ``priority_flow_control.watchdog`` (seconds)."""
+    entry = {'action': 'drop'} if watchdog['action'] == 'drop' else {}
+    for key, value in (
+        ('timeout', watchdog['timeout']),
+        ('polling_interval', watchdog['poll_interval']),
+        ('recovery_time', watchdog['restoration_time']),
+    ):
+        if value:
+            entry[key] = float(seconds(value))
     return entry
 
 
@@ -166,6 +181,8 @@ def avd_structured_config(context: dict) -> dict:
                 ]
             }
         }
+    if qos is not None and qos['pfc_watchdog']:
+        config['priority_flow_control'] = {'watchdog': _watchdog(qos['pfc_watchdog'])}
     config['config_end'] = True  # the final `end` line
     return config
 

@@ -127,8 +127,19 @@ def _qos(intent):
         'cnp': cnp,
         'ecn': qos['ecn'],
         'scheduler': {'strict_tcs': qos['strict_tcs'], 'dwrr_weights': qos['dwrr_weights']},
-        'pfc_watchdog': qos['pfc_watchdog'] if qos['pfc_watchdog']['enabled'] else None,
+        'pfc_watchdog': _watchdog(qos['pfc_watchdog']),
     }
+
+
+def _watchdog(watchdog):
+    """The profile's PFC watchdog (times in ms) and ``timeout``: its detection time, else its detection polls ×
+    poll interval (what EOS calls the timeout), else None. None when the watchdog is off."""
+    if not watchdog['enabled']:
+        return None
+    timeout = watchdog['detection_time']
+    if timeout is None and watchdog['poll_interval'] and watchdog['detection_polls']:
+        timeout = watchdog['poll_interval'] * watchdog['detection_polls']
+    return {**watchdog, 'timeout': timeout}
 
 
 def _management(intent):

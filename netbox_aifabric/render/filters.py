@@ -1,5 +1,7 @@
 """Jinja2 filters for the device-config templates, registered with NetBox (``jinja_env.filters``) so that templates
-stay logic-free: every address computation happens here, with netaddr."""
+stay logic-free: every address computation happens here, with netaddr, and every unit conversion."""
+
+from decimal import Decimal
 
 import netaddr
 
@@ -26,9 +28,17 @@ def ip_network(value):
     return str(netaddr.IPNetwork(value).cidr) if value else value
 
 
+def seconds(value):
+    """Milliseconds → seconds as the shortest decimal: ``100`` → ``0.1``, ``2000`` → ``2`` (None stays None)."""
+    if value is None:
+        return value
+    return format((Decimal(value) / 1000).normalize(), 'f')
+
+
 FILTERS = {
     'aifabric_ip_host': ip_host,
     'aifabric_prefix_length': prefix_length,
     'aifabric_ip_netmask': ip_netmask,
     'aifabric_ip_network': ip_network,
+    'aifabric_seconds': seconds,
 }

@@ -489,3 +489,26 @@ def test_mlag_gateway_mac():
     assert nvue(leaf)['interface']['vlan10']['ip']['vrr']['mac-address'] == '02:00:00:00:00:aa'
     # EVPN leaves keep the VRF's anycast MAC (the spec's)
     assert 'ip virtual-router mac-address 02:00:00:00:00:aa' in eos(context('evpn-vxlan', 'leaf1')).splitlines()
+
+
+# PFC watchdog: the context's milliseconds as the seconds EOS takes
+
+
+def test_eos_pfc_watchdog_in_seconds():
+    ctx = context('evpn-vxlan', 'leaf1')  # the guide's lossless preset: 3 polls of 100 ms
+    assert ctx['qos']['pfc_watchdog']['timeout'] == 300
+    lines = [line for line in eos(ctx).splitlines() if line.startswith('priority-flow-control pause watchdog')]
+    assert lines == [
+        'priority-flow-control pause watchdog default timeout 0.3',
+        'priority-flow-control pause watchdog default polling-interval 0.1',
+    ]
+    ctx['qos']['pfc_watchdog'].update(detection_time=200, restoration_time=2000, action='drop', timeout=200)
+    lines = [line for line in eos(ctx).splitlines() if line.startswith('priority-flow-control pause watchdog')]
+    assert lines == [
+        'priority-flow-control pause watchdog action drop',
+        'priority-flow-control pause watchdog default timeout 0.2',
+        'priority-flow-control pause watchdog default polling-interval 0.1',
+        'priority-flow-control pause watchdog default recovery-time 2',
+    ]
+    ctx['qos']['pfc_watchdog'] = None
+    assert 'watchdog' not in eos(ctx)
