@@ -12,8 +12,9 @@ models them through platform-specific QoS profiles), and the management-plane AC
 
 from .filters import seconds
 
-__all__ = ('MLAG_PEER_VLAN', 'avd_structured_config')
+__all__ = ('EOS_MAX_MTU', 'MLAG_PEER_VLAN', 'avd_structured_config')
 
+EOS_MAX_MTU = 9214  # the largest MTU most EOS platforms accept (AVD's default for routed uplinks too)
 MLAG_PEER_VLAN = 4094
 UNDERLAY = 'IPv4-UNDERLAY-PEERS'
 MLAG_PEER = 'MLAG-IPv4-UNDERLAY-PEER'
@@ -41,7 +42,7 @@ def _switchport(port, mlag_trunk=False):
 def _ethernet(port, qos):
     entry = {'name': port['name'], 'description': port['description'], 'shutdown': False}
     if port['mtu']:
-        entry['mtu'] = port['mtu']
+        entry['mtu'] = min(port['mtu'], EOS_MAX_MTU)
     if port['lag']:
         entry['channel_group'] = {'id': _lag_id(port['lag']), 'mode': 'active'}
     elif port['address']:
@@ -93,7 +94,7 @@ def avd_structured_config(context: dict) -> dict:
             'description': v['name'],
             'shutdown': False,
             'ip_address_virtual': v['gateway'],
-            'mtu': v['mtu'],
+            'mtu': min(v['mtu'], EOS_MAX_MTU),
             **({'vrf': v['vrf']} if v['vrf'] and context['vrfs'] else {}),
         }
         for v in context['vlans']
@@ -119,7 +120,7 @@ def avd_structured_config(context: dict) -> dict:
                 'description': 'MLAG peering',
                 'shutdown': False,
                 'ip_address': mlag['local_address'],
-                'mtu': context['fabric']['mtu'],
+                'mtu': min(context['fabric']['mtu'], EOS_MAX_MTU),
                 'no_autostate': True,
             },
         )

@@ -35,10 +35,16 @@ def seconds(value):
     return format((Decimal(value) / 1000).normalize(), 'f')
 
 
+def at_most(value, limit):
+    """``value``, or ``limit`` when it is larger (``9216 | aifabric_at_most(9214)`` → ``9214``; None stays None)."""
+    return value if value is None else min(value, limit)
+
+
 FILTERS = {
     'aifabric_ip_host': ip_host,
     'aifabric_prefix_length': prefix_length,
     'aifabric_ip_netmask': ip_netmask,
     'aifabric_ip_network': ip_network,
     'aifabric_seconds': seconds,
+    'aifabric_at_most': at_most,
 }

@@ -512,3 +512,13 @@ def test_eos_pfc_watchdog_in_seconds():
     ]
     ctx['qos']['pfc_watchdog'] = None
     assert 'watchdog' not in eos(ctx)
+
+
+@pytest.mark.parametrize(('design', 'device'), CASES)
+def test_eos_mtu_at_most_9214(design, device):
+    ctx = context(design, device)
+    assert ctx['mtu']['fabric'] == 9216
+    mtus = {int(line.split()[1]) for line in eos(ctx).splitlines() if line.startswith('   mtu ')}
+    assert max(mtus) == 9214
+    if ctx['vlans'] and any(v['gateway'] for v in ctx['vlans']):
+        assert 9000 in mtus  # the RDMA class's own MTU is below the cap and kept
