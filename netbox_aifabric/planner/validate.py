@@ -11,6 +11,7 @@ from .spec import DESIGNS, UNDERLAYS, FabricSpec
 __all__ = ('VNI_MAX', 'VNI_MIN', 'server_slot', 'validate_spec')
 
 VNI_MIN, VNI_MAX = 1, 16_777_215
+RD_NUMBER_MAX = 65_535  # the assigned number of a type-1 route distinguisher (IPv4:number) and of a type-2 RT
 ASN_MIN, ASN_MAX = 1, 4_294_967_295
 
 
@@ -263,6 +264,12 @@ def _check_overlay(spec: FabricSpec):
     def claim(vni, field, what):
         if not VNI_MIN <= vni <= VNI_MAX:
             raise SpecError(field, f'VNI {vni} ({what}) is outside {VNI_MIN}–{VNI_MAX}')
+        if vni > RD_NUMBER_MAX:
+            raise SpecError(
+                field,
+                f'VNI {vni} ({what}) is above {RD_NUMBER_MAX}: the route distinguisher (router-id:VNI) and route '
+                f'target (VNI:VNI) carry it as a 16-bit number',
+            )
         if vni in vnis:
             raise SpecError(field, f'VNI {vni} is used twice: {vnis[vni]} and {what}')
         vnis[vni] = what

@@ -113,6 +113,22 @@ def test_vni_outside_24_bits():
     )
 
 
+def test_vni_above_the_route_distinguishers_16_bits():
+    spec = example('evpn-vxlan')
+    spec['tenants'][0]['l3vni'] = 65_536
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'tenants[0].l3vni',
+        'VNI 65536 (L3VNI of tenant ai-cluster) is above 65535: the route distinguisher (router-id:VNI) and route '
+        'target (VNI:VNI) carry it as a 16-bit number',
+    )
+    spec = example('evpn-vxlan')
+    spec['l2vni_base'] = 65_500
+    assert rejected(spec).message.startswith('VNI 65540 (L2VNI of tenant ai-cluster (VLAN 40)) is above 65535')
+    spec['l2vni_base'] = 65_500 - 50  # VLAN 50 → 65500: every VNI fits
+    assert plan_fabric(load_spec(spec)).vrfs
+
+
 def test_vni_collision_across_tenants():
     spec = example('evpn-vxlan')
     spec['tenants'].append({'name': 'storage', 'vrf': 'STORAGE', 'l3vni': 10020})
