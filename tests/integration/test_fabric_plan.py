@@ -153,6 +153,31 @@ class IntentWarningsTestCase(TestCase):
         self.assertContains(response, 'USERS can reach MGMT')
 
 
+class RoutedDesignWarningsTestCase(TestCase):
+    """The routed design bonds servers across leaves that run no MLAG and repeats the gateways on every leaf: the Plan
+    tab says so before anything is applied."""
+
+    def test_routed_design_warnings(self):
+        load_demo()
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        Fabric.objects.filter(pk=fabric.pk).update(design_option='routed')
+        fabric.refresh_from_db()
+        routed = ', '.join(str(tc) for tc in fabric.traffic_classes.order_by('vid') if tc.routed and tc.prefix_id)
+        self.assertEqual(
+            intent_warnings(fabric)[-2:],
+            [
+                'Routed design: each server bonds its 2 NICs across 2 leaves, which are not an MLAG pair; the leaves '
+                'must run MLAG (the MLAG or EVPN/VXLAN design) for that bond to work.',
+                f'Routed design: {routed} get the same gateway subnet on all 2 leaves; the guide keeps VLANs local to '
+                'one rack. Stretch them with EVPN/VXLAN, or keep such a fabric to one leaf.',
+            ],
+        )
+        self.assertTrue(routed)
+        Fabric.objects.filter(pk=fabric.pk).update(leaf_count=1)
+        fabric.refresh_from_db()
+        self.assertFalse([w for w in intent_warnings(fabric) if w.startswith('Routed design')])
+
+
 class DeviceFabricPanelTestCase(TestCase):
     user_permissions = ['dcim.view_device']
 
