@@ -7,7 +7,6 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from core.api.serializers import JobSerializer
-from dcim.models import Device
 from extras.api.serializers import RenderConfigInputSerializer
 from extras.models import ConfigTemplate
 from netbox.api.authentication import TokenPermissions
@@ -17,7 +16,7 @@ from .. import filtersets
 from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
 from ..apply.permissions import missing_permissions, missing_permissions_message
 from ..jobs import ApplyFabricJob, runs_in_background
-from ..models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from ..planner import PlanError
 from ..render.avd import avd_structured_config
 from ..render.configs import ConfigRenderer, fabric_devices
@@ -161,8 +160,7 @@ class FabricViewSet(NetBoxModelViewSet):
         """Arista AVD structured config (``eos_cli_config_gen``) of every switch the fabric applied, from its
         ``aifabric`` config context: ``{"devices": {name: structured config}}``."""
         fabric = self._fabric(request, pk)
-        ids = OwnedObject.objects.filter(fabric=fabric, key__startswith='device:').values('object_id')
-        devices = Device.objects.restrict(request.user, 'view').filter(pk__in=ids).order_by('name')
+        devices = fabric_devices(fabric).restrict(request.user, 'view')
         configs = {}
         for device in devices:
             context = (device.local_context_data or {}).get(CONTEXT_KEY)

@@ -3,7 +3,8 @@
 NetBox renders one device at a time: ``POST /api/dcim/devices/{id}/render-config/`` calls ``ConfigTemplate.render``,
 which builds a sandboxed Jinja environment, compiles the template and collects the template context (every public
 model, the plugins' Jinja context) on each call. For the shipped templates the compile alone is 86–99 % of a render
-(docs/benchmarks.md). :class:`ConfigRenderer` takes the same steps once per ConfigTemplate, then renders each device
+(docs/benchmarks.md). :class:`ConfigRenderer` compiles each ConfigTemplate once and collects the template context once
+per renderer, then renders each device
 with its config context: the output is byte-for-byte what ``render-config`` returns for that device (tested), at the
 cost of the render alone.
 
@@ -60,12 +61,6 @@ class RenderedConfig:
         return f'{self.device.name}.{extension}'
 
 
-@dataclass
-class _Compiled:
-    template: object  # jinja2.Template
-    base_context: dict  # what ConfigTemplate.get_context adds to every render: models by app label, plugin context
-
-
 def _cache_key(config_template, params):
     """The process cache's key, or None for a template that is not cached (unsaved, or from a data file)."""
     if config_template.pk is None or getattr(config_template, 'data_file', None):
@@ -82,7 +77,8 @@ class ConfigRenderer:
 
     config_template: ConfigTemplate | None = None
     context: dict = field(default_factory=dict)
-    _compiled: dict = field(default_factory=dict, repr=False)
+    _compiled: dict = field(default_factory=dict, repr=False)  # the compiled templates this renderer used
+    _base: dict | None = field(default=None, repr=False)  # ConfigTemplate.get_context(): models, plugin context
     compiled: int = 0  # templates this renderer compiled (the others came from the process cache)
 
     @property
@@ -93,12 +89,12 @@ class ConfigRenderer:
     def template_for(self, device: Device) -> ConfigTemplate | None:
         return self.config_template or device.get_config_template()
 
-    def _compile(self, config_template: ConfigTemplate) -> _Compiled:
-        """The environment and template ``utilities.jinja2.render_jinja2`` would build for ``config_template``."""
+    def _compile(self, config_template: ConfigTemplate):
+        """The template, compiled in the environment ``utilities.jinja2.render_jinja2`` would build for it."""
         mine = config_template.pk if config_template.pk is not None else id(config_template)
-        compiled = self._compiled.get(mine)
-        if compiled is not None:
-            return compiled
+        template = self._compiled.get(mine)
+        if template is not None:
+            return template
         params = config_template.get_environment_params()
         if getattr(config_template, 'debug', False):
             extensions = list(params.get('extensions', []))
@@ -118,9 +114,8 @@ class ConfigRenderer:
                     _cache[key] = template
                     while len(_cache) > CACHE_SIZE:
                         _cache.popitem(last=False)
-        compiled = _Compiled(template, dict(config_template.get_context()))
-        self._compiled[mine] = compiled
-        return compiled
+        self._compiled[mine] = template
+        return template
 
     @staticmethod
     def _build(config_template, params):
@@ -143,15 +138,16 @@ class ConfigRenderer:
         if config_template is None:
             return result
         try:
-            compiled = self._compile(config_template)
+            template = self._compile(config_template)
+            if self._base is None:  # the same for every template: built once per renderer
+                self._base = dict(config_template.get_context())
             # ConfigTemplate.render's context: its base (a fresh dict per app label, so that one render cannot
             # change the next), then the device's config context, the request's context and the device itself
-            base = compiled.base_context
-            context = defaultdict(dict, {k: dict(v) if type(v) is dict else v for k, v in base.items()})
+            context = defaultdict(dict, {k: dict(v) if type(v) is dict else v for k, v in self._base.items()})
             context.update(device.get_config_context())
             context.update(self.context)
             context['device'] = device
-            result.content = compiled.template.render(**context).replace('\r\n', '\n')
+            result.content = template.render(**context).replace('\r\n', '\n')
         except Exception as e:  # as NetBox's render-config: any error is the template's, reported per device
             result.error = config_template.format_render_error(e)
         return result
