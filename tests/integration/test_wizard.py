@@ -12,6 +12,8 @@ from users.models import ObjectPermission, User
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.seed import load_demo
 
+from . import base
+
 URL = reverse('plugins:netbox_aifabric:fabric_wizard')
 
 
@@ -37,21 +39,11 @@ class WizardBase(TestCase):
                 'design_option': 'evpn-vxlan',
                 'underlay': 'ebgp',
             },
+            # the guide's cluster: the counts, speeds and MTU of base.FABRIC_SHAPE
             'topology': {
-                'spine_count': 2,
-                'max_spines': 4,
-                'leaf_count': 2,
-                'max_leaves': 8,
-                'uplinks_per_spine': 1,
-                'max_parallel_uplinks': 2,
-                'server_count': 4,
-                'storage_count': 1,
-                'uplink_speed': 100,
-                'server_nic_count': 2,
-                'server_nic_speed': 25,
-                'rdma_nic_count': 1,
-                'rdma_nic_speed': 100,
-                'mtu': 9216,
+                k: v
+                for k, v in base.FABRIC_SHAPE.items()
+                if k not in ('status', 'design_option', 'underlay', 'l2vni_base')
             },
             # the demo fabric holds 10.255.x and ASNs 65100–65199: the wizard proposes the next free ones
             'pools': {
