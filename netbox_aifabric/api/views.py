@@ -197,7 +197,7 @@ class FabricViewSet(NetBoxModelViewSet):
         devices = fabric_devices(fabric, request.user)
         if wanted := request.query_params.getlist('device_id'):
             try:
-                devices = devices.filter(pk__in=[int(pk) for pk in wanted])
+                devices = devices.filter(pk__in=[int(device_id) for device_id in wanted])
             except ValueError:
                 return Response({'device_id': [_('Device IDs are integers.')]}, status=status.HTTP_400_BAD_REQUEST)
         context = {k: v for k, v in request.data.items() if k != 'config_template_id'}
