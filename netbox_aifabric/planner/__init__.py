@@ -10,7 +10,7 @@ from .errors import PlanError, PoolExhaustedError, SpecError
 from .loader import load_spec
 from .planner import plan_fabric
 from .requirements import PoolNeed, asn_need, pool_needs
-from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PoolUsage, VlanPlan, VrfPlan
+from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, PoolUsage, VlanPlan, VrfPlan
 from .spec import (
     FabricSpec,
     Maximums,
@@ -36,6 +36,7 @@ __all__ = (
     'NodePlan',
     'Plan',
     'PlanError',
+    'PlanWarning',
     'Platform',
     'PoolExhaustedError',
     'PoolNeed',

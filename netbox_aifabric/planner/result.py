@@ -2,7 +2,17 @@
 
 from dataclasses import asdict, dataclass
 
-__all__ = ('Attachment', 'LeafCapacity', 'Link', 'NodePlan', 'Plan', 'PoolUsage', 'VlanPlan', 'VrfPlan')
+__all__ = (
+    'Attachment',
+    'LeafCapacity',
+    'Link',
+    'NodePlan',
+    'Plan',
+    'PlanWarning',
+    'PoolUsage',
+    'VlanPlan',
+    'VrfPlan',
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,16 @@ class PoolUsage:
 
 
 @dataclass(frozen=True)
+class PlanWarning:
+    """A design concern that does not stop the plan: ``code`` names the kind (``oversubscription``, ``public-asn``,
+    ``unrouted-class-across-racks``, …), ``field`` the spec field it is about, ``message`` says what and why."""
+
+    code: str
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Plan:
     """A complete, deterministic allocation for one fabric spec.
 
@@ -114,6 +134,7 @@ class Plan:
     summary: tuple[tuple[str, int], ...]
     allocations: tuple[tuple[str, str], ...]
     reserved: tuple[str, ...] = ()
+    warnings: tuple[PlanWarning, ...] = ()
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (tuples become lists)."""
