@@ -8,6 +8,7 @@ Exit status: 0 with the plan, 2 with the named error on an invalid spec, 1 when 
 import argparse
 import json
 import sys
+from dataclasses import astuple
 
 import yaml
 
@@ -31,8 +32,11 @@ def format_table(plan) -> str:
         f'Fabric {plan.fabric}: {plan.design}, {plan.underlay} underlay',
         _table(
             'Nodes',
-            ('role', 'id', 'name', 'asn', 'loopback', 'vtep', 'mlag peer', 'mlag role'),
-            [(n.role, n.id, n.name, n.asn, n.loopback, n.vtep, n.mlag_peer, n.mlag_role) for n in plan.nodes],
+            ('role', 'id', 'name', 'asn', 'loopback', 'vtep', 'mlag peer', 'mlag role', 'mh peer'),
+            [
+                (n.role, n.id, n.name, n.asn, n.loopback, n.vtep, n.mlag_peer, n.mlag_role, n.mh_peer)
+                for n in plan.nodes
+            ],
         ),
         _table(
             'Links',
@@ -54,7 +58,7 @@ def format_table(plan) -> str:
         ),
         _table(
             'Server attachments',
-            ('server', 'kind', 'lag', 'members', 'rdma', 'vlans'),
+            ('server', 'kind', 'lag', 'members', 'rdma', 'vlans', 'esi'),
             [
                 (
                     a.server,
@@ -63,6 +67,7 @@ def format_table(plan) -> str:
                     ' '.join(f'{n}:{i}' for n, i in a.members),
                     ' '.join(f'{n}:{i}' for n, i in a.rdma),
                     ','.join(str(v) for v in a.vlans),
+                    a.esi,
                 )
                 for a in plan.attachments
             ],
@@ -71,9 +76,23 @@ def format_table(plan) -> str:
             'VLANs',
             ('vlan', 'name', 'vrf', 'l2vni', 'tenant', 'subnet', 'gateway', 'lossless'),
             [
-                (v.vid, v.name, v.vrf, v.l2vni, v.tenant, v.subnet, v.gateway, 'yes' if v.lossless else '')
+                (
+                    v.vid,
+                    v.name,
+                    v.vrf,
+                    v.l2vni,
+                    v.tenant,
+                    v.subnet,
+                    v.gateway if v.routed else 'not routed',
+                    'yes' if v.lossless else '',
+                )
                 for v in plan.vlans
             ],
+        ),
+        _table(
+            'Rack subnets',
+            ('vlan', 'name', 'rack', 'leaves', 'subnet', 'gateway'),
+            [(v.vid, v.name, r.rack, ' '.join(r.leaves), r.subnet, r.gateway) for v in plan.vlans for r in v.racks],
         ),
         _table(
             'VRFs',
@@ -95,6 +114,8 @@ def format_table(plan) -> str:
         ),
         _table('Summary', ('item', 'count'), plan.summary),
     ]
+    if plan.warnings:
+        sections.append(_table('Warnings', ('code', 'field', 'message'), [astuple(w) for w in plan.warnings]))
     if plan.reserved:
         sections.append(
             _table('Reserved (removed nodes; --release frees them)', ('allocation',), [(k,) for k in plan.reserved])

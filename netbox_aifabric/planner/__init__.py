@@ -10,7 +10,18 @@ from .errors import PlanError, PoolExhaustedError, SpecError
 from .loader import load_spec
 from .planner import plan_fabric
 from .requirements import PoolNeed, asn_need, pool_needs
-from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, PoolUsage, VlanPlan, VrfPlan
+from .result import (
+    Attachment,
+    LeafCapacity,
+    Link,
+    NodePlan,
+    Plan,
+    PlanWarning,
+    PoolUsage,
+    RackSubnet,
+    VlanPlan,
+    VrfPlan,
+)
 from .spec import (
     FabricSpec,
     Maximums,
@@ -43,6 +54,7 @@ __all__ = (
     'PoolUsage',
     'Pools',
     'PortRange',
+    'RackSubnet',
     'RailGroup',
     'Server',
     'SpecError',

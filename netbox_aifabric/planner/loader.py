@@ -48,6 +48,12 @@ def _str(path, value):
     return value
 
 
+def _number(path, value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SpecError(path, f'expected a number, got {value!r}')
+    return float(value)
+
+
 def _bool(path, value):
     if not isinstance(value, bool):
         raise SpecError(path, f'expected true or false, got {value!r}')
@@ -86,8 +92,22 @@ def _each(kind):
     return convert
 
 
+def _strs(path, value):
+    return tuple(_str(f'{path}[{i}]', v) for i, v in enumerate(_list(path, value)))
+
+
 def _port_range(path, data):
-    return _record(path, data, PortRange, {'first': _int, 'count': _int, 'speed': _int}, ('first', 'count', 'speed'))
+    """A port block: ``first``/``count`` numbered ports, or explicit ``names``; ``speed`` always."""
+    block = _record(
+        path,
+        data,
+        PortRange,
+        {'first': _int, 'count': _int, 'speed': _int, 'names': _strs, 'interface': _optional(_str), 'speeds': _ints},
+        ('speed',),
+    )
+    if not block.names and 'count' not in data:
+        raise SpecError(f'{path}.count', 'required key is missing (or give the ports as names)')
+    return block
 
 
 def _platform(path, data):
@@ -105,6 +125,7 @@ def _platform(path, data):
             'rdma_ports': _optional(_port_range),
             'peer_link_ports': _ints,
             'peer_link_speed': _int,
+            'peer_link_names': _strs,
         },
     )
 
@@ -135,6 +156,8 @@ def _traffic_class(path, data):
             'subnet': _optional(_str),
             'lossless': _bool,
             'mtu': _optional(_int),
+            'routed': _bool,
+            'rack_prefixlen': _optional(_int),
         },
         ('name', 'vlan'),
     )
@@ -184,6 +207,7 @@ FIELDS = {
     'servers': _each(_server),
     'uplinks_per_spine': _int,
     'mlag_pairs': _pairs,
+    'mh_pairs': _pairs,
     'rail_groups': _each(lambda p, d: _record(p, d, RailGroup, {'leaves': _ints}, ('leaves',))),
     'spine_asn': _optional(_int),
     'leaf_asn_range': _optional(_asn_range),
@@ -197,6 +221,7 @@ FIELDS = {
     'leaf_platform': _platform,
     'spine_platform': _platform,
     'mtu': _int,
+    'oversubscription_target': _optional(_number),
 }
 
 

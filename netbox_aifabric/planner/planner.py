@@ -1,106 +1,32 @@
-"""The allocation core: a validated spec (and optionally the previous plan) in, a deterministic plan out."""
+"""The allocation core: a validated spec (and optionally the previous plan) in, a deterministic plan out.
+
+Everything a plan hands out is an allocation under a stable key, pinned by ``previous``: addresses (``loopback:``,
+``vtep:``, ``uplink:``, ``mlag:``, ``subnet:``), leaf ASNs (``asn:``), switch ports (``port:``), LAG numbers
+(``lag:``) and Ethernet segment identifiers (``esi:``).
+"""
 
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import netaddr
 
-from .errors import PoolExhaustedError
+from .errors import SpecError
+from .pools import AsnPool, Pool
+from .ports import PortInventory, check_nic_speed, link_speed
+from .racks import Rack, check_pairs, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
-from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PoolUsage, VlanPlan, VrfPlan
+from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
 from .spec import FabricSpec
 from .validate import server_slot, validate_spec
 
 __all__ = ('plan_fabric',)
 
 POOL_OF_KIND = {'loopback': 'loopback', 'vtep': 'vtep', 'uplink': 'p2p', 'mlag': 'mlag_peer', 'asn': 'leaf_asn'}
-
-
-class _Blocks:
-    """Numbered blocks handed out by index: a new item takes its preferred index (computed from stable ids and
-    maximums) when that block is free; when a pinned allocation already holds it, the first free block.
-
-    Subclasses set ``size`` (blocks), ``skip`` (leading blocks never used), ``field`` and ``description`` (for
-    errors) and implement ``pin``.
-    """
-
-    skip = 0
-
-    def __init__(self):
-        self.used: dict[int, str] = {}
-        self.needed = 0
-        self._scan = self.skip
-
-    def take(self, key: str, preferred: int, node: str) -> int:
-        if self.skip <= preferred < self.size and preferred not in self.used:
-            index = preferred
-        else:
-            while self._scan < self.size and self._scan in self.used:
-                self._scan += 1
-            if self._scan >= self.size:
-                raise PoolExhaustedError(
-                    self.field,
-                    f'{self.description} is exhausted: {self.needed} {self.unit} needed, '
-                    f'{self.size - self.skip} available; first failed for {node}',
-                    node,
-                )
-            index = self._scan
-        self.used[index] = key
-        return index
-
-    def usage(self) -> PoolUsage:
-        size, used = self.size - self.skip, len(self.used)
-        return PoolUsage(self.name, self.prefix, self.unit, size, used, size - used, _percent(used, size))
-
-
-class _Pool(_Blocks):
-    """Blocks of one prefix length inside a pool network. Pinned values outside the network (the pool changed since
-    they were allocated) occupy no block here; they are kept as they are."""
-
-    def __init__(self, name: str, network: netaddr.IPNetwork, need: PoolNeed):
-        self.name = name
-        self.network = network
-        self.prefix = str(network)
-        self.field = f'pools.{name}'
-        self.description = f'pool {network}'
-        self.unit = need.unit
-        self.prefixlen = need.prefixlen
-        self.shift = 32 - need.prefixlen
-        self.skip = need.first_index
-        self.size = need.size_of(network.prefixlen)
-        super().__init__()
-
-    def pin(self, key: str, value: str):
-        block = netaddr.IPNetwork(value)
-        if block in self.network:
-            self.used[(block.first - self.network.first) >> self.shift] = key
-
-    def address(self, index: int) -> str:
-        return f'{netaddr.IPAddress(self.network.first + (index << self.shift))}/{self.prefixlen}'
-
-
-class _AsnPool(_Blocks):
-    """The leaf ASN range, handed out like a pool: ASN = start + (leaf id − 1) unless pinned elsewhere."""
-
-    name = 'leaf_asn'
-    field = 'leaf_asn_range'
-    unit = 'ASNs'
-
-    def __init__(self, start: int, end: int):
-        self.start, self.end = start, end
-        self.size = end - start + 1
-        self.prefix = f'{start}-{end}'
-        self.description = f'ASN range {start}–{end}'
-        super().__init__()
-
-    def pin(self, key: str, value: str):
-        asn = int(value)
-        if self.start <= asn <= self.end:
-            self.used[asn - self.start] = key
-
-
-def _percent(used: int, size: int) -> float:
-    return round(100 * used / size, 1) if size else 0.0
+ADDRESS_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'subnet')
+LAG_NUMBERS = (1, 999)  # server bonds; Port-Channel1000 is the MLAG peer link
+ESI_SYSTEM_MAC = '02:ae:00:00:{high:02x}:{low:02x}'  # locally administered, one per EVPN multihoming pair
+ESI_LOCAL_IDS = (1, 16_777_215)  # the 3-byte local discriminator (FRR's es-id range)
 
 
 def _previous_allocations(previous) -> dict[str, str]:
@@ -112,6 +38,24 @@ def _previous_allocations(previous) -> dict[str, str]:
         allocations = previous.get('allocations', previous)
         return {str(k): str(v) for k, v in allocations.items()}
     raise TypeError('previous must be a Plan or the dict of a plan')
+
+
+@dataclass
+class _State:
+    """What one planning run hands out: the pinned allocations and the values given so far."""
+
+    spec: FabricSpec
+    pinned: dict[str, str]
+    current: set[str] = field(default_factory=set)
+    values: dict[str, str] = field(default_factory=dict)
+    names: dict[tuple[str, int], str] = field(default_factory=dict)  # (role, node id) -> hostname
+
+    def give(self, key: str, allocate) -> str:
+        """The pinned value of ``key``, else ``allocate()``; recorded in ``values``."""
+        self.current.add(key)
+        value = self.pinned[key] if key in self.pinned else allocate()
+        self.values[key] = value
+        return value
 
 
 def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, release: bool = False) -> Plan:
@@ -132,79 +76,34 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
         PoolExhaustedError: pinned allocations leave no room for a new item.
     """
     networks = validate_spec(spec)
-    m = spec.maximums
-    needs = pool_needs(m.spines, m.leaves, m.parallel_uplinks)
-    pools: dict[str, _Pool | _AsnPool] = {name: _Pool(name, net, needs[name]) for name, net in networks.items()}
-    if spec.underlay == 'ebgp':
-        pools['leaf_asn'] = _AsnPool(*spec.leaf_asn_range)
+    check_pairs(spec)
+    ports = PortInventory(spec)
+    _check_speeds(spec)
+    racks = racks_of(spec)
+    pinned = _previous_allocations(previous)
+    keys = _current_keys(spec, racks)
+    reserved = tuple(sorted(key for key in pinned if key not in keys)) if not release else ()
+    held = {key: value for key, value in pinned.items() if key in keys or not release}
+    state = _State(spec, {key: value for key, value in pinned.items() if key in keys}, names=_node_names(spec))
+
+    pools = _address_pools(spec, networks, held, set(reserved))
+    _allocate_addresses(spec, state, pools)
+    _pin_ports(spec, ports, held)
+    rack_pools = _rack_pools(spec, racks, held, set(reserved))
+    subnets = _allocate_rack_subnets(spec, state, racks, rack_pools)
 
     spines = sorted(spec.spines, key=lambda n: n.id)
     leaves = sorted(spec.leaves, key=lambda n: n.id)
     leaf_by_id = {leaf.id: leaf for leaf in leaves}
-    primary_of = {}
-    for a, b in spec.mlag_pairs:
-        primary, secondary = min(a, b), max(a, b)
-        primary_of[primary] = primary
-        primary_of[secondary] = primary
-
-    # Every item to allocate: (key, pool, preferred index, node name). Secondaries of an MLAG pair share the
-    # primary's VTEP and ASN, so only primaries ask for them.
-    requests = []
-    for spine in spines:
-        requests.append((f'loopback:spine:{spine.id}', 'loopback', spine.id, spine.name))
-    for leaf in leaves:
-        requests.append((f'loopback:leaf:{leaf.id}', 'loopback', m.spines + leaf.id, leaf.name))
-        is_primary = primary_of.get(leaf.id, leaf.id) == leaf.id
-        if spec.evpn and is_primary:
-            requests.append((f'vtep:leaf:{leaf.id}', 'vtep', leaf.id, leaf.name))
-        if spec.underlay == 'ebgp' and is_primary:
-            requests.append((f'asn:leaf:{leaf.id}', 'leaf_asn', leaf.id - 1, leaf.name))
-        for spine in spines:
-            for n in range(1, spec.uplinks_per_spine + 1):
-                index = (leaf.id - 1) * m.spines * m.parallel_uplinks + (spine.id - 1) * m.parallel_uplinks + n - 1
-                requests.append((f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}', 'p2p', index, leaf.name))
-    for primary in sorted({p for p in primary_of.values()}):
-        requests.append((f'mlag:leaf:{primary}', 'mlag_peer', primary - 1, leaf_by_id[primary].name))
-
-    pinned = _previous_allocations(previous)
-    current = {key for key, *_ in requests}
-    reserved = tuple(sorted(key for key in pinned if key not in current)) if not release else ()
-    for key in sorted(pinned):
-        if key in current or not release:
-            pool = pools.get(POOL_OF_KIND.get(key.split(':', 1)[0], ''))
-            if pool is not None:
-                pool.pin(key, pinned[key])
-    for _, pool_name, _, _ in requests:
-        pools[pool_name].needed += 1
-
-    values: dict[str, str] = {}
-    indexes: dict[str, int] = {}
-    for key, pool_name, preferred, node in requests:
-        pool = pools[pool_name]
-        if key in pinned:
-            values[key] = pinned[key]
-            continue
-        index = pool.take(key, preferred, node)
-        indexes[key] = index
-        values[key] = str(pool.start + index) if pool_name == 'leaf_asn' else pool.address(index)
-
-    def ends(key: str) -> tuple[str, str, str]:
-        """The /31 of a link and its two addresses (even end first); new blocks skip re-parsing their string."""
-        if key in indexes:
-            pool = pools['p2p' if key.startswith('uplink:') else 'mlag_peer']
-            first, length = pool.network.first + (indexes[key] << pool.shift), pool.prefixlen
-        else:
-            network = netaddr.IPNetwork(values[key])
-            first, length = network.first, network.prefixlen
-        low = netaddr.IPAddress(first)
-        return f'{low}/{length}', f'{low}/{length}', f'{netaddr.IPAddress(first + 1)}/{length}'
-
-    nodes, links = _nodes(spec, spines, leaves, primary_of, values), []
-    links.extend(_uplinks(spec, spines, leaves, ends))
-    links.extend(_peer_links(spec, leaf_by_id, ends))
-    server_links, attachments = _servers(spec, leaf_by_id)
+    primary_of = _mlag_primaries(spec)
+    nodes = _nodes(spec, spines, leaves, primary_of, state.values)
+    links = list(_uplinks(spec, spines, leaves, state, pools, ports))
+    links.extend(_peer_links(spec, leaf_by_id, state, pools, ports))
+    server_links, attachments = _servers(spec, leaf_by_id, state, ports, held, set(reserved))
     links.extend(server_links)
-    vlans, vrfs = _overlay(spec, nodes)
+    vlans, vrfs = _overlay(spec, nodes, subnets)
+    capacity = tuple(_capacity(leaves, links))
+    all_pools = {**pools, **{pool.name: pool for pool in rack_pools.values()}}
 
     return Plan(
         fabric=spec.name,
@@ -215,12 +114,308 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
         attachments=tuple(attachments),
         vlans=tuple(vlans),
         vrfs=tuple(vrfs),
-        capacity=tuple(_capacity(leaves, links)),
-        pools=tuple(pools[name].usage() for name in sorted(pools)),
+        capacity=capacity,
+        pools=tuple(all_pools[name].usage() for name in sorted(all_pools)),
         summary=_summary(spec, links, vlans, vrfs),
-        allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **values}.items())),
+        allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values}.items())),
         reserved=reserved,
+        warnings=tuple(_warnings(spec, capacity, racks)),
     )
+
+
+def _check_speeds(spec: FabricSpec) -> None:
+    """Server NICs must run at a speed their leaf ports run; uplinks need a speed both ends run."""
+    leaf, spine = spec.leaf_platform, spec.spine_platform
+    if spec.servers:
+        check_nic_speed('nics.speed', leaf.server_ports, spec.nics.speed, 'a bonded server NIC')
+        if spec.nics.rdma_count:
+            check_nic_speed('nics.rdma_speed', leaf.rdma_ports, spec.nics.rdma_speed, 'an RDMA NIC')
+    if spec.spines and leaf.uplink_ports and spine.downlink_ports:
+        link_speed('spine_platform.downlink_ports', leaf.uplink_ports, spine.downlink_ports, 'leaf-spine uplinks')
+
+
+def _mlag_primaries(spec: FabricSpec) -> dict[int, int]:
+    """``{leaf id: primary leaf id}`` of MLAG pairs (the lower id is the primary)."""
+    primary_of = {}
+    for pair in spec.mlag_pairs:
+        primary = min(pair)
+        for leaf in pair:
+            primary_of[leaf] = primary
+    return primary_of
+
+
+def _uplink_index(spec: FabricSpec, leaf: int, spine: int, n: int) -> int:
+    m = spec.maximums
+    return (leaf - 1) * m.spines * m.parallel_uplinks + (spine - 1) * m.parallel_uplinks + n - 1
+
+
+def _address_requests(spec: FabricSpec):
+    """Every address/ASN to allocate: (key, pool, preferred index, node name). Secondaries of an MLAG pair share the
+    primary's VTEP and ASN, so only primaries ask for them."""
+    m, primary_of = spec.maximums, _mlag_primaries(spec)
+    leaf_name = {leaf.id: leaf.name for leaf in spec.leaves}
+    for spine in sorted(spec.spines, key=lambda n: n.id):
+        yield f'loopback:spine:{spine.id}', 'loopback', spine.id, spine.name
+    for leaf in sorted(spec.leaves, key=lambda n: n.id):
+        yield f'loopback:leaf:{leaf.id}', 'loopback', m.spines + leaf.id, leaf.name
+        is_primary = primary_of.get(leaf.id, leaf.id) == leaf.id
+        if spec.evpn and is_primary:
+            yield f'vtep:leaf:{leaf.id}', 'vtep', leaf.id, leaf.name
+        if spec.underlay == 'ebgp' and is_primary:
+            yield f'asn:leaf:{leaf.id}', 'leaf_asn', leaf.id - 1, leaf.name
+        for spine in sorted(spec.spines, key=lambda n: n.id):
+            for n in range(1, spec.uplinks_per_spine + 1):
+                yield (
+                    f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}',
+                    'p2p',
+                    _uplink_index(spec, leaf.id, spine.id, n),
+                    (leaf.name),
+                )
+    for primary in sorted(set(primary_of.values())):
+        yield f'mlag:leaf:{primary}', 'mlag_peer', primary - 1, leaf_name[primary]
+
+
+def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...]) -> set[str]:
+    """The keys this spec allocates (a previous plan's other keys belong to removed nodes)."""
+    keys = {key for key, *_ in _address_requests(spec)}
+    keys.update(key for key, *_ in _port_requests(spec))
+    for server, _ in _bonds(spec):
+        keys.add(f'lag:server:{server.id}')
+    for server, rack in _mh_bonds(spec):
+        keys.add(f'esi:server:{server.id}')
+    for tc in _rack_classes(spec):
+        keys.update(f'subnet:{tc.vlan}:rack:{rack.id}' for rack in racks)
+    return keys
+
+
+def _address_pools(spec, networks, held, reserved):
+    m = spec.maximums
+    needs = pool_needs(m.spines, m.leaves, m.parallel_uplinks)
+    pools = {name: Pool(name, net, needs[name]) for name, net in networks.items()}
+    if spec.underlay == 'ebgp':
+        pools['leaf_asn'] = AsnPool(*spec.leaf_asn_range)
+    _hold(pools, held, reserved)
+    for key, pool_name, *_ in _address_requests(spec):
+        pools[pool_name].needed += 1
+    return pools
+
+
+def _hold(pools, held, reserved):
+    """Pin each held allocation in its own pool and hold the blocks any pinned address overlaps in every other pool."""
+    addresses = []
+    for key in sorted(held):
+        kind = key.split(':', 1)[0]
+        pool = pools.get(POOL_OF_KIND.get(kind, ''))
+        if pool is not None:
+            pool.pin(key, held[key])
+        if kind in ADDRESS_KINDS:
+            addresses.append((key, netaddr.IPNetwork(held[key])))
+    for pool in pools.values():
+        pool.reserved = reserved
+        if isinstance(pool, Pool):
+            for key, network in addresses:
+                pool.reserve(key, network)
+
+
+def _allocate_addresses(spec, state, pools):
+    for key, pool_name, preferred, node in _address_requests(spec):
+        pool = pools[pool_name]
+
+        def allocate(pool=pool, pool_name=pool_name, key=key, preferred=preferred, node=node):
+            index = pool.take(key, preferred, node)
+            return str(pool.start + index) if pool_name == 'leaf_asn' else pool.address(index)
+
+        state.give(key, allocate)
+
+
+def _rdma_ports(spec: FabricSpec, server) -> list[tuple[int, int, str]]:
+    """``(r, leaf id, preferred port index)`` of each RDMA NIC: in a rail group NIC r goes to leaf r of the group;
+    otherwise the NICs spread over the bond leaves, alternating by server id so both leaves carry RDMA."""
+    slot, out = server_slot(spec, server.id), []
+    group = spec.rail_groups[server.rail_group].leaves if server.rail_group is not None else None
+    n = len(server.leaves)
+    for r in range(spec.nics.rdma_count):
+        if group is not None:
+            out.append((r, group[r], slot))
+        else:
+            out.append((r, server.leaves[(server.id - 1 + r) % n], slot + (r // n) * spec.maximums.servers_per_leaf))
+    return out
+
+
+def _port_requests(spec: FabricSpec):
+    """Every switch port to allocate: (key, role, node id, use, preferred index), in a fixed order."""
+    p = spec.maximums.parallel_uplinks
+    spines = sorted(spec.spines, key=lambda n: n.id)
+    for leaf in sorted(spec.leaves, key=lambda n: n.id):
+        for spine in spines:
+            for n in range(1, spec.uplinks_per_spine + 1):
+                yield (
+                    f'port:leaf:{leaf.id}:uplink:{spine.id}:{n}',
+                    'leaf',
+                    leaf.id,
+                    'uplink',
+                    (spine.id - 1) * p + n - 1,
+                )
+                yield (
+                    f'port:spine:{spine.id}:downlink:{leaf.id}:{n}',
+                    'spine',
+                    spine.id,
+                    'downlink',
+                    (leaf.id - 1) * p + n - 1,
+                )
+    members = len(spec.leaf_platform.peer_link_interfaces())
+    for pair in sorted(tuple(sorted(pair)) for pair in spec.mlag_pairs):
+        for leaf in pair:
+            for k in range(members):
+                yield f'port:leaf:{leaf}:peer_link:{k + 1}', 'leaf', leaf, 'peer_link', k
+    for server in sorted(spec.servers, key=lambda s: s.id):
+        for leaf in server.leaves:
+            yield f'port:leaf:{leaf}:server:{server.id}', 'leaf', leaf, 'server', server_slot(spec, server.id)
+        for r, leaf, preferred in _rdma_ports(spec, server):
+            yield f'port:leaf:{leaf}:rdma:{server.id}:{r + 1}', 'leaf', leaf, 'rdma', preferred
+
+
+def _node_names(spec: FabricSpec) -> dict[tuple[str, int], str]:
+    return {**{('spine', n.id): n.name for n in spec.spines}, **{('leaf', n.id): n.name for n in spec.leaves}}
+
+
+def _pin_ports(spec, ports: PortInventory, held) -> None:
+    """Pinned ports are taken first, so new link ends go around them; removed links' ports stay held (reserved)."""
+    names = _node_names(spec)
+    for key in sorted(held):
+        parts = key.split(':')
+        if parts[0] != 'port' or len(parts) < 3 or not parts[2].isdigit():
+            continue
+        node = names.get((parts[1], int(parts[2])))
+        if node is not None:
+            ports.pin(node, key, held[key])
+    for key, role, node_id, use, _ in _port_requests(spec):
+        ports.block(names[role, node_id], role, use).needed += 1
+
+
+def _port(state, ports: PortInventory, key: str, role: str, node_id: int, use: str, preferred: int) -> str:
+    node = state.names[role, node_id]
+    return state.give(key, lambda: ports.block(node, role, use).take(key, preferred))
+
+
+def _bonds(spec: FabricSpec):
+    """Servers with a bond of more than one member (they get a LAG number): ``(server, leaf ids)``."""
+    for server in sorted(spec.servers, key=lambda s: s.id):
+        if len(server.leaves) > 1:
+            yield server, server.leaves
+
+
+def _mh_bonds(spec: FabricSpec):
+    """Bonds on an EVPN multihoming pair (they get an Ethernet segment): ``(server, pair)``."""
+    pairs = {leaf: tuple(sorted(pair)) for pair in spec.mh_pairs for leaf in pair}
+    for server, leaves in _bonds(spec):
+        if leaves[0] in pairs:
+            yield server, pairs[leaves[0]]
+
+
+def _allocate_lags(spec, state, held, reserved) -> dict[int, str]:
+    """``{server id: LAG name}``: the number is the same on each of the bond's leaves and unique on each leaf."""
+    used: dict[int, set[int]] = defaultdict(set)  # leaf id -> numbers in use
+    bonds = list(_bonds(spec))
+    leaves_of = {server.id: leaves for server, leaves in bonds}
+    for key in sorted(held):
+        if key.startswith('lag:server:'):
+            server_id = int(key.rsplit(':', 1)[1])
+            for leaf in leaves_of.get(server_id, ()):
+                used[leaf].add(int(held[key]))
+    low, high = LAG_NUMBERS
+    names = {}
+    for server, leaves in bonds:
+        preferred = server_slot(spec, server.id) + 1
+
+        def allocate(leaves=leaves, preferred=preferred, server=server):
+            taken = set().union(*(used[leaf] for leaf in leaves))
+            number = preferred if low <= preferred <= high and preferred not in taken else None
+            if number is None:
+                number = next((n for n in range(low, high + 1) if n not in taken), None)
+            if number is None:
+                raise SpecError(
+                    'servers', f'no free LAG number ({low}–{high}) on the leaves of {server.name}', server.name
+                )
+            return str(number)
+
+        number = int(state.give(f'lag:server:{server.id}', allocate))
+        for leaf in leaves:
+            used[leaf].add(number)
+        names[server.id] = spec.leaf_platform.lag.format(number=number)
+    return names
+
+
+def _esi(primary: int, local_id: int) -> str:
+    mac = ESI_SYSTEM_MAC.format(high=(primary >> 8) & 0xFF, low=primary & 0xFF)
+    return ':'.join(
+        ['03', mac, f'{local_id >> 16 & 0xFF:02x}', f'{local_id >> 8 & 0xFF:02x}', f'{local_id & 0xFF:02x}']
+    )
+
+
+def _allocate_esis(spec, state, held) -> dict[int, str]:
+    """``{server id: ESI}`` for bonds on EVPN multihoming pairs: type 3 (the pair's system MAC and a local id that
+    prefers the server id), unique and pinned like every allocation."""
+    used: set[str] = {held[key] for key in held if key.startswith('esi:')}
+    low, high = ESI_LOCAL_IDS
+    esis = {}
+    for server, pair in _mh_bonds(spec):
+
+        def allocate(server=server, pair=pair):
+            preferred = _esi(pair[0], server.id)
+            if preferred not in used:
+                return preferred
+            return next(e for e in (_esi(pair[0], n) for n in range(low, high + 1)) if e not in used)
+
+        esi = state.give(f'esi:server:{server.id}', allocate)
+        used.add(esi)
+        esis[server.id] = esi
+    return esis
+
+
+def _rack_classes(spec: FabricSpec):
+    """The classes that get one subnet per rack: routed classes with a subnet, outside the EVPN/VXLAN design."""
+    if spec.evpn:
+        return []
+    return [tc for tc in sorted(spec.traffic_classes, key=lambda t: t.vlan) if tc.routed and tc.subnet]
+
+
+def _rack_pools(spec, racks, held, reserved) -> dict[str, Pool]:
+    pools = {}
+    for tc in _rack_classes(spec):
+        index = next(i for i, t in enumerate(spec.traffic_classes) if t.vlan == tc.vlan)
+        field = f'traffic_classes[{index}].subnet'
+        network = netaddr.IPNetwork(tc.subnet)
+        length = rack_prefixlen(spec, field, network, tc.rack_prefixlen)
+        pool = Pool(f'rack_subnets:{tc.name}', network, PoolNeed(len(racks), length, f'rack /{length} subnets'), field)
+        pool.description = f'{tc.name} prefix {network}'
+        pool.needed = len(racks)
+        own = {k: v for k, v in held.items() if k.startswith(f'subnet:{tc.vlan}:')}
+        for key in sorted(own):
+            pool.pin(key, own[key])
+        pool.reserved = reserved
+        pools[tc.vlan] = pool
+    return pools
+
+
+def _allocate_rack_subnets(spec, state, racks, pools) -> dict[tuple[int, int], str]:
+    """``{(vid, rack id): subnet}``; a class too small for its racks says how many fit."""
+    subnets = {}
+    for vid, pool in pools.items():
+        if len(racks) > pool.size:
+            raise SpecError(
+                pool.field,
+                f'{pool.network} holds {pool.size} rack subnets of /{pool.prefixlen}; the fabric has {len(racks)} '
+                'racks (leaf pairs and single leaves), each needs one: use a shorter prefix or a longer rack_prefixlen',
+            )
+        for rack in racks:
+            key = f'subnet:{vid}:rack:{rack.id}'
+
+            def allocate(pool=pool, key=key, rack=rack):
+                return pool.address(pool.take(key, rack_index(spec, rack), f'rack {rack.id}'))
+
+            subnets[vid, rack.id] = state.give(key, allocate)
+    return subnets
 
 
 def _nodes(spec, spines, leaves, primary_of, values):
@@ -229,16 +424,17 @@ def _nodes(spec, spines, leaves, primary_of, values):
         asn = spec.spine_asn if (spec.underlay == 'ebgp' or spec.evpn) else None
         nodes.append(NodePlan('spine', spine.id, spine.name, asn, values[f'loopback:spine:{spine.id}']))
     names = {leaf.id: leaf.name for leaf in leaves}
-    peer_of = {}
-    for a, b in spec.mlag_pairs:
-        peer_of[a], peer_of[b] = b, a
+    mlag_peer, mh_peer = {}, {}
+    for pairs, peer_of in ((spec.mlag_pairs, mlag_peer), (spec.mh_pairs, mh_peer)):
+        for a, b in pairs:
+            peer_of[a], peer_of[b] = b, a
     for leaf in leaves:
         primary = primary_of.get(leaf.id, leaf.id)
         if spec.underlay == 'ebgp':
             asn = int(values[f'asn:leaf:{primary}'])
         else:
             asn = spec.spine_asn if spec.evpn else None  # iBGP EVPN overlay over an OSPF underlay
-        peer = peer_of.get(leaf.id)
+        peer = mlag_peer.get(leaf.id)
         nodes.append(
             NodePlan(
                 'leaf',
@@ -249,53 +445,70 @@ def _nodes(spec, spines, leaves, primary_of, values):
                 vtep=values[f'vtep:leaf:{primary}'] if spec.evpn else None,
                 mlag_peer=names[peer] if peer else None,
                 mlag_role=('primary' if primary == leaf.id else 'secondary') if peer else None,
+                mh_peer=names[mh_peer[leaf.id]] if leaf.id in mh_peer else None,
             )
         )
     return nodes
 
 
-def _uplinks(spec, spines, leaves, ends):
-    m, leaf_p, spine_p = spec.maximums, spec.leaf_platform, spec.spine_platform
-    speed = min(leaf_p.uplink_ports.speed, spine_p.downlink_ports.speed) if spines else 0
+def _ends(value: str) -> tuple[str, str, str]:
+    """A /31 and its two addresses (even end first)."""
+    network = netaddr.IPNetwork(value)
+    length = network.prefixlen
+    return (
+        f'{network.network}/{length}',
+        f'{network.network}/{length}',
+        f'{netaddr.IPAddress(network.first + 1)}/{length}',
+    )
+
+
+def _uplinks(spec, spines, leaves, state, pools, ports):
+    leaf_p, spine_p = spec.leaf_platform, spec.spine_platform
+    speed = (
+        link_speed('spine_platform.downlink_ports', leaf_p.uplink_ports, spine_p.downlink_ports, '') if spines else 0
+    )
+    requests = {key: request for key, *request in _port_requests(spec)}
     for leaf in leaves:
         for spine in spines:
             for n in range(1, spec.uplinks_per_spine + 1):
-                subnet, spine_address, leaf_address = ends(f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}')
+                subnet, spine_address, leaf_address = _ends(state.values[f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}'])
+                leaf_key, spine_key = (
+                    f'port:leaf:{leaf.id}:uplink:{spine.id}:{n}',
+                    f'port:spine:{spine.id}:downlink:{leaf.id}:{n}',
+                )
+                leaf_port = _port(state, ports, leaf_key, *requests[leaf_key])
+                spine_port = _port(state, ports, spine_key, *requests[spine_key])
                 yield Link(
-                    'uplink',
-                    spine.name,
-                    spine_p.interface_name(spine_p.downlink_ports.port((leaf.id - 1) * m.parallel_uplinks + n - 1)),
-                    leaf.name,
-                    leaf_p.interface_name(leaf_p.uplink_ports.port((spine.id - 1) * m.parallel_uplinks + n - 1)),
-                    speed,
-                    subnet,
-                    spine_address,
-                    leaf_address,
+                    'uplink', spine.name, spine_port, leaf.name, leaf_port, speed, subnet, spine_address, leaf_address
                 )
 
 
-def _peer_links(spec, leaf_by_id, ends):
-    platform = spec.leaf_platform
+def _peer_links(spec, leaf_by_id, state, pools, ports):
+    members = len(spec.leaf_platform.peer_link_interfaces())
     for a, b in sorted(tuple(sorted(pair)) for pair in spec.mlag_pairs):
-        subnet, primary_address, secondary_address = ends(f'mlag:leaf:{a}')
-        for number, port in enumerate(platform.peer_link_ports):
+        subnet, primary_address, secondary_address = _ends(state.values[f'mlag:leaf:{a}'])
+        for k in range(members):
             # The peer link's /31 is carried on its first member (it lives on the peer-link LAG / SVI)
-            first = number == 0
+            first = k == 0
+            a_port = _port(state, ports, f'port:leaf:{a}:peer_link:{k + 1}', 'leaf', a, 'peer_link', k)
+            b_port = _port(state, ports, f'port:leaf:{b}:peer_link:{k + 1}', 'leaf', b, 'peer_link', k)
             yield Link(
                 'mlag-peer',
                 leaf_by_id[a].name,
-                platform.interface_name(port),
+                a_port,
                 leaf_by_id[b].name,
-                platform.interface_name(port),
-                platform.peer_link_speed,
+                b_port,
+                spec.leaf_platform.peer_link_speed,
                 subnet if first else None,
                 primary_address if first else None,
                 secondary_address if first else None,
             )
 
 
-def _servers(spec, leaf_by_id):
-    platform, nics, m = spec.leaf_platform, spec.nics, spec.maximums
+def _servers(spec, leaf_by_id, state, ports, held, reserved):
+    nics = spec.nics
+    lags = _allocate_lags(spec, state, held, reserved)
+    esis = _allocate_esis(spec, state, held)
     bond_vlans = tuple(sorted(tc.vlan for tc in spec.traffic_classes if not tc.lossless))
     links, attachments = [], []
     for server in sorted(spec.servers, key=lambda s: s.id):
@@ -303,39 +516,46 @@ def _servers(spec, leaf_by_id):
         members = []
         for k, leaf_id in enumerate(server.leaves):
             leaf = leaf_by_id[leaf_id]
-            interface = platform.interface_name(platform.server_ports.port(slot))
+            interface = _port(state, ports, f'port:leaf:{leaf_id}:server:{server.id}', 'leaf', leaf_id, 'server', slot)
             links.append(Link('server', leaf.name, interface, server.name, f'nic{k + 1}', nics.speed))
             members.append((leaf.name, interface))
         rdma = []
-        if nics.rdma_count:
-            group = spec.rail_groups[server.rail_group].leaves if server.rail_group is not None else None
-            for r in range(nics.rdma_count):
-                if group is not None:
-                    leaf, port = leaf_by_id[group[r]], platform.rdma_ports.port(slot)
-                else:
-                    # Spread RDMA NICs over the bond leaves, alternating by server id so both leaves carry RDMA
-                    n = len(server.leaves)
-                    leaf = leaf_by_id[server.leaves[(server.id - 1 + r) % n]]
-                    port = platform.rdma_ports.port(slot + (r // n) * m.servers_per_leaf)
-                interface = platform.interface_name(port)
-                kind = 'rail' if group is not None else 'rdma'
-                links.append(Link(kind, leaf.name, interface, server.name, f'rdma{r + 1}', nics.rdma_speed))
-                rdma.append((leaf.name, interface))
-        lag = platform.lag.format(number=slot + 1) if len(members) > 1 else None
-        attachments.append(Attachment(server.name, server.kind, lag, tuple(members), tuple(rdma), bond_vlans))
+        kind = 'rail' if server.rail_group is not None else 'rdma'
+        for r, leaf_id, preferred in _rdma_ports(spec, server):
+            key = f'port:leaf:{leaf_id}:rdma:{server.id}:{r + 1}'
+            interface = _port(state, ports, key, 'leaf', leaf_id, 'rdma', preferred)
+            leaf = leaf_by_id[leaf_id]
+            links.append(Link(kind, leaf.name, interface, server.name, f'rdma{r + 1}', nics.rdma_speed))
+            rdma.append((leaf.name, interface))
+        attachments.append(
+            Attachment(
+                server.name,
+                server.kind,
+                lags.get(server.id),
+                tuple(members),
+                tuple(rdma),
+                bond_vlans,
+                esis.get(server.id),
+            )
+        )
     return links, attachments
 
 
-def _overlay(spec, nodes):
+def _overlay(spec, nodes, subnets):
     owner = {vid: tenant for tenant in spec.tenants for vid in tenant.vlans}
+    leaf_names = {n.id: n.name for n in nodes if n.role == 'leaf'}
+    racks = racks_of(spec)
     vlans = []
     for tc in sorted(spec.traffic_classes, key=lambda t: t.vlan):
         tenant = owner.get(tc.vlan)
         base = tenant.l2vni_base if tenant and tenant.l2vni_base is not None else spec.l2vni_base
-        gateway = None
-        if tc.subnet:
-            network = netaddr.IPNetwork(tc.subnet)
-            gateway = f'{network[1]}/{network.prefixlen}'
+        subnet = str(netaddr.IPNetwork(tc.subnet).cidr) if tc.subnet else None
+        rack_subnets = tuple(
+            RackSubnet(rack.id, tuple(leaf_names[leaf] for leaf in rack.leaves), value, _gateway(value))
+            for rack in racks
+            if (value := subnets.get((tc.vlan, rack.id)))
+        )
+        anycast = spec.evpn and tc.routed and subnet is not None
         vlans.append(
             VlanPlan(
                 tc.vlan,
@@ -343,9 +563,11 @@ def _overlay(spec, nodes):
                 tenant.vrf if tenant else tc.vrf,
                 base + tc.vlan if spec.evpn else None,
                 tenant.name if tenant else None,
-                str(netaddr.IPNetwork(tc.subnet).cidr) if tc.subnet else None,
-                gateway,
+                subnet,
+                _gateway(subnet) if anycast else None,
                 tc.lossless,
+                tc.routed,
+                rack_subnets,
             )
         )
     vrfs = []
@@ -360,6 +582,36 @@ def _overlay(spec, nodes):
             rds = tuple((leaf.name, f'{leaf.loopback.split("/")[0]}:{tenant.l3vni}') for leaf in leaves)
             vrfs.append(VrfPlan(tenant.vrf, tenant.name, tenant.l3vni, f'{tenant.l3vni}:{tenant.l3vni}', rds, mac))
     return vlans, vrfs
+
+
+def _gateway(subnet: str) -> str:
+    network = netaddr.IPNetwork(subnet)
+    return f'{network[1]}/{network.prefixlen}'
+
+
+def _warnings(spec, capacity, racks):
+    """Design concerns as data: oversubscription above the target, classes that are not routed across racks."""
+    target = spec.oversubscription_target
+    if target is not None:
+        for c in capacity:
+            if c.ratio is not None and c.ratio > target:
+                yield PlanWarning(
+                    'oversubscription',
+                    'oversubscription_target',
+                    f'{c.leaf}: {c.downlink}G to servers over {c.uplink}G of uplinks is {c.ratio}:1, above the '
+                    f'target of {target:g}:1',
+                )
+    served = {rack.id for rack in racks for server in spec.servers if set(server.leaves) & set(rack.leaves)}
+    if not spec.evpn and len(served) > 1:
+        for index, tc in enumerate(spec.traffic_classes):
+            if not tc.routed:
+                yield PlanWarning(
+                    'unrouted-class-across-racks',
+                    f'traffic_classes[{index}].routed',
+                    f'{tc.name} (VLAN {tc.vlan}) is not routed, but servers in {len(served)} racks carry it and the '
+                    f'racks share no L2 in the {spec.design} design: hosts in different racks cannot reach each other '
+                    'in it',
+                )
 
 
 def _capacity(leaves, links):

@@ -10,6 +10,7 @@ __all__ = (
     'Plan',
     'PlanWarning',
     'PoolUsage',
+    'RackSubnet',
     'VlanPlan',
     'VrfPlan',
 )
@@ -17,7 +18,8 @@ __all__ = (
 
 @dataclass(frozen=True)
 class NodePlan:
-    """One switch: role (spine/leaf), stable id, hostname, ASN, router-id loopback, VTEP and MLAG membership."""
+    """One switch: role (spine/leaf), stable id, hostname, ASN, router-id loopback, VTEP, its MLAG peer and role or
+    its EVPN multihoming peer (``mh_peer``)."""
 
     role: str
     id: int
@@ -27,6 +29,7 @@ class NodePlan:
     vtep: str | None = None
     mlag_peer: str | None = None
     mlag_role: str | None = None
+    mh_peer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,9 @@ class Link:
 
 @dataclass(frozen=True)
 class Attachment:
-    """How one server attaches: its bond (LAG members on the leaves and the VLANs) and its RDMA NICs."""
+    """How one server attaches: its bond (LAG members on the leaves and the VLANs), its RDMA NICs, and on an EVPN
+    multihoming pair the bond's Ethernet segment identifier (``esi``: type 3, ``03`` + the pair's system MAC + a
+    3-byte local discriminator, colon-separated hex)."""
 
     server: str
     kind: str
@@ -58,10 +63,26 @@ class Attachment:
     members: tuple[tuple[str, str], ...]
     rdma: tuple[tuple[str, str], ...]
     vlans: tuple[int, ...]
+    esi: str | None = None
+
+
+@dataclass(frozen=True)
+class RackSubnet:
+    """A routed class's subnet in one rack (routed and MLAG designs): the rack's id (lowest leaf id), its leaves, the
+    subnet and its gateway address (on those leaves only)."""
+
+    rack: int
+    leaves: tuple[str, ...]
+    subnet: str
+    gateway: str
 
 
 @dataclass(frozen=True)
 class VlanPlan:
+    """A VLAN (traffic class). EVPN/VXLAN: ``subnet`` with one anycast ``gateway`` on every leaf. Routed and MLAG
+    designs: ``subnet`` is the class's prefix, ``gateway`` None, and ``racks`` holds each rack's own subnet and
+    gateway. A class that is not routed has neither gateway nor rack subnets."""
+
     vid: int
     name: str
     vrf: str | None
@@ -70,6 +91,8 @@ class VlanPlan:
     subnet: str | None
     gateway: str | None
     lossless: bool
+    routed: bool = True
+    racks: tuple[RackSubnet, ...] = ()
 
 
 @dataclass(frozen=True)

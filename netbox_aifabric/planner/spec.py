@@ -28,15 +28,31 @@ UNDERLAYS = ('ebgp', 'ospf')
 
 @dataclass(frozen=True)
 class PortRange:
-    """A block of front-panel ports: ``count`` ports numbered from ``first``, all at ``speed`` Gbit/s."""
+    """A block of front-panel ports of one use (server, RDMA, uplink, downlink), all at ``speed`` Gbit/s.
 
-    first: int
-    count: int
-    speed: int
+    The ports are ``names`` when given (e.g. breakout lanes ``Ethernet49/1``…``Ethernet49/4`` or a device type's
+    interface names), else ``count`` ports numbered from ``first`` and named by ``interface`` (or the platform's
+    pattern). ``speeds`` lists further speeds the ports can run (e.g. 10 on a 25G port); ``speed`` is the highest.
+    """
+
+    first: int = 1
+    count: int = 0
+    speed: int = 0
+    names: tuple[str, ...] = ()
+    interface: str | None = None
+    speeds: tuple[int, ...] = ()
 
     def port(self, index: int) -> int:
         """Port number of the ``index``-th port of the range (0-based)."""
         return self.first + index
+
+    @property
+    def size(self) -> int:
+        return len(self.names) if self.names else self.count
+
+    def runs(self, speed: int) -> bool:
+        """Whether a port of this block can run at ``speed`` Gbit/s."""
+        return speed == self.speed or speed in self.speeds
 
 
 @dataclass(frozen=True)
@@ -58,9 +74,22 @@ class Platform:
     rdma_ports: PortRange | None = None
     peer_link_ports: tuple[int, ...] = ()
     peer_link_speed: int = 100
+    peer_link_names: tuple[str, ...] = ()
 
     def interface_name(self, port: int) -> str:
         return self.interface.format(port=port)
+
+    def names_of(self, block: PortRange | None) -> tuple[str, ...]:
+        """The interface names of a port block, in port order."""
+        if block is None:
+            return ()
+        if block.names:
+            return block.names
+        pattern = block.interface or self.interface
+        return tuple(pattern.format(port=block.port(i)) for i in range(block.count))
+
+    def peer_link_interfaces(self) -> tuple[str, ...]:
+        return self.peer_link_names or tuple(self.interface_name(port) for port in self.peer_link_ports)
 
 
 @dataclass(frozen=True)
@@ -129,7 +158,13 @@ class Pools:
 
 @dataclass(frozen=True)
 class TrafficClass:
-    """A traffic class with its VLAN; ``subnet`` is the anycast-gateway subnet when routed on the leaves."""
+    """A traffic class with its VLAN and ``subnet``.
+
+    ``routed`` classes get a gateway on the leaves: in the EVPN/VXLAN and MLAG designs one anycast gateway for the
+    subnet; in the routed design one subnet of ``/rack_prefixlen`` per rack (a leaf pair or a single leaf), carved
+    from ``subnet`` (default: the longest prefix that still gives every possible rack a subnet). A class that is not
+    routed gets no gateway and is never advertised.
+    """
 
     name: str
     vlan: int
@@ -137,6 +172,8 @@ class TrafficClass:
     subnet: str | None = None
     lossless: bool = False
     mtu: int | None = None
+    routed: bool = True
+    rack_prefixlen: int | None = None
 
 
 @dataclass(frozen=True)
@@ -164,6 +201,7 @@ class FabricSpec:
     underlay: str = 'ebgp'
     uplinks_per_spine: int = 1
     mlag_pairs: tuple[tuple[int, ...], ...] = ()
+    mh_pairs: tuple[tuple[int, ...], ...] = ()
     rail_groups: tuple[RailGroup, ...] = ()
     spine_asn: int | None = None
     leaf_asn_range: tuple[int, int] | None = None
@@ -185,6 +223,7 @@ class FabricSpec:
         default_factory=lambda: Platform(name='generic-spine', downlink_ports=PortRange(1, 32, 100))
     )
     mtu: int = 9216
+    oversubscription_target: float | None = None
 
     @property
     def evpn(self) -> bool:

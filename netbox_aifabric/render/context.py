@@ -11,7 +11,7 @@ from collections import defaultdict
 
 import netaddr
 
-__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of', 'server_port_modes')
+__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of', 'leaf_gateway', 'server_port_modes')
 
 CONTEXT_KEY = 'aifabric'
 SCHEMA_VERSION = 1
@@ -176,6 +176,7 @@ def build_contexts(plan, intent) -> dict:
 
     vlan_mode = server_port_modes(plan)
     lag_of = {(leaf, port): a.lag for a in plan.attachments for leaf, port in a.members}
+    esi_of = {(leaf, a.lag): a.esi for a in plan.attachments if a.esi for leaf, _ in a.members}
 
     interfaces = defaultdict(list)
     neighbors = defaultdict(list)
@@ -216,6 +217,7 @@ def build_contexts(plan, intent) -> dict:
                         'address': my_addr if link.kind == 'mlag-peer' else None,
                         'members': [],
                         **_mode(vlan_mode.get((me, lag))),
+                        **_segment(esi_of.get((me, lag))),
                     },
                 )
                 member_of['members'].append(my_if)
@@ -282,14 +284,15 @@ def build_contexts(plan, intent) -> dict:
         vlans = []
         if is_leaf:
             for vlan in plan.vlans:
+                subnet, gateway = leaf_gateway(vlan, node.name)
                 vlans.append(
                     {
                         'vid': vlan.vid,
                         'name': vlan.name,
                         'l2vni': vlan.l2vni,
                         'vrf': vlan.vrf,
-                        'subnet': vlan.subnet,
-                        'gateway': vlan.gateway,
+                        'subnet': subnet,
+                        'gateway': gateway,
                         'lossless': vlan.lossless,
                         'mtu': class_mtu.get(vlan.name, fabric['mtu']),
                     }
@@ -317,6 +320,7 @@ def build_contexts(plan, intent) -> dict:
             'loopbacks': loopbacks,
             'vtep': node.vtep,
             'mlag': mlag,
+            'evpn_mh': _evpn_mh(node, lags[node.name]),
             'interfaces': sorted(interfaces[node.name], key=lambda i: _port_order(i['name'])),
             'lags': sorted(lags[node.name].values(), key=lambda i: _port_order(i['name'])),
             'bgp': bgp,
@@ -340,6 +344,7 @@ def build_contexts(plan, intent) -> dict:
             'loopbacks': [],
             'vtep': None,
             'mlag': None,
+            'evpn_mh': None,
             'interfaces': sorted(interfaces[name], key=lambda i: _port_order(i['name'])),
             'lags': list(lags[name].values()),
             'bgp': None,
@@ -358,6 +363,41 @@ def build_contexts(plan, intent) -> dict:
             'management': management,
         }
     return contexts
+
+
+def leaf_gateway(vlan, leaf: str) -> tuple[str | None, str | None]:
+    """The subnet and gateway a VLAN has on ``leaf``: its rack's subnet in the routed and MLAG designs, the anycast
+    subnet in the EVPN/VXLAN design, neither for a class that is not routed (nor on a leaf of another rack)."""
+    if not vlan.routed:
+        return None, None
+    for rack in vlan.racks:
+        if leaf in rack.leaves:
+            return rack.subnet, rack.gateway
+    if vlan.racks or vlan.gateway is None:
+        return None, None
+    return vlan.subnet, vlan.gateway
+
+
+def _segment(esi):
+    """An EVPN multihoming bond's Ethernet segment: the type-3 ESI and its parts as the NOSes take them (FRR's
+    ``es-id`` and ``es-sys-mac``; the 6-byte ES-import route target EOS derives from the ESI)."""
+    if esi is None:
+        return {}
+    octets = esi.split(':')
+    return {
+        'esi': esi,
+        'es_sys_mac': ':'.join(octets[1:7]),
+        'es_id': int(''.join(octets[7:10]), 16),
+        'es_import_rt': ':'.join(octets[4:10]),
+    }
+
+
+def _evpn_mh(node, lags):
+    """A leaf of an EVPN multihoming pair: its peer and its Ethernet segments (bond name → ESI)."""
+    if not node.mh_peer:
+        return None
+    segments = [{'lag': lag['name'], 'esi': lag['esi']} for lag in lags.values() if lag.get('esi')]
+    return {'peer': node.mh_peer, 'segments': sorted(segments, key=lambda s: _port_order(s['lag']))}
 
 
 def _mode(mode):

@@ -8,6 +8,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / 'examples'
 DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
+GUIDES = (*DESIGNS, 'evpn-mh')  # the example specs guide-<name>.yaml: the three designs and EVPN multihoming
 
 
 def example(design: str) -> dict:
@@ -15,4 +16,4 @@ def example(design: str) -> dict:
     return copy.deepcopy(_EXAMPLES[design])
 
 
-_EXAMPLES = {d: yaml.safe_load((EXAMPLES / f'guide-{d}.yaml').read_text()) for d in DESIGNS}
+_EXAMPLES = {d: yaml.safe_load((EXAMPLES / f'guide-{d}.yaml').read_text()) for d in GUIDES}

@@ -294,8 +294,10 @@ def test_pool_exhausted_names_pool_numbers_and_node():
         plan_fabric(load_spec(spec), previous=pinned)
     e = info.value
     assert (e.field, e.node) == ('pools.p2p', 'leaf1')
+    # the reason is the removed leaves' reserved /31s: the message says so and how to free them
     assert e.message == (
-        'pool 10.255.2.8/29 is exhausted: 4 point-to-point /31s needed, 4 available; first failed for leaf1'
+        'pool 10.255.2.8/29 is exhausted: 4 point-to-point /31s needed, 4 available; first failed for leaf1; 4 of '
+        'them are held by the allocations of removed nodes (reserved): plan with --release to free them'
     )
     # released, the same /31s serve the current leaves
     plan = plan_fabric(load_spec(spec), previous=pinned, release=True)

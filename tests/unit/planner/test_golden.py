@@ -8,13 +8,13 @@ import pytest
 from netbox_aifabric.cli import format_table
 from netbox_aifabric.planner import load_spec, plan_fabric
 
-from .helpers import DESIGNS, ROOT, example
+from .helpers import GUIDES, ROOT, example
 
 pytestmark = pytest.mark.pure
 GOLDEN = ROOT / 'tests' / 'unit' / 'planner' / 'golden'
 
 
-@pytest.mark.parametrize('design', DESIGNS)
+@pytest.mark.parametrize('design', GUIDES)
 def test_guide_cluster_allocation_table(design):
     text = format_table(plan_fabric(load_spec(example(design))))
     path = GOLDEN / f'guide-{design}.txt'
@@ -23,7 +23,7 @@ def test_guide_cluster_allocation_table(design):
     assert text == path.read_text()
 
 
-@pytest.mark.parametrize('design', DESIGNS)
+@pytest.mark.parametrize('design', GUIDES)
 def test_same_spec_same_plan_byte_for_byte(design):
     first = json.dumps(plan_fabric(load_spec(example(design))).to_dict())
     second = json.dumps(plan_fabric(load_spec(example(design))).to_dict())

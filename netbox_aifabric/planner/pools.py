@@ -1,0 +1,119 @@
+"""Address and number pools handed out by block index, with pinned (previous) allocations kept where they are."""
+
+import netaddr
+
+from .errors import PoolExhaustedError
+from .requirements import PoolNeed
+from .result import PoolUsage
+
+__all__ = ('AsnPool', 'Blocks', 'NumberPool', 'Pool')
+
+
+class Blocks:
+    """Numbered blocks handed out by index: a new item takes its preferred index (computed from stable ids and
+    maximums) when that block is free; when a pinned allocation already holds it, the first free block.
+
+    Subclasses set ``size`` (blocks), ``skip`` (leading blocks never used), ``field``, ``description`` and ``unit``
+    (for errors) and implement ``pin``. ``reserved`` holds the keys of removed nodes' allocations, which stay held
+    until ``--release``: an exhaustion error says how many blocks they hold.
+    """
+
+    skip = 0
+
+    def __init__(self):
+        self.used: dict[int, str] = {}
+        self.needed = 0
+        self.reserved: set[str] = set()
+        self._scan = self.skip
+
+    def take(self, key: str, preferred: int, node: str) -> int:
+        if self.skip <= preferred < self.size and preferred not in self.used:
+            index = preferred
+        else:
+            while self._scan < self.size and self._scan in self.used:
+                self._scan += 1
+            if self._scan >= self.size:
+                raise PoolExhaustedError(self.field, self._exhausted(node), node)
+            index = self._scan
+        self.used[index] = key
+        return index
+
+    def _exhausted(self, node: str) -> str:
+        held = sum(1 for key in self.used.values() if key in self.reserved)
+        message = (
+            f'{self.description} is exhausted: {self.needed} {self.unit} needed, {self.size - self.skip} available; '
+            f'first failed for {node}'
+        )
+        if held:
+            message += (
+                f'; {held} of them are held by the allocations of removed nodes (reserved): plan with --release to '
+                'free them'
+            )
+        return message
+
+    def usage(self) -> PoolUsage:
+        size, used = self.size - self.skip, len(self.used)
+        return PoolUsage(self.name, self.prefix, self.unit, size, used, size - used, _percent(used, size))
+
+
+class Pool(Blocks):
+    """Blocks of one prefix length inside a pool network. Pinned values outside the network (the pool changed since
+    they were allocated) occupy no block here; they are kept as they are."""
+
+    def __init__(self, name: str, network: netaddr.IPNetwork, need: PoolNeed, field: str | None = None):
+        self.name = name
+        self.network = network
+        self.prefix = str(network)
+        self.field = field or f'pools.{name}'
+        self.description = f'pool {network}'
+        self.unit = need.unit
+        self.prefixlen = need.prefixlen
+        self.shift = 32 - need.prefixlen
+        self.skip = need.first_index
+        self.size = need.size_of(network.prefixlen)
+        super().__init__()
+
+    def pin(self, key: str, value: str):
+        block = netaddr.IPNetwork(value)
+        if block in self.network:
+            self.used[(block.first - self.network.first) >> self.shift] = key
+
+    def reserve(self, key: str, value: netaddr.IPNetwork):
+        """Hold every block that overlaps ``value``, a pinned address of another pool: after pools are renumbered a
+        new loopback must not land on a kept /31 end."""
+        first, last = max(value.first, self.network.first), min(value.last, self.network.last)
+        if first > last:
+            return
+        for index in range((first - self.network.first) >> self.shift, ((last - self.network.first) >> self.shift) + 1):
+            self.used.setdefault(index, key)
+
+    def address(self, index: int) -> str:
+        return f'{netaddr.IPAddress(self.network.first + (index << self.shift))}/{self.prefixlen}'
+
+
+class NumberPool(Blocks):
+    """Integers ``start``–``end`` handed out like a pool: the value is start + index."""
+
+    def __init__(self, name: str, field: str, unit: str, start: int, end: int, description: str):
+        self.name, self.field, self.unit = name, field, unit
+        self.start, self.end = start, end
+        self.size = end - start + 1
+        self.prefix = f'{start}-{end}'
+        self.description = description
+        super().__init__()
+
+    def pin(self, key: str, value: str):
+        number = int(value)
+        if self.start <= number <= self.end:
+            self.used[number - self.start] = key
+
+
+class AsnPool(NumberPool):
+    """The leaf ASN range: ASN = start + (leaf id − 1) unless pinned elsewhere."""
+
+    def __init__(self, start: int, end: int):
+        super().__init__('leaf_asn', 'leaf_asn_range', 'ASNs', start, end, f'ASN range {start}–{end}')
+
+
+def _percent(used: int, size: int) -> float:
+    return round(100 * used / size, 1) if size else 0.0

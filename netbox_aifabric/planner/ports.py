@@ -1,0 +1,151 @@
+"""Switch ports as allocations: every link end is a port handed out from its switch's port inventory and pinned by
+``--previous`` like an address, so growing any count never moves an existing cable, and no port is used twice.
+
+A switch's inventory is its platform's port blocks by use (server, RDMA, uplink, downlink, peer link). A new link end
+takes the port its stable ids prefer (the same formulas as before ports were allocations) when that port is free,
+else the first free port of the block; a full block is a named error with the role, speed and how many are missing.
+"""
+
+import string
+
+from .errors import PoolExhaustedError, SpecError
+from .spec import FabricSpec, Platform, PortRange
+
+__all__ = ('PortInventory', 'check_name_pattern', 'check_platform', 'link_speed')
+
+_FORMATTER = string.Formatter()
+
+
+def check_name_pattern(field: str, pattern: str, placeholder: str) -> None:
+    """``pattern`` must use ``{placeholder}`` (optionally with a numeric format such as ``{port:02d}``) and nothing
+    else: no other field, no attribute or index access, no conversion."""
+    try:
+        parts = list(_FORMATTER.parse(pattern))
+    except ValueError as e:
+        raise SpecError(field, f'"{pattern}" is not a valid name pattern ({e})') from None
+    used = False
+    for _, name, spec, conversion in parts:
+        if name is None:
+            continue
+        if name != placeholder or conversion or (spec and not spec.rstrip('d').isdigit()):
+            raise SpecError(
+                field, f'"{pattern}" may only use {{{placeholder}}} (e.g. Ethernet{{{placeholder}}}), found {{{name}}}'
+            )
+        used = True
+    if not used:
+        raise SpecError(field, f'"{pattern}" has no {{{placeholder}}}: every port would get the same name')
+
+
+BLOCKS = ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports')
+
+
+def check_platform(field: str, platform: Platform) -> dict[str, tuple[str, ...]]:
+    """Check a platform's name patterns and port blocks; return ``{block: names}`` plus ``peer_link``. A port in two
+    blocks (e.g. uplinks starting where the RDMA ports are) is an error naming both."""
+    check_name_pattern(f'{field}.interface', platform.interface, 'port')
+    check_name_pattern(f'{field}.lag', platform.lag, 'number')
+    owner: dict[str, str] = {}
+    names: dict[str, tuple[str, ...]] = {}
+    for block_name in BLOCKS:
+        block: PortRange | None = getattr(platform, block_name)
+        if block is None:
+            continue
+        if block.interface is not None:
+            check_name_pattern(f'{field}.{block_name}.interface', block.interface, 'port')
+        if block.names and block.count not in (0, len(block.names)):
+            raise SpecError(
+                f'{field}.{block_name}.count', f'count {block.count} does not match the {len(block.names)} names'
+            )
+        names[block_name] = platform.names_of(block)
+    names['peer_link'] = platform.peer_link_interfaces()
+    for block_name, block_names in names.items():
+        for name in block_names:
+            if name in owner:
+                other = owner[name]
+                raise SpecError(
+                    f'{field}.{block_name}', f'port {name} is in {field}.{other} too: a port can have one use only'
+                )
+            owner[name] = block_name
+    return names
+
+
+def link_speed(field: str, a: PortRange, b: PortRange, what: str) -> int:
+    """The highest speed both port blocks can run; a named error when they share none."""
+    common = {a.speed, *a.speeds} & {b.speed, *b.speeds}
+    if not common:
+        raise SpecError(field, f'{what}: the ports run {_speeds(a)} and {_speeds(b)}; they share no speed')
+    return max(common)
+
+
+def check_nic_speed(field: str, block: PortRange | None, speed: int, what: str) -> None:
+    """A NIC faster than its leaf port, or at a speed the port cannot run, is an error."""
+    if block is None:
+        return
+    if speed > block.speed:
+        raise SpecError(field, f'{what} at {speed}G is faster than the {block.speed}G ports it lands on')
+    if not block.runs(speed):
+        raise SpecError(field, f'{what} at {speed}G: the ports run {_speeds(block)}, not {speed}G')
+
+
+def _speeds(block: PortRange) -> str:
+    return '/'.join(f'{s}G' for s in sorted({block.speed, *block.speeds}))
+
+
+class _Block:
+    """One use's ports on one switch, handed out by index like a pool block."""
+
+    def __init__(self, node: str, use: str, field: str, names: tuple[str, ...], speed: int, taken: dict[str, str]):
+        self.node, self.use, self.field, self.names, self.speed = node, use, field, names, speed
+        self.index = {name: i for i, name in enumerate(names)}
+        self.taken = taken  # every port of the switch in use: name -> allocation key
+        self.needed = 0
+        self.scan = 0
+
+    def take(self, key: str, preferred: int) -> str:
+        if 0 <= preferred < len(self.names) and self.names[preferred] not in self.taken:
+            name = self.names[preferred]
+        else:
+            while self.scan < len(self.names) and self.names[self.scan] in self.taken:
+                self.scan += 1
+            if self.scan >= len(self.names):
+                pinned = sum(1 for n in self.names if n in self.taken)
+                raise PoolExhaustedError(
+                    self.field,
+                    f'{self.node} has no free {self.use} port at {self.speed}G: {self.needed} needed, '
+                    f'{len(self.names)} in the inventory ({pinned} in use), {self.needed - len(self.names)} missing'
+                    if self.needed > len(self.names)
+                    else f'{self.node} has no free {self.use} port at {self.speed}G: {self.needed} needed, '
+                    f'{len(self.names)} in the inventory, {pinned} held by earlier allocations',
+                    self.node,
+                )
+            name = self.names[self.scan]
+        self.taken[name] = key
+        return name
+
+
+class PortInventory:
+    """Every switch's ports by use; pinned ports (from a previous plan) are taken first, new ones around them."""
+
+    def __init__(self, spec: FabricSpec):
+        self.spec = spec
+        self.leaf_names = check_platform('leaf_platform', spec.leaf_platform)
+        self.spine_names = check_platform('spine_platform', spec.spine_platform)
+        self.taken: dict[str, dict[str, str]] = {}
+        self.blocks: dict[tuple[str, str], _Block] = {}
+
+    def block(self, node: str, role: str, use: str) -> _Block:
+        key = (node, use)
+        if key not in self.blocks:
+            platform_field = f'{role}_platform'
+            platform = getattr(self.spec, platform_field)
+            block_name = 'peer_link' if use == 'peer_link' else f'{use}_ports'
+            names = (self.leaf_names if role == 'leaf' else self.spine_names).get(block_name, ())
+            if use == 'peer_link':
+                speed, field = platform.peer_link_speed, f'{platform_field}.peer_link_ports'
+            else:
+                speed, field = getattr(platform, block_name).speed, f'{platform_field}.{block_name}'
+            self.blocks[key] = _Block(node, use.replace('_', ' '), field, names, speed, self.taken.setdefault(node, {}))
+        return self.blocks[key]
+
+    def pin(self, node: str, key: str, name: str) -> None:
+        self.taken.setdefault(node, {})[name] = key

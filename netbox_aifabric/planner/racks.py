@@ -1,0 +1,105 @@
+"""Leaf pairs and racks: which leaves a server may bond across, and the routed design's per-rack subnets.
+
+A rack is a leaf pair (MLAG with its peer link, or in the EVPN/VXLAN design an EVPN multihoming pair) or a single
+leaf. A server's bond spans the leaves of one pair (or one leaf); a bond across leaves that are not a pair cannot
+come up as one LAG and is an error in every design. In the routed design VLANs stay local to their rack (the guide's
+option 2): every routed class gets one subnet per rack, with its gateway only on that rack's leaves.
+"""
+
+import math
+from dataclasses import dataclass
+
+import netaddr
+
+from .errors import SpecError
+from .spec import FabricSpec
+
+__all__ = ('Rack', 'check_pairs', 'rack_prefixlen', 'racks_of')
+
+RACK_PREFIX_MAX = 30  # a rack subnet needs a gateway and at least one host
+
+
+@dataclass(frozen=True)
+class Rack:
+    """A rack: its id (its lowest leaf id), its leaf ids and how they pair (``mlag``, ``evpn-mh`` or ``single``)."""
+
+    id: int
+    leaves: tuple[int, ...]
+    kind: str
+
+
+def racks_of(spec: FabricSpec) -> tuple[Rack, ...]:
+    """The fabric's racks in id order."""
+    racks, paired = [], set()
+    for kind, pairs in (('mlag', spec.mlag_pairs), ('evpn-mh', spec.mh_pairs)):
+        for pair in pairs:
+            leaves = tuple(sorted(pair))
+            racks.append(Rack(leaves[0], leaves, kind))
+            paired.update(leaves)
+    racks.extend(Rack(leaf.id, (leaf.id,), 'single') for leaf in spec.leaves if leaf.id not in paired)
+    return tuple(sorted(racks, key=lambda r: r.id))
+
+
+def check_pairs(spec: FabricSpec) -> None:
+    """EVPN multihoming pairs (EVPN/VXLAN design only, leaves in one pair at most) and every bond on one rack."""
+    mlag = {leaf for pair in spec.mlag_pairs for leaf in pair}
+    leaf_ids = {leaf.id for leaf in spec.leaves}
+    if spec.mh_pairs and not spec.evpn:
+        raise SpecError('mh_pairs', f'EVPN multihoming pairs need the evpn-vxlan design, not {spec.design}')
+    seen: dict[int, int] = {}
+    for index, pair in enumerate(spec.mh_pairs):
+        field = f'mh_pairs[{index}]'
+        if len(pair) != 2:
+            raise SpecError(field, f'an EVPN multihoming pair needs exactly two leaves, got {len(pair)}')
+        if pair[0] == pair[1]:
+            raise SpecError(field, f'leaf id {pair[0]} cannot pair with itself')
+        for leaf in pair:
+            if leaf not in leaf_ids:
+                raise SpecError(field, f'leaf id {leaf} is not a declared leaf')
+            if leaf in mlag:
+                raise SpecError(field, f'leaf id {leaf} is in an MLAG pair already; a leaf pairs one way only')
+            if leaf in seen:
+                raise SpecError(field, f'leaf id {leaf} is already in mh_pairs[{seen[leaf]}]')
+            seen[leaf] = index
+    rack_of = {leaf: rack for rack in racks_of(spec) for leaf in rack.leaves}
+    names = {leaf.id: leaf.name for leaf in spec.leaves}
+    for index, server in enumerate(spec.servers):
+        racks = {rack_of[leaf].id for leaf in server.leaves if leaf in rack_of}
+        if len(racks) > 1:
+            listed = ', '.join(names.get(leaf, str(leaf)) for leaf in server.leaves)
+            raise SpecError(
+                f'servers[{index}].leaves',
+                f'the bond of {server.name} spans {listed}, which are not a leaf pair: a LAG needs its members on '
+                'one leaf or one MLAG / EVPN multihoming pair',
+                server.name,
+            )
+
+
+def rack_prefixlen(spec: FabricSpec, field: str, network: netaddr.IPNetwork, requested: int | None) -> int:
+    """The per-rack prefix length of a routed class: ``requested``, else the longest prefix that gives every possible
+    rack a subnet (every leaf a rack of its own in the routed design; every pair in the MLAG design)."""
+    possible = _possible_racks(spec)
+    if requested is not None:
+        if not network.prefixlen <= requested <= RACK_PREFIX_MAX:
+            raise SpecError(
+                field, f'rack prefix length /{requested} must lie between /{network.prefixlen} and /{RACK_PREFIX_MAX}'
+            )
+        return requested
+    length = network.prefixlen + math.ceil(math.log2(possible)) if possible > 1 else network.prefixlen
+    if length > RACK_PREFIX_MAX:
+        fit = 2 ** (RACK_PREFIX_MAX - network.prefixlen)
+        raise SpecError(
+            field,
+            f'{network} is too small for a /{RACK_PREFIX_MAX} per rack: {possible} racks possible '
+            f'(maximums.leaves), {fit} fit; use a shorter prefix or set rack_prefixlen',
+        )
+    return length
+
+
+def _possible_racks(spec: FabricSpec) -> int:
+    return max(spec.maximums.leaves // 2, 1) if spec.design == 'mlag' else spec.maximums.leaves
+
+
+def rack_index(spec: FabricSpec, rack: Rack) -> int:
+    """The rack's preferred subnet block: its lowest leaf id − 1 (pair number − 1 in the MLAG design)."""
+    return (rack.id - 1) // 2 if spec.design == 'mlag' else rack.id - 1
