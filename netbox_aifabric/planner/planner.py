@@ -88,6 +88,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
 
     pools = _address_pools(spec, networks, held, set(reserved))
     _allocate_addresses(spec, state, pools)
+    ports.reserved.update(reserved)
     _pin_ports(spec, ports, held)
     rack_pools = _rack_pools(spec, racks, held, set(reserved))
     subnets = _allocate_rack_subnets(spec, state, racks, rack_pools)

@@ -100,6 +100,7 @@ class _Block:
         self.taken = taken  # every port of the switch in use: name -> allocation key
         self.needed = 0
         self.scan = 0
+        self.reserved: set[str] = set()  # keys of removed links' ports, held until --release
 
     def take(self, key: str, preferred: int) -> str:
         if 0 <= preferred < len(self.names) and self.names[preferred] not in self.taken:
@@ -108,19 +109,23 @@ class _Block:
             while self.scan < len(self.names) and self.names[self.scan] in self.taken:
                 self.scan += 1
             if self.scan >= len(self.names):
-                pinned = sum(1 for n in self.names if n in self.taken)
-                raise PoolExhaustedError(
-                    self.field,
-                    f'{self.node} has no free {self.use} port at {self.speed}G: {self.needed} needed, '
-                    f'{len(self.names)} in the inventory ({pinned} in use), {self.needed - len(self.names)} missing'
-                    if self.needed > len(self.names)
-                    else f'{self.node} has no free {self.use} port at {self.speed}G: {self.needed} needed, '
-                    f'{len(self.names)} in the inventory, {pinned} held by earlier allocations',
-                    self.node,
-                )
+                raise PoolExhaustedError(self.field, self._exhausted(), self.node)
             name = self.names[self.scan]
         self.taken[name] = key
         return name
+
+    def _exhausted(self) -> str:
+        size = len(self.names)
+        message = (
+            f'{self.node} has no free {self.use} port at {self.speed}G: {self.needed} needed, {size} in the inventory'
+        )
+        if self.needed > size:
+            return f'{message}, {self.needed - size} missing'
+        held = sum(1 for name in self.names if self.taken.get(name) in self.reserved)
+        message += f', {size - held} of them in use'
+        if held:
+            message += f' and {held} held by removed links (reserved): plan with --release to free them'
+        return message
 
 
 class PortInventory:
@@ -132,6 +137,7 @@ class PortInventory:
         self.spine_names = check_platform('spine_platform', spec.spine_platform)
         self.taken: dict[str, dict[str, str]] = {}
         self.blocks: dict[tuple[str, str], _Block] = {}
+        self.reserved: set[str] = set()
 
     def block(self, node: str, role: str, use: str) -> _Block:
         key = (node, use)
@@ -144,7 +150,9 @@ class PortInventory:
                 speed, field = platform.peer_link_speed, f'{platform_field}.peer_link_ports'
             else:
                 speed, field = getattr(platform, block_name).speed, f'{platform_field}.{block_name}'
-            self.blocks[key] = _Block(node, use.replace('_', ' '), field, names, speed, self.taken.setdefault(node, {}))
+            block = _Block(node, use.replace('_', ' '), field, names, speed, self.taken.setdefault(node, {}))
+            block.reserved = self.reserved
+            self.blocks[key] = block
         return self.blocks[key]
 
     def pin(self, node: str, key: str, name: str) -> None:

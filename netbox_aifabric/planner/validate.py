@@ -95,22 +95,22 @@ def _check_links(spec: FabricSpec):
         )
     leaf, spine = spec.leaf_platform, spec.spine_platform
     if m.spines:
-        if leaf.uplink_ports is None or leaf.uplink_ports.count < m.spines * m.parallel_uplinks:
-            have = leaf.uplink_ports.count if leaf.uplink_ports else 0
+        if leaf.uplink_ports is None or leaf.uplink_ports.size < m.spines * m.parallel_uplinks:
+            have = leaf.uplink_ports.size if leaf.uplink_ports else 0
             raise SpecError(
                 'leaf_platform.uplink_ports',
                 f'{m.spines} spines × {m.parallel_uplinks} parallel uplinks need {m.spines * m.parallel_uplinks} '
                 f'uplink ports per leaf; {leaf.name} has {have}',
             )
-        if spine.downlink_ports is None or spine.downlink_ports.count < m.leaves * m.parallel_uplinks:
-            have = spine.downlink_ports.count if spine.downlink_ports else 0
+        if spine.downlink_ports is None or spine.downlink_ports.size < m.leaves * m.parallel_uplinks:
+            have = spine.downlink_ports.size if spine.downlink_ports else 0
             raise SpecError(
                 'spine_platform.downlink_ports',
                 f'{m.leaves} leaves × {m.parallel_uplinks} parallel uplinks need {m.leaves * m.parallel_uplinks} '
                 f'downlink ports per spine; {spine.name} has {have}',
             )
     if spec.servers:
-        ports = leaf.server_ports.count if leaf.server_ports else 0
+        ports = leaf.server_ports.size if leaf.server_ports else 0
         if ports < m.servers_per_leaf:
             raise SpecError(
                 'maximums.servers_per_leaf',
@@ -121,14 +121,14 @@ def _check_links(spec: FabricSpec):
             # leaves in turn, so a leaf may carry several of one server's RDMA NICs
             shared = any(server.rail_group is None for server in spec.servers)
             per_leaf = -(-spec.nics.rdma_count // max(spec.nics.count, 1)) if shared else 1
-            have = leaf.rdma_ports.count if leaf.rdma_ports else 0
+            have = leaf.rdma_ports.size if leaf.rdma_ports else 0
             if have < m.servers_per_leaf * per_leaf:
                 raise SpecError(
                     'leaf_platform.rdma_ports',
                     f'{m.servers_per_leaf} servers per leaf × {per_leaf} RDMA NICs need '
                     f'{m.servers_per_leaf * per_leaf} RDMA ports per leaf; {leaf.name} has {have}',
                 )
-    if spec.mlag_pairs and len(leaf.peer_link_ports) < 1:
+    if spec.mlag_pairs and not (leaf.peer_link_ports or leaf.peer_link_names):
         raise SpecError('leaf_platform.peer_link_ports', 'MLAG pairs need at least one peer-link port per leaf')
 
 
@@ -193,6 +193,8 @@ def server_slot(spec: FabricSpec, server_id: int) -> int:
 
 
 def _check_server_ports(spec: FabricSpec):
+    """No leaf carries more servers than its declared maximum. Which port each takes is the planner's allocation
+    (ports.py): the preferred (id − 1) mod servers_per_leaf, else the first free one."""
     leaf_names = {leaf.id: leaf.name for leaf in spec.leaves}
     per_leaf = {}
     for server in sorted(spec.servers, key=lambda s: s.id):
@@ -210,18 +212,6 @@ def _check_server_ports(spec: FabricSpec):
                 '(maximums.servers_per_leaf)',
                 leaf_names[leaf],
             )
-        taken = {}
-        for server in servers:
-            slot = server_slot(spec, server.id)
-            if slot in taken:
-                raise SpecError(
-                    'servers',
-                    f'servers {taken[slot].name} (id {taken[slot].id}) and {server.name} (id {server.id}) take the '
-                    f'same port on leaf {leaf_names[leaf]}: server port = (id − 1) mod {limit} '
-                    '(maximums.servers_per_leaf); renumber one of them',
-                    server.name,
-                )
-            taken[slot] = server
 
 
 def _check_asns(spec: FabricSpec):

@@ -204,15 +204,15 @@ def test_servers_per_leaf_above_platform_ports():
     assert rejected(spec).message == '49 servers per leaf declared; 48x25G+8x100G leaf has 48 server ports'
 
 
-def test_two_servers_on_one_port():
+def test_two_servers_preferring_one_port_get_two_ports():
+    """Ports are allocations: a server whose preferred port is taken gets the first free one (no longer an error)."""
     spec = example('evpn-vxlan')
     spec['servers'][4]['id'] = 17  # (17 − 1) mod 16 = 0: the port of gpu1
-    e = rejected(spec)
-    assert e.node == 'storage1'
-    assert e.message == (
-        'servers gpu1 (id 1) and storage1 (id 17) take the same port on leaf leaf1: server port = (id − 1) mod 16 '
-        '(maximums.servers_per_leaf); renumber one of them'
-    )
+    plan = plan_fabric(load_spec(spec))
+    ports = {(lk.b_node, lk.a_node): lk.a_interface for lk in plan.links if lk.kind == 'server'}
+    taken = {ports[f'gpu{i}', 'leaf1'] for i in range(1, 5)}
+    first_free = next(f'Ethernet{p}' for p in range(1, 49) if f'Ethernet{p}' not in taken)
+    assert ports['storage1', 'leaf1'] == ports['storage1', 'leaf2'] == first_free
 
 
 def test_evpn_gateways_without_anycast_mac():

@@ -1,5 +1,7 @@
 """Property-based checks of the planner's guarantees over random valid specs and random growth."""
 
+from collections import defaultdict
+
 import netaddr
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,7 +28,12 @@ def fabrics(draw):
     max_pairs = draw(st.integers(1, 6))
     parallel = draw(st.integers(1, 3))
     per_leaf = draw(st.integers(2, 12))
-    paired = design != 'routed' or draw(st.booleans())
+    # how a rack's two leaves pair: MLAG (every design), EVPN multihoming (EVPN/VXLAN), or not at all (routed: then
+    # each server has one bonded NIC on one leaf, since a bond across leaves that are not a pair is refused)
+    pairing = draw(
+        st.sampled_from({'mlag': ['mlag'], 'routed': ['mlag', None], 'evpn-vxlan': ['mlag', 'evpn-mh']}[design])
+    )
+    paired = pairing is not None
 
     def pick(ids):
         return sorted(draw(st.sets(st.sampled_from(ids), min_size=1)) if ids else [])
@@ -59,9 +66,15 @@ def fabrics(draw):
             'leaf_asn_range': [65001, 65500],
             'spines': [{'id': s, 'name': f'spine{s}'} for s in spine_ids],
             'leaves': [{'id': leaf, 'name': f'leaf{leaf}'} for leaf in leaves],
-            'mlag_pairs': [[2 * p - 1, 2 * p] for p in pair_ids] if paired else [],
+            'mlag_pairs': [[2 * p - 1, 2 * p] for p in pair_ids] if pairing == 'mlag' else [],
+            'mh_pairs': [[2 * p - 1, 2 * p] for p in pair_ids] if pairing == 'evpn-mh' else [],
+            'nics': {'count': 2 if paired else 1, 'speed': 25, 'rdma_count': 1, 'rdma_speed': 100},
             'servers': [
-                {'id': s, 'name': f'gpu{s}', 'leaves': [2 * ((s - 1) // per_leaf) + 1, 2 * ((s - 1) // per_leaf) + 2]}
+                {
+                    'id': s,
+                    'name': f'gpu{s}',
+                    'leaves': [2 * ((s - 1) // per_leaf) + 1, 2 * ((s - 1) // per_leaf) + 2][: 2 if paired else 1],
+                }
                 for s in server_list
             ],
             'traffic_classes': CLASSES,
@@ -76,7 +89,7 @@ def fabrics(draw):
         }
         if design == 'evpn-vxlan':
             data['tenants'] = [{'name': 't', 'vrf': 'T', 'l3vni': 50001, 'vlans': [20, 40]}]
-        if not paired:
+        if pairing != 'mlag':
             del data['pools']['mlag_peer']
         return data
 
@@ -116,6 +129,24 @@ def check_invariants(spec, plan):
     }
     ports = [(lk.a_node, lk.a_interface) for lk in plan.links] + [(lk.b_node, lk.b_interface) for lk in plan.links]
     assert len(set(ports)) == len(ports)  # no port, switch or server, is cabled twice
+    pair_of = {leaf: tuple(p) for key in ('mlag_pairs', 'mh_pairs') for p in spec[key] for leaf in p}
+    names = {leaf['name']: leaf['id'] for leaf in spec['leaves']}
+    for attachment in plan.attachments:  # every bond's members on one leaf or one pair
+        leaves = {names[leaf] for leaf, _ in attachment.members}
+        assert len(leaves) == 1 or leaves == set(pair_of[min(leaves)])
+    esis = [a.esi for a in plan.attachments if a.esi]
+    assert len(set(esis)) == len(esis)
+    assert bool(esis) == bool(spec['mh_pairs'] and spec['servers'])
+    lags = defaultdict(list)  # LAG names unique on each leaf
+    for attachment in plan.attachments:
+        for leaf, _ in attachment.members if attachment.lag else ():
+            lags[leaf].append(attachment.lag)
+    assert all(len(set(names)) == len(names) for names in lags.values())
+    for vlan in plan.vlans:  # no two racks share a routed subnet; each inside its class's prefix
+        subnets = [netaddr.IPNetwork(r.subnet) for r in vlan.racks]
+        assert all(a == b or (a not in b and b not in a) for a in subnets for b in subnets)
+        assert len(set(subnets)) == len(subnets)
+        assert all(subnet in netaddr.IPNetwork(vlan.subnet) for subnet in subnets)
     vnis = [v.l2vni for v in plan.vlans if v.l2vni] + [v.l3vni for v in plan.vrfs]
     assert len(set(vnis)) == len(vnis)
     vids = [v.vid for v in plan.vlans]
@@ -149,14 +180,43 @@ def test_previous_plan_is_pinned_when_maximums_and_pools_change(pair, bump):
     previous = plan_fabric(load_spec(small))
     big['maximums']['spines'] += bump  # every formula index moves...
     big['maximums']['parallel_uplinks'] += bump
+    big['maximums']['servers_per_leaf'] += bump  # ...and so does every server port...
     big['leaf_platform']['uplink_ports']['count'] = 64
+    big['leaf_platform']['peer_link_ports'] = [97, 98]
+    big['leaf_platform']['server_ports']['count'] = 16 + bump
+    big['leaf_platform']['rdma_ports'] = {'first': 99, 'count': 16 + bump, 'speed': 100}
     big['spine_platform']['downlink_ports']['count'] = 64
     big['pools']['loopback'] = '10.8.0.0/15'  # ...and the loopback pool moves (pinned loopbacks stay outside)
     plan = plan_fabric(load_spec(big), previous=previous)
     after = dict(plan.allocations)
     assert {k: after[k] for k, _ in previous.allocations} == dict(previous.allocations)
-    values = [v for k, v in plan.allocations if not k.startswith('asn:')]
-    assert len(set(values)) == len(values)
+    addresses = [v for k, v in plan.allocations if k.split(':')[0] in ('loopback', 'vtep', 'uplink', 'mlag')]
+    assert len(set(addresses)) == len(addresses)
+    # every cable of the smaller plan is still there, end to end
+    assert _cables(previous) <= _cables(plan)
+    ports = [(lk.a_node, lk.a_interface) for lk in plan.links] + [(lk.b_node, lk.b_interface) for lk in plan.links]
+    assert len(set(ports)) == len(ports)
+
+
+def _cables(plan):
+    return {(lk.a_node, lk.a_interface, lk.b_node, lk.b_interface) for lk in plan.links}
+
+
+@FAST
+@given(fabrics(), st.integers(1, 3))
+def test_renumbered_pools_never_duplicate_an_address(pair, shift):
+    """Pools moved onto each other's old space: a new loopback must not take a kept /31 end (or the reverse)."""
+    small, big = pair
+    previous = plan_fabric(load_spec(small))
+    big['pools']['loopback'], big['pools']['p2p'] = POOLS['p2p'], f'10.{20 + shift}.0.0/16'
+    plan = plan_fabric(load_spec(big), previous=previous)
+    hosts = []
+    for key, value in plan.allocations:
+        if key.split(':')[0] in ('loopback', 'vtep', 'uplink', 'mlag'):
+            network = netaddr.IPNetwork(value)
+            hosts.extend(str(a) for a in (network if network.prefixlen >= 31 else [network.ip]))
+    shared_vteps = {n.vtep for n in plan.nodes if n.mlag_role == 'secondary'}
+    assert len(set(hosts)) == len(hosts), sorted(h for h in hosts if hosts.count(h) > 1 and h not in shared_vteps)
 
 
 @FAST
