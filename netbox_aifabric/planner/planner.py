@@ -49,6 +49,7 @@ class _State:
     current: set[str] = field(default_factory=set)
     values: dict[str, str] = field(default_factory=dict)
     names: dict[tuple[str, int], str] = field(default_factory=dict)  # (role, node id) -> hostname
+    blocks: dict[str, tuple[Pool, int]] = field(default_factory=dict)  # new /31s: key -> (pool, block index)
 
     def give(self, key: str, allocate) -> str:
         """The pinned value of ``key``, else ``allocate()``; recorded in ``values``."""
@@ -224,7 +225,10 @@ def _allocate_addresses(spec, state, pools):
 
         def allocate(pool=pool, pool_name=pool_name, key=key, preferred=preferred, node=node):
             index = pool.take(key, preferred, node)
-            return str(pool.start + index) if pool_name == 'leaf_asn' else pool.address(index)
+            if pool_name == 'leaf_asn':
+                return str(pool.start + index)
+            state.blocks[key] = (pool, index)
+            return pool.address(index)
 
         state.give(key, allocate)
 
@@ -452,15 +456,17 @@ def _nodes(spec, spines, leaves, primary_of, values):
     return nodes
 
 
-def _ends(value: str) -> tuple[str, str, str]:
-    """A /31 and its two addresses (even end first)."""
-    network = netaddr.IPNetwork(value)
-    length = network.prefixlen
-    return (
-        f'{network.network}/{length}',
-        f'{network.network}/{length}',
-        f'{netaddr.IPAddress(network.first + 1)}/{length}',
-    )
+def _ends(state, key: str) -> tuple[str, str, str]:
+    """The /31 of a link and its two addresses (even end first). A block allocated in this run is computed from its
+    index; a pinned one is parsed (a test holds both paths equal)."""
+    if key in state.blocks:
+        pool, index = state.blocks[key]
+        first, length = pool.network.first + (index << pool.shift), pool.prefixlen
+    else:
+        network = netaddr.IPNetwork(state.values[key])
+        first, length = network.first, network.prefixlen
+    low = f'{netaddr.IPAddress(first)}/{length}'
+    return low, low, f'{netaddr.IPAddress(first + 1)}/{length}'
 
 
 def _uplinks(spec, spines, leaves, state, pools, ports):
@@ -468,17 +474,16 @@ def _uplinks(spec, spines, leaves, state, pools, ports):
     speed = (
         link_speed('spine_platform.downlink_ports', leaf_p.uplink_ports, spine_p.downlink_ports, '') if spines else 0
     )
-    requests = {key: request for key, *request in _port_requests(spec)}
+    p = spec.maximums.parallel_uplinks
     for leaf in leaves:
         for spine in spines:
             for n in range(1, spec.uplinks_per_spine + 1):
-                subnet, spine_address, leaf_address = _ends(state.values[f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}'])
-                leaf_key, spine_key = (
-                    f'port:leaf:{leaf.id}:uplink:{spine.id}:{n}',
-                    f'port:spine:{spine.id}:downlink:{leaf.id}:{n}',
-                )
-                leaf_port = _port(state, ports, leaf_key, *requests[leaf_key])
-                spine_port = _port(state, ports, spine_key, *requests[spine_key])
+                subnet, spine_address, leaf_address = _ends(state, f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}')
+                # the same keys and preferred indexes as _port_requests
+                leaf_key = f'port:leaf:{leaf.id}:uplink:{spine.id}:{n}'
+                leaf_port = _port(state, ports, leaf_key, 'leaf', leaf.id, 'uplink', (spine.id - 1) * p + n - 1)
+                spine_key = f'port:spine:{spine.id}:downlink:{leaf.id}:{n}'
+                spine_port = _port(state, ports, spine_key, 'spine', spine.id, 'downlink', (leaf.id - 1) * p + n - 1)
                 yield Link(
                     'uplink', spine.name, spine_port, leaf.name, leaf_port, speed, subnet, spine_address, leaf_address
                 )
@@ -487,7 +492,7 @@ def _uplinks(spec, spines, leaves, state, pools, ports):
 def _peer_links(spec, leaf_by_id, state, pools, ports):
     members = len(spec.leaf_platform.peer_link_interfaces())
     for a, b in sorted(tuple(sorted(pair)) for pair in spec.mlag_pairs):
-        subnet, primary_address, secondary_address = _ends(state.values[f'mlag:leaf:{a}'])
+        subnet, primary_address, secondary_address = _ends(state, f'mlag:leaf:{a}')
         for k in range(members):
             # The peer link's /31 is carried on its first member (it lives on the peer-link LAG / SVI)
             first = k == 0
@@ -602,7 +607,8 @@ def _warnings(spec, capacity, racks):
                     f'{c.leaf}: {c.downlink}G to servers over {c.uplink}G of uplinks is {c.ratio}:1, above the '
                     f'target of {target:g}:1',
                 )
-    served = {rack.id for rack in racks for server in spec.servers if set(server.leaves) & set(rack.leaves)}
+    rack_of = {leaf: rack.id for rack in racks for leaf in rack.leaves}
+    served = {rack_of[leaf] for server in spec.servers for leaf in server.leaves}
     if not spec.evpn and len(served) > 1:
         for index, tc in enumerate(spec.traffic_classes):
             if not tc.routed:

@@ -231,3 +231,14 @@ def test_removed_nodes_stay_reserved_until_released(pair):
     released = plan_fabric(load_spec(small), previous=previous, release=True)
     assert released.reserved == ()
     assert not gone & set(dict(released.allocations))
+
+
+@FAST
+@given(fabrics())
+def test_pinned_and_fresh_paths_give_the_same_plan(pair):
+    """Equivalence oracle of the /31 fast path: a fresh plan computes link addresses from block indexes, a pinned
+    one parses the stored values; re-planning a plan against itself must change nothing."""
+    for spec in pair:
+        fresh = plan_fabric(load_spec(spec))
+        assert plan_fabric(load_spec(spec), previous=fresh) == fresh
+        assert plan_fabric(load_spec(spec), previous=fresh.to_dict()) == fresh
