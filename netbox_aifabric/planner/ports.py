@@ -6,6 +6,7 @@ takes the port its stable ids prefer (the same formulas as before ports were all
 else the first free port of the block; a full block is a named error with the role, speed and how many are missing.
 """
 
+import re
 import string
 
 from .errors import PoolExhaustedError, SpecError
@@ -14,6 +15,7 @@ from .spec import FabricSpec, Platform, PortRange
 __all__ = ('PortInventory', 'check_name_pattern', 'check_platform', 'link_speed')
 
 _FORMATTER = string.Formatter()
+_NUMBER_FORMAT = re.compile(r'\d*d?')  # '', 'd', '02d', '3': integer formats only
 
 
 def check_name_pattern(field: str, pattern: str, placeholder: str) -> None:
@@ -27,9 +29,10 @@ def check_name_pattern(field: str, pattern: str, placeholder: str) -> None:
     for _, name, spec, conversion in parts:
         if name is None:
             continue
-        if name != placeholder or conversion or (spec and not spec.rstrip('d').isdigit()):
+        if name != placeholder or conversion or not _NUMBER_FORMAT.fullmatch(spec or ''):
+            found = name + (f'!{conversion}' if conversion else '') + (f':{spec}' if spec else '')
             raise SpecError(
-                field, f'"{pattern}" may only use {{{placeholder}}} (e.g. Ethernet{{{placeholder}}}), found {{{name}}}'
+                field, f'"{pattern}" may only use {{{placeholder}}} (e.g. Ethernet{{{placeholder}}}), found {{{found}}}'
             )
         used = True
     if not used:

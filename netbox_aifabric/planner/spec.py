@@ -189,7 +189,12 @@ class Tenant:
 
 @dataclass(frozen=True)
 class FabricSpec:
-    """Everything the planner needs to number one fabric."""
+    """Everything the planner needs to number one fabric.
+
+    ``mlag_pairs`` are MLAG leaf pairs (any design); ``mh_pairs`` EVPN multihoming pairs (EVPN/VXLAN only). A rack is
+    a pair or a single leaf, and a server bonds to one rack. ``oversubscription_target`` is the downlink:uplink ratio
+    per leaf above which the plan warns (None: no check).
+    """
 
     name: str
     design: str

@@ -111,7 +111,8 @@ def test_overlapping_port_blocks_are_refused():
             'Eth{port.__class__}',
             '"Eth{port.__class__}" may only use {port} (e.g. Ethernet{port}), found {port.__class__}',
         ),
-        ('Eth{port!r}', '"Eth{port!r}" may only use {port} (e.g. Ethernet{port}), found {port}'),
+        ('Eth{port!r}', '"Eth{port!r}" may only use {port} (e.g. Ethernet{port}), found {port!r}'),
+        ('Eth{port:>5}', '"Eth{port:>5}" may only use {port} (e.g. Ethernet{port}), found {port:>5}'),
         ('Eth{port', '"Eth{port" is not a valid name pattern (expected \'}\' before end of string)'),
     ],
 )
