@@ -305,3 +305,37 @@ def test_pool_exhausted_names_pool_numbers_and_node():
         '10.255.2.14/31',
         '10.255.2.8/31',
     ]
+
+
+# The whole document and odd values: every input is refused with a named error, never a traceback
+
+
+def test_empty_spec():
+    e = rejected(None)
+    assert (e.field, e.message) == (
+        'spec',
+        'the spec is empty: expected a mapping with name, design, maximums and pools',
+    )
+
+
+def test_spec_that_is_not_a_mapping():
+    e = rejected(['name', 'design'])
+    assert (e.field, e.message) == ('spec', 'expected a mapping with name, design, maximums and pools, got list')
+
+
+def test_unknown_keys_of_mixed_types_are_named():
+    """YAML keys may be numbers or null: sorting them with the string keys must not fail."""
+    spec = example('evpn-vxlan')
+    spec[1] = 'x'
+    spec['zz'] = 'y'
+    e = rejected(spec)
+    assert e.field == '1'
+    assert e.message.startswith('unknown key (known: name, design, underlay')
+
+
+def test_wrong_value_is_shown_short():
+    spec = example('evpn-vxlan')
+    spec['maximums']['leaves'] = 'x' * 100
+    assert rejected(spec).message == f"expected an integer, got '{'x' * 59}…"
+    spec['maximums']['leaves'] = [[1, 2], [3]]  # containers by their kind only: a YAML alias may make them endless
+    assert rejected(spec).message == 'expected an integer, got list'
