@@ -339,3 +339,218 @@ def test_wrong_value_is_shown_short():
     assert rejected(spec).message == f"expected an integer, got '{'x' * 59}…"
     spec['maximums']['leaves'] = [[1, 2], [3]]  # containers by their kind only: a YAML alias may make them endless
     assert rejected(spec).message == 'expected an integer, got list'
+
+
+# Counts, speeds, ports and MTUs
+
+
+@pytest.mark.parametrize(
+    ('section', 'key', 'value', 'message'),
+    [
+        ('nics', 'count', 0, 'bonded NIC count 0 is below 1'),
+        ('nics', 'count', -2, 'bonded NIC count -2 is below 1'),
+        ('nics', 'rdma_count', -1, 'RDMA NIC count -1 is negative'),
+        ('nics', 'speed', 0, 'NIC speed 0 Gbit/s is below 1 Gbit/s'),
+        ('nics', 'rdma_speed', -100, 'RDMA NIC speed -100 Gbit/s is below 1 Gbit/s'),
+        ('leaf_platform', 'peer_link_speed', 0, 'peer-link speed 0 Gbit/s is below 1 Gbit/s'),
+    ],
+)
+def test_nic_and_link_numbers(section, key, value, message):
+    spec = example('evpn-vxlan')
+    spec[section][key] = value
+    e = rejected(spec)
+    assert (e.field, e.message) == (f'{section}.{key}', message)
+
+
+@pytest.mark.parametrize(
+    ('platform', 'block', 'key', 'value', 'message'),
+    [
+        ('leaf_platform', 'server_ports', 'first', -1, 'first port -1 is negative'),
+        ('leaf_platform', 'rdma_ports', 'count', -16, 'port count -16 is negative'),
+        ('leaf_platform', 'uplink_ports', 'speed', 0, 'port speed 0 Gbit/s is below 1 Gbit/s'),
+        ('spine_platform', 'downlink_ports', 'speed', -400, 'port speed -400 Gbit/s is below 1 Gbit/s'),
+    ],
+)
+def test_port_range_numbers(platform, block, key, value, message):
+    spec = example('evpn-vxlan')
+    spec[platform][block][key] = value
+    e = rejected(spec)
+    assert (e.field, e.message) == (f'{platform}.{block}.{key}', message)
+
+
+def test_negative_peer_link_port():
+    spec = example('mlag')
+    spec['leaf_platform']['peer_link_ports'][1] = -74
+    e = rejected(spec)
+    assert (e.field, e.message) == ('leaf_platform.peer_link_ports[1]', 'peer-link port -74 is negative')
+
+
+@pytest.mark.parametrize('mtu', [67, 0, -1500, 9217])
+def test_fabric_mtu_outside_68_9216(mtu):
+    spec = example('routed')
+    spec['mtu'] = mtu
+    e = rejected(spec)
+    assert (e.field, e.message) == ('mtu', f'MTU {mtu} is outside 68–9216')
+
+
+def test_traffic_class_mtu_outside_68_9216():
+    spec = example('routed')
+    spec['traffic_classes'][3]['mtu'] = 9999
+    e = rejected(spec)
+    name = spec['traffic_classes'][3]['name']
+    assert (e.field, e.message) == ('traffic_classes[3].mtu', f'MTU 9999 of {name} is outside 68–9216')
+
+
+def test_traffic_class_mtu_above_the_fabric_mtu():
+    """The class's MTU used to be dropped silently; a fabric that cannot carry it is an error now."""
+    spec = example('routed')
+    spec['mtu'] = 1500
+    rdma = spec['traffic_classes'][3]
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[3].mtu',
+        f'MTU {rdma["mtu"]} of {rdma["name"]} is above the fabric MTU 1500 (mtu): the fabric links would drop its '
+        'largest frames',
+    )
+    spec['mtu'] = rdma['mtu']  # equal is fine
+    assert plan_fabric(load_spec(spec)).vlans
+
+
+def test_l2vni_bases_below_1():
+    spec = example('evpn-vxlan')
+    spec['l2vni_base'] = 0
+    e = rejected(spec)
+    assert (e.field, e.message) == ('l2vni_base', 'VNI 0 (L2VNI base) is outside 1–16777215')
+    spec = example('evpn-vxlan')
+    spec['tenants'][0]['l2vni_base'] = -10  # + VLAN 40 would have given VNI 30
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'tenants[0].l2vni_base',
+        'VNI -10 (L2VNI base of tenant ai-cluster) is outside 1–16777215',
+    )
+
+
+@pytest.mark.parametrize(
+    ('key', 'template', 'placeholder'),
+    [('interface', 'Ethernet{slot}', 'port'), ('interface', 'Ethernet1', 'port'), ('lag', 'Po{number!z}', 'number')],
+)
+def test_name_template_without_its_placeholder(key, template, placeholder):
+    spec = example('evpn-vxlan')
+    spec['leaf_platform'][key] = template
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        f'leaf_platform.{key}',
+        f'"{template}" is not a name template: it needs {{{placeholder}}}, the only placeholder, so that each '
+        f'{placeholder} gets a name of its own',
+    )
+
+
+# Traffic class subnets
+
+
+def test_class_subnet_overlapping_a_pool():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][1]['subnet'] = '10.255.2.128/25'  # inside pools.p2p 10.255.2.0/24
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[1].subnet',
+        f'subnet 10.255.2.128/25 of USERS overlaps pools.p2p {spec["pools"]["p2p"]}',
+    )
+
+
+def test_two_class_subnets_overlapping():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][4]['subnet'] = '10.40.0.0/16'  # holds RDMA's 10.40.0.0/24
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[4].subnet',
+        'subnet 10.40.0.0/16 of TELEMETRY overlaps subnet 10.40.0.0/24 of RDMA (traffic_classes[3])',
+    )
+
+
+def test_class_subnet_with_host_bits():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][0]['subnet'] = '192.0.2.1/24'
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[0].subnet',
+        'subnet 192.0.2.1/24 of MGMT has host bits set; use 192.0.2.0/24',
+    )
+
+
+@pytest.mark.parametrize(('subnet', 'longest'), [('192.0.2.0/31', 30), ('192.0.2.7/32', 30), ('2001:db8::/127', 126)])
+def test_class_subnet_without_room_for_hosts(subnet, longest):
+    """A /32 used to fail while planning (no address for the gateway)."""
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][0]['subnet'] = subnet
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[0].subnet',
+        f'subnet {subnet} of MGMT has no room for a gateway and hosts: needs /{longest} or shorter',
+    )
+
+
+def test_ipv6_class_subnet_still_plans():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][0]['subnet'] = '2001:db8:10::/64'
+    mgmt = next(v for v in plan_fabric(load_spec(spec)).vlans if v.name == 'MGMT')
+    assert (mgmt.subnet, mgmt.gateway) == ('2001:db8:10::/64', '2001:db8:10::1/64')
+
+
+# ASNs: reserved and documentation ASNs are errors (public ones warnings: test_public_asn_warnings)
+
+PRIVATE = 'use a private ASN: 64512–65534 or 4200000000–4294967294 (RFC 6996)'
+
+
+@pytest.mark.parametrize(
+    ('asn', 'why'),
+    [
+        (0, 'reserved (RFC 7607)'),
+        (23456, 'AS_TRANS, reserved for 2-byte/4-byte ASN transition (RFC 6793)'),
+        (64496, 'reserved for documentation (RFC 5398)'),
+        (64511, 'reserved for documentation (RFC 5398)'),
+        (65535, 'reserved (RFC 7300)'),
+        (65551, 'reserved for documentation (RFC 5398)'),
+        (4294967295, 'reserved (RFC 7300)'),
+    ],
+)
+def test_reserved_spine_asn(asn, why):
+    spec = example('evpn-vxlan')
+    spec['spine_asn'] = asn
+    e = rejected(spec)
+    assert (e.field, e.message) == ('spine_asn', f'ASN {asn} is {why}; {PRIVATE}')
+
+
+def test_negative_spine_asn():
+    spec = example('evpn-vxlan')
+    spec['spine_asn'] = -1
+    e = rejected(spec)
+    assert (e.field, e.message) == ('spine_asn', 'ASN -1 is outside 1–4294967295')
+
+
+@pytest.mark.parametrize(
+    ('first', 'last', 'asn', 'why'),
+    [
+        (65500, 65600, 65535, 'reserved (RFC 7300)'),  # crosses 65535/65536
+        (64400, 64600, 64496, 'reserved for documentation (RFC 5398)'),
+        (65536, 65700, 65536, 'reserved for documentation (RFC 5398)'),
+        (23000, 24000, 23456, 'AS_TRANS, reserved for 2-byte/4-byte ASN transition (RFC 6793)'),
+        (0, 100, 0, 'reserved (RFC 7607)'),
+    ],
+)
+def test_leaf_asn_range_with_a_reserved_asn(first, last, asn, why):
+    spec = example('evpn-vxlan')
+    spec['leaf_asn_range'] = [first, last]
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'leaf_asn_range',
+        f'ASN range {first}–{last} contains ASN {asn}, {why}; use a private range: 64512–65534 or '
+        '4200000000–4294967294 (RFC 6996)',
+    )
+
+
+def test_unused_asns_are_not_checked():
+    """An OSPF underlay without EVPN uses no ASN: what the spec still carries is not looked at."""
+    spec = example('mlag')
+    spec.update(underlay='ospf', spine_asn=65535, leaf_asn_range=[65500, 65600])
+    assert plan_fabric(load_spec(spec)).nodes
