@@ -2,7 +2,8 @@
 
 import pytest
 
-from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner import PlanWarning, PoolExhaustedError, SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner.warnings import spec_warnings
 
 from .helpers import example
 
@@ -554,3 +555,37 @@ def test_unused_asns_are_not_checked():
     spec = example('mlag')
     spec.update(underlay='ospf', spine_asn=65535, leaf_asn_range=[65500, 65600])
     assert plan_fabric(load_spec(spec)).nodes
+
+
+def test_public_asn_warnings():
+    """Public ASNs are allowed, with a warning (the planner puts them in Plan.warnings)."""
+    spec = example('evpn-vxlan')
+    assert spec_warnings(load_spec(spec)) == []  # 65100 and 65101–65199 are private
+    spec.update(spine_asn=13335, leaf_asn_range=[4199999990, 4200000500])
+    assert spec_warnings(load_spec(spec)) == [
+        PlanWarning(
+            'public-asn',
+            'spine_asn',
+            'spine ASN 13335 is public (the private ASNs are 64512–65534 or 4200000000–4294967294 (RFC 6996)); use it '
+            'only if it is registered to you',
+        ),
+        PlanWarning(
+            'public-asn',
+            'leaf_asn_range',
+            'leaf ASN range 4199999990–4200000500 holds public ASNs from 4199999990 on (the private ASNs are '
+            '64512–65534 or 4200000000–4294967294 (RFC 6996)); use them only if they are registered to you',
+        ),
+    ]
+    assert plan_fabric(load_spec(spec)).nodes  # a warning never stops the plan
+
+
+def test_public_asn_warning_names_the_first_public_asn_of_the_range():
+    spec = example('routed')
+    spec['leaf_asn_range'] = [65000, 65534]  # private up to the last private 2-byte ASN
+    assert spec_warnings(load_spec(spec)) == []
+    spec['leaf_asn_range'] = [100, 200]
+    (warning,) = spec_warnings(load_spec(spec))
+    assert (warning.code, warning.field) == ('public-asn', 'leaf_asn_range')
+    assert warning.message.startswith('leaf ASN range 100–200 holds public ASNs from 100 on')
+    spec['underlay'] = 'ospf'  # no eBGP: the range is not used, so no warning
+    assert spec_warnings(load_spec(spec)) == []
