@@ -3,6 +3,7 @@
 import pytest
 
 from netbox_aifabric.planner import PlanWarning, PoolExhaustedError, SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner.previous import KNOWN_KINDS, check_previous
 from netbox_aifabric.planner.warnings import spec_warnings
 
 from .helpers import example
@@ -589,3 +590,85 @@ def test_public_asn_warning_names_the_first_public_asn_of_the_range():
     assert warning.message.startswith('leaf ASN range 100–200 holds public ASNs from 100 on')
     spec['underlay'] = 'ospf'  # no eBGP: the range is not used, so no warning
     assert spec_warnings(load_spec(spec)) == []
+
+
+# The previous plan (--previous): checked before anything is pinned
+
+
+def previous_rejected(previous):
+    with pytest.raises(SpecError) as info:
+        check_previous(previous)
+    return info.value
+
+
+def test_previous_plan_round_trips():
+    plan = plan_fabric(load_spec(example('evpn-vxlan')))
+    assert check_previous(plan) == dict(plan.allocations)
+    assert check_previous(plan.to_dict()) == dict(plan.allocations)
+    assert check_previous(dict(plan.allocations)) == dict(plan.allocations)  # the bare form the NetBox apply passes
+    assert check_previous(None) == {}
+    assert check_previous({'allocations': {'asn:leaf:1': 65101}}) == {'asn:leaf:1': '65101'}
+
+
+@pytest.mark.parametrize(
+    ('previous', 'field', 'message'),
+    [
+        ([1, 2], 'previous', 'expected a plan (a mapping with an allocations mapping), got list'),
+        ('plan.json', 'previous', 'expected a plan (a mapping with an allocations mapping), got str'),
+        ({'fabric': 'ai-lab', 'nodes': []}, 'previous', 'not a plan: it has no allocations mapping'),
+        (
+            {'allocations': ['loopback:leaf:1']},
+            'previous.allocations',
+            'expected a mapping of allocation key to value, got list',
+        ),
+    ],
+)
+def test_previous_that_is_not_a_plan(previous, field, message):
+    e = previous_rejected(previous)
+    assert (e.field, e.message) == (field, message)
+
+
+@pytest.mark.parametrize(
+    ('key', 'value', 'message'),
+    [
+        ('asn:leaf:1', 65101.0, 'expected a string or an integer, got float'),
+        ('loopback:leaf:1', None, 'expected a string or an integer, got NoneType'),
+        ('asn:leaf:1', True, 'expected a string or an integer, got bool'),
+        ('gateway:leaf:1', '10.0.0.1', f'unknown allocation kind "gateway" (known: {", ".join(KNOWN_KINDS)})'),
+        ('loopback', '10.0.0.1/32', '"loopback" is not an allocation key (<kind>:<what>, like loopback:leaf:1)'),
+        ('loopback:leaf:1', '10.255.0.5/24', '"10.255.0.5/24" is not an IPv4 /32 address'),
+        ('loopback:leaf:1', '10.255.0.5', '"10.255.0.5" is not an IPv4 /32 address'),
+        ('vtep:leaf:1', '2001:db8::1/128', '"2001:db8::1/128" is not an IPv4 /32 address'),
+        ('uplink:leaf:1:spine:1:1', '10.255.2.1/31', '"10.255.2.1/31" is not an IPv4 /31 prefix'),
+        ('mlag:leaf:1', 'ten', '"ten" is not an IPv4 /31 prefix'),
+        ('asn:leaf:1', '0x10', '"0x10" is not an ASN (1–4294967295)'),
+        ('asn:leaf:1', 0, '"0" is not an ASN (1–4294967295)'),
+        ('asn:leaf:1', 4294967296, '"4294967296" is not an ASN (1–4294967295)'),
+        ('port:leaf:1:server:1', ' ', '" " is not a port name'),
+        ('lag:leaf:1:server:1', '4095', '"4095" is not a LAG number (1–4094)'),
+        (
+            'esi:leaf:1:server:1',
+            '00:11:22:33:44:55:66:77:88',
+            '"00:11:22:33:44:55:66:77:88" is not an ESI (10 colon-separated hex bytes)',
+        ),
+        ('subnet:leaf:1:vlan:10', '10.1.0.1/24', '"10.1.0.1/24" is not an IPv4 prefix'),
+    ],
+)
+def test_previous_allocation_that_its_kind_cannot_hold(key, value, message):
+    e = previous_rejected({'allocations': {key: value}})
+    assert (e.field, e.message) == (f'previous.allocations.{key}', message)
+
+
+def test_previous_allocation_key_that_is_not_a_string():
+    e = previous_rejected({'allocations': {7: '10.0.0.1/32'}})
+    assert (e.field, e.message) == ('previous.allocations.7', 'an allocation key is a string, got int')
+
+
+def test_previous_allocations_of_the_new_kinds():
+    allocations = {
+        'port:leaf:1:server:1': 'Ethernet1',
+        'lag:leaf:1:server:1': '1',
+        'esi:leaf:1:server:1': '00:11:22:33:44:55:66:77:88:99',
+        'subnet:leaf:1:vlan:10': '10.1.0.0/24',
+    }
+    assert check_previous({'allocations': allocations}) == allocations
