@@ -81,9 +81,8 @@ def _record(path, data, cls, fields, required=()):
     data = _mapping(path, data)
     unknown = sorted(set(data) - set(fields), key=str)  # YAML keys may be numbers or null, too
     if unknown:
-        raise SpecError(
-            f'{path}.{unknown[0]}' if path else str(unknown[0]), f'unknown key (known: {", ".join(fields)})'
-        )
+        key = unknown[0] if isinstance(unknown[0], str) and unknown[0] else repr(unknown[0])  # '' must show
+        raise SpecError(f'{path}.{key}' if path else key, f'unknown key (known: {", ".join(fields)})')
     missing = [key for key in required if key not in data]
     if missing:
         raise SpecError(f'{path}.{missing[0]}' if path else missing[0], 'required key is missing')

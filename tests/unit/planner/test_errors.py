@@ -672,3 +672,11 @@ def test_previous_allocations_of_the_new_kinds():
         'subnet:leaf:1:vlan:10': '10.1.0.0/24',
     }
     assert check_previous({'allocations': allocations}) == allocations
+
+
+def test_empty_key_is_named():
+    """Found by test_fuzz: an empty key made an error with an empty field."""
+    spec = example('routed')
+    spec['nics'][''] = 1
+    e = rejected(spec)
+    assert (e.field, e.message) == ("nics.''", 'unknown key (known: count, speed, rdma_count, rdma_speed)')
