@@ -1,5 +1,6 @@
 """Spec checks, run before anything is allocated. Each raises :class:`SpecError` naming field, node and numbers."""
 
+import string
 from collections import Counter
 
 import netaddr
@@ -367,17 +368,23 @@ def _check_numbers(spec: FabricSpec):
             )
 
 
+def _is_name_template(template: str, placeholder: str) -> bool:
+    """Only ``{placeholder}`` (a format spec like ``:02d`` allowed, no nested field), and two numbers, two names."""
+    try:
+        fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
+        names = {template.format(**{placeholder: n}) for n in (1, 2)}
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):
+        return False
+    return len(names) == 2 and all(name == placeholder and '{' not in spec for name, spec in fields)
+
+
 def _check_name_templates(spec: FabricSpec):
     """Interface and LAG names are Python format strings: a wrong placeholder would fail only while planning."""
     for role in ('leaf_platform', 'spine_platform'):
         platform = getattr(spec, role)
         for key, placeholder in (('interface', 'port'), ('lag', 'number')):
             template = getattr(platform, key)
-            try:
-                names = {template.format(**{placeholder: n}) for n in (1, 2)}
-            except (KeyError, IndexError, ValueError, AttributeError, TypeError):
-                names = set()
-            if len(names) != 2:
+            if not _is_name_template(template, placeholder):
                 raise SpecError(
                     f'{role}.{key}',
                     f'"{template}" is not a name template: it needs {{{placeholder}}}, the only placeholder, so that '

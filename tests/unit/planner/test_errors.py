@@ -434,9 +434,16 @@ def test_l2vni_bases_below_1():
 
 @pytest.mark.parametrize(
     ('key', 'template', 'placeholder'),
-    [('interface', 'Ethernet{slot}', 'port'), ('interface', 'Ethernet1', 'port'), ('lag', 'Po{number!z}', 'number')],
+    [
+        ('interface', 'Ethernet{slot}', 'port'),
+        ('interface', 'Ethernet1', 'port'),
+        ('interface', 'Ethernet{port.real}', 'port'),
+        ('interface', 'Ethernet{port:>{port}}', 'port'),  # the width would grow with the port number
+        ('lag', 'Po{number!z}', 'number'),
+    ],
 )
 def test_name_template_without_its_placeholder(key, template, placeholder):
+    """A wrong placeholder used to fail while planning (KeyError: 'slot')."""
     spec = example('evpn-vxlan')
     spec['leaf_platform'][key] = template
     e = rejected(spec)
