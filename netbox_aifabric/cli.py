@@ -135,8 +135,8 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
 
 
 class UniqueKeyLoader(_YAML_BASE):
-    """The safe loader, refusing duplicate keys and reporting bad scalars (a date like 2024-13-01, an integer of
-    thousands of digits) as YAML errors with their line instead of a bare ValueError."""
+    """The safe loader, refusing duplicate keys and reporting bad values (a date like 2024-13-01, an integer of
+    thousands of digits) as YAML errors with their line instead of a bare ValueError or worse."""
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
@@ -156,8 +156,14 @@ class UniqueKeyLoader(_YAML_BASE):
     def construct_object(self, node, deep=False):
         try:
             return super().construct_object(node, deep=deep)
-        except (ValueError, TypeError, OverflowError) as e:
-            raise yaml.constructor.ConstructorError(None, None, str(e), node.start_mark) from None
+        except (yaml.YAMLError, RecursionError):
+            raise
+        except Exception as e:  # PyYAML's constructors raise what they meet (an empty !!timestamp: AttributeError)
+            tag = node.tag.replace('tag:yaml.org,2002:', '!!')
+            reason = f': {e}' if isinstance(e, ValueError) else ''
+            raise yaml.constructor.ConstructorError(
+                None, None, f'not a valid {tag} value{reason}', node.start_mark
+            ) from None
 
 
 YAML_LOADER = UniqueKeyLoader

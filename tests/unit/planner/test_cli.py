@@ -125,11 +125,20 @@ def test_spec_with_a_control_character(capsys, tmp_path):
     )
 
 
-def test_spec_with_an_impossible_date(capsys, tmp_path):
-    """PyYAML raises a bare ValueError for it (no line): the loader turns it into a YAML error at its line."""
-    (path := tmp_path / 'date.yaml').write_text('name: ai-lab\ndesign: 2024-13-01\n')
+@pytest.mark.parametrize(
+    ('value', 'problem'),
+    [
+        ('2024-13-01', 'not a valid !!timestamp value: month must be in 1..12'),
+        ('!!timestamp', 'not a valid !!timestamp value'),
+    ],
+)
+def test_spec_with_an_impossible_value(capsys, tmp_path, value, problem):
+    """PyYAML raises a bare ValueError (no line) for the date, an AttributeError for the empty timestamp (found by
+    test_fuzz): both are YAML errors at their line now."""
+    (path := tmp_path / 'date.yaml').write_text(f'name: ai-lab\ndesign: {value}\n')
+    column = len('design: ') + 1
     assert refused(capsys, tmp_path, path) == (
-        f'netbox-aifabric: error: spec: {path} is not valid YAML: month must be in 1..12 at line 2, column 9\n'
+        f'netbox-aifabric: error: spec: {path} is not valid YAML: {problem} at line 2, column {column}\n'
     )
 
 
