@@ -350,15 +350,10 @@ def _check_numbers(spec: FabricSpec):
     for index, tc in enumerate(spec.traffic_classes):
         if tc.mtu is None:
             continue
+        # (above the fabric MTU is a warning, see warnings.py: NetBox's Plan tab shows it and still plans)
         if not MTU_MIN <= tc.mtu <= MTU_MAX:
             raise SpecError(
                 f'traffic_classes[{index}].mtu', f'MTU {tc.mtu} of {tc.name} is outside {MTU_MIN}–{MTU_MAX}'
-            )
-        if tc.mtu > spec.mtu:
-            raise SpecError(
-                f'traffic_classes[{index}].mtu',
-                f'MTU {tc.mtu} of {tc.name} is above the fabric MTU {spec.mtu} (mtu): the fabric links would drop '
-                'its largest frames',
             )
     for index, tenant in enumerate(spec.tenants):
         if tenant.l2vni_base is not None and not VNI_MIN <= tenant.l2vni_base <= VNI_MAX:

@@ -12,7 +12,23 @@ __all__ = ('spec_warnings',)
 
 def spec_warnings(spec: FabricSpec) -> list[PlanWarning]:
     """Every warning about ``spec``, in a stable order."""
-    return _public_asns(spec)
+    return [*_public_asns(spec), *_class_mtus(spec)]
+
+
+def _class_mtus(spec: FabricSpec) -> list[PlanWarning]:
+    """A class MTU above the fabric's: its largest frames would be dropped on the fabric links. A warning, not an
+    error, as in NetBox (checks/intent.py): the fabric is planned, and lowering one MTU or raising the other fixes
+    it."""
+    return [
+        PlanWarning(
+            'class-mtu-above-fabric',
+            f'traffic_classes[{index}].mtu',
+            f'MTU {tc.mtu} of {tc.name} is above the fabric MTU {spec.mtu} (mtu): the fabric links would drop its '
+            'largest frames',
+        )
+        for index, tc in enumerate(spec.traffic_classes)
+        if tc.mtu is not None and tc.mtu > spec.mtu
+    ]
 
 
 def _public_asns(spec: FabricSpec) -> list[PlanWarning]:

@@ -403,19 +403,22 @@ def test_traffic_class_mtu_outside_68_9216():
     assert (e.field, e.message) == ('traffic_classes[3].mtu', f'MTU 9999 of {name} is outside 68–9216')
 
 
-def test_traffic_class_mtu_above_the_fabric_mtu():
-    """The class's MTU used to be dropped silently; a fabric that cannot carry it is an error now."""
+def test_traffic_class_mtu_above_the_fabric_mtu_is_a_warning():
+    """Not refused: NetBox shows the same concern as an intent warning next to a plan (checks/intent.py)."""
     spec = example('routed')
     spec['mtu'] = 1500
     rdma = spec['traffic_classes'][3]
-    e = rejected(spec)
-    assert (e.field, e.message) == (
-        'traffic_classes[3].mtu',
-        f'MTU {rdma["mtu"]} of {rdma["name"]} is above the fabric MTU 1500 (mtu): the fabric links would drop its '
-        'largest frames',
-    )
-    spec['mtu'] = rdma['mtu']  # equal is fine
+    assert spec_warnings(load_spec(spec)) == [
+        PlanWarning(
+            'class-mtu-above-fabric',
+            'traffic_classes[3].mtu',
+            f'MTU {rdma["mtu"]} of {rdma["name"]} is above the fabric MTU 1500 (mtu): the fabric links would drop its '
+            'largest frames',
+        )
+    ]
     assert plan_fabric(load_spec(spec)).vlans
+    spec['mtu'] = rdma['mtu']  # equal is fine
+    assert spec_warnings(load_spec(spec)) == []
 
 
 def test_l2vni_bases_below_1():
