@@ -359,6 +359,9 @@ def main(argv=None) -> int:
             return 1
     else:
         sys.stdout.write(text)
+    for warning in result.warnings:  # on stderr: stdout stays the plan alone, for tools reading its JSON or YAML
+        line = f'netbox-aifabric: warning: {warning.field}: {warning.message} ({warning.code})'
+        print(line.translate(LINE_BREAKS), file=sys.stderr)
     return 0
 
 

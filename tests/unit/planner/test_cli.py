@@ -3,11 +3,14 @@
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 import yaml
 
+import netbox_aifabric.cli as cli_module
 from netbox_aifabric.cli import main
+from netbox_aifabric.planner import PlanWarning
 
 from .helpers import EXAMPLES, ROOT, example
 
@@ -92,6 +95,16 @@ def test_unwritable_output_exits_1(capsys, tmp_path):
     status, _, err = run(capsys, 'plan', str(EXAMPLES / 'guide-mlag.yaml'), '-o', str(tmp_path / 'no' / 'plan.txt'))
     assert status == 1
     assert err.startswith('netbox-aifabric: cannot write output: ')
+
+
+def test_warnings_go_to_stderr(capsys, monkeypatch):
+    """The plan's warnings (plan_fabric fills Plan.warnings) follow it on stderr; stdout stays the plan alone."""
+    warning = PlanWarning('public-asn', 'spine_asn', 'spine ASN 13335 is public')
+    planned = cli_module.plan_fabric
+    monkeypatch.setattr(cli_module, 'plan_fabric', lambda *a, **kw: replace(planned(*a, **kw), warnings=(warning,)))
+    status, out, err = run(capsys, 'plan', str(EXAMPLES / 'guide-routed.yaml'))
+    assert (status, out) == (0, (GOLDEN / 'guide-routed.txt').read_text())
+    assert err == 'netbox-aifabric: warning: spine_asn: spine ASN 13335 is public (public-asn)\n'
 
 
 # Content problems: exit status 2, one line on stderr, nothing on stdout, no output file
