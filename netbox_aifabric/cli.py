@@ -116,11 +116,9 @@ def render(plan, fmt: str) -> str:
 # libyaml's parser when PyYAML has it: a 16,384-server spec loads in a fraction of the pure-Python time
 _YAML_BASE = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 MERGE_TAG = 'tag:yaml.org,2002:merge'
-MAX_DEPTH = 100  # a fabric spec nests 4 levels; a plan 5
 # libyaml's composer recurses in C, without Python's recursion limit: nesting tens of thousands of levels deep
-# overflows the stack (a segfault). A collection level takes at least one character and 10,000 levels load
-# safely, so texts up to this length need no depth scan.
-SCAN_DEPTH_FROM = 4096
+# overflows the stack (a segfault), so the nesting is measured first. A spec nests 4 levels, a plan 5.
+MAX_DEPTH = 100
 LINE_BREAKS = str.maketrans({c: repr(c)[1:-1] for c in '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'})
 
 
@@ -222,7 +220,7 @@ def _yaml_problem(error, text):
 
 
 def _load_yaml(text, path, root, prefix):
-    if len(text) >= SCAN_DEPTH_FROM and (line := _too_deep_line(text)):
+    if len(text) > MAX_DEPTH and (line := _too_deep_line(text)):  # each level takes a character at least
         raise SpecError(root, f'{path} is nested more than {MAX_DEPTH} levels deep (line {line})')
     loader = UniqueKeyLoader(text)
     try:

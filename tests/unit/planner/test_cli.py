@@ -231,6 +231,10 @@ def test_spec_nested_too_deeply(capsys, tmp_path):
     assert refused(capsys, tmp_path, path) == (
         f'netbox-aifabric: error: spec: {path} is nested more than 100 levels deep (line 1)\n'
     )
+    (path := tmp_path / 'deep.yaml').write_text('name: ' + '[' * 101 + ']' * 101 + '\n')  # any length
+    assert refused(capsys, tmp_path, path) == (
+        f'netbox-aifabric: error: spec: {path} is nested more than 100 levels deep (line 1)\n'
+    )
     (path := tmp_path / 'deep.json').write_text('{"name": ' + '[' * 100_000 + ']' * 100_000 + '}')
     assert refused(capsys, tmp_path, path) == f'netbox-aifabric: error: spec: {path} is nested too deeply\n'
 
