@@ -2,7 +2,9 @@
 
     netbox-aifabric plan SPEC.yaml [--previous PLAN.json] [--release] [--format table|json|yaml] [-o FILE]
 
-Exit status: 0 with the plan, 2 with the named error on an invalid spec, 1 when a file cannot be read.
+Exit status: 0 with the plan; 2 with one line ``netbox-aifabric: error: <field>: <message>`` when an input's content
+is wrong (not UTF-8, not YAML/JSON, a key written twice, an invalid spec or previous plan); 1 when a file cannot be
+opened or written.
 """
 
 import argparse
@@ -12,7 +14,8 @@ from dataclasses import astuple
 
 import yaml
 
-from .planner import PlanError, load_spec, plan_fabric
+from .planner import PlanError, SpecError, load_spec, plan_fabric
+from .planner.previous import check_previous
 
 __all__ = ('format_table', 'main')
 
@@ -131,13 +134,214 @@ def render(plan, fmt: str) -> str:
     return format_table(plan)
 
 
-# libyaml's loader when PyYAML has it: a 16,384-server spec loads in a fraction of the pure-Python time
-YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+# libyaml's parser when PyYAML has it: a 16,384-server spec loads in a fraction of the pure-Python time
+_YAML_BASE = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+MERGE_TAG = 'tag:yaml.org,2002:merge'
+# libyaml's composer recurses in C, without Python's recursion limit: nesting tens of thousands of levels deep
+# overflows the stack (a segfault), so the nesting is measured first. A spec nests 4 levels, a plan 5.
+MAX_DEPTH = 100
+LINE_BREAKS = str.maketrans({c: repr(c)[1:-1] for c in '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'})
 
 
-def _read(path):
-    with open(path, encoding='utf-8') as f:
-        return json.load(f) if path.endswith('.json') else yaml.load(f, Loader=YAML_LOADER)
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping with the same key twice (YAML itself forbids it; PyYAML keeps the last value silently)."""
+
+    def __init__(self, key, mapping, first, second):
+        super().__init__(None, None, f'key {key!r} is written twice', second.start_mark)
+        self.key, self.mapping = key, mapping
+        (line, column), (line2, column2) = ((k.start_mark.line + 1, k.start_mark.column + 1) for k in (first, second))
+        self.where = f'lines {line} and {line2}' if line != line2 else f'line {line}, columns {column} and {column2}'
+
+
+class UniqueKeyLoader(_YAML_BASE):
+    """The safe loader, refusing duplicate keys and reporting bad values (a date like 2024-13-01, an integer of
+    thousands of digits) as YAML errors with their line instead of a bare ValueError or worse."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = {}
+            for key_node, _ in node.value:
+                if key_node.tag == MERGE_TAG:  # keys merged in with << may be overridden: that is what << is for
+                    continue
+                key = self.construct_object(key_node, deep=True)  # cached: the constructor does not redo it
+                try:
+                    first = seen.setdefault(key, key_node)
+                except TypeError:  # an unhashable key: the constructor below names it
+                    continue
+                if first is not key_node:
+                    raise DuplicateKeyError(key, node, first, key_node)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep=deep)
+        except (yaml.YAMLError, RecursionError):
+            raise
+        except Exception as e:  # PyYAML's constructors raise what they meet (an empty !!timestamp: AttributeError)
+            tag = node.tag.replace('tag:yaml.org,2002:', '!!')
+            reason = f': {e}' if isinstance(e, ValueError) else ''
+            raise yaml.constructor.ConstructorError(
+                None, None, f'not a valid {tag} value{reason}', node.start_mark
+            ) from None
+
+
+YAML_LOADER = UniqueKeyLoader
+
+
+def _join(prefix, key):
+    return f'{prefix}.{key}' if prefix else str(key)
+
+
+def _node_path(root, target, prefix=''):
+    """The dotted path (``servers[2].leaves``) of ``target`` in a composed YAML document (aliases may loop)."""
+    stack, seen = [(root, prefix)], set()
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(
+                (value, _join(path, key.value if isinstance(key, yaml.ScalarNode) else '?'))
+                for key, value in reversed(node.value)
+            )
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, f'{path}[{i}]') for i, item in reversed(list(enumerate(node.value))))
+    return prefix
+
+
+def _too_deep_line(text):
+    """The line where the nesting first goes beyond MAX_DEPTH (libyaml's event stream is flat), or None."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_YAML_BASE):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return event.start_mark.line + 1
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return None
+
+
+def _yaml_problem(error, text):
+    """``problem at line L, column C`` from any PyYAML error."""
+    if isinstance(error, yaml.reader.ReaderError):
+        # found again here: libyaml counts the position in bytes, the pure-Python reader in characters
+        if found := yaml.reader.Reader.NON_PRINTABLE.search(text):
+            line = text.count('\n', 0, found.start()) + 1
+            return f'{error.reason}: character {ord(found.group()):#x} at line {line}'
+        return error.reason
+    problem = getattr(error, 'problem', None) or str(error)
+    if getattr(error, 'context', None):
+        problem = f'{error.context}: {problem}'
+    mark = getattr(error, 'problem_mark', None) or getattr(error, 'context_mark', None)
+    return f'{problem} at line {mark.line + 1}, column {mark.column + 1}' if mark else problem
+
+
+def _load_yaml(text, path, root, prefix):
+    if len(text) > MAX_DEPTH and (line := _too_deep_line(text)):  # each level takes a character at least
+        raise SpecError(root, f'{path} is nested more than {MAX_DEPTH} levels deep (line {line})')
+    loader = UniqueKeyLoader(text)
+    try:
+        node = loader.get_single_node()
+        return None if node is None else loader.construct_document(node)
+    except DuplicateKeyError as e:
+        raise SpecError(_join(_node_path(node, e.mapping, prefix), e.key), f'key written twice ({e.where})') from None
+    finally:
+        loader.dispose()
+
+
+class _DuplicatedKeys(dict):
+    """A JSON object that had a key twice (``duplicate``); found after parsing to name its path."""
+
+    duplicate = None
+
+
+def _json_object(pairs):
+    data = dict(pairs)
+    if len(data) == len(pairs):
+        return data
+    seen = set()
+    marked = _DuplicatedKeys(pairs)
+    marked.duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
+    return marked
+
+
+def _duplicate_path(data, prefix):
+    """Path of the first key written twice in parsed JSON (an object marked by ``_json_object``), or None."""
+    stack = [(data, prefix)]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, _DuplicatedKeys):
+            return _join(path, value.duplicate)
+        if isinstance(value, dict):
+            stack.extend((v, _join(path, k)) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, f'{path}[{i}]') for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def _load_json(text, path, root, prefix):
+    try:
+        data = json.loads(text, object_pairs_hook=_json_object)
+    except json.JSONDecodeError as e:
+        raise SpecError(root, f'{path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}') from None
+    except ValueError as e:  # an integer of thousands of digits
+        raise SpecError(root, f'{path} is not valid JSON: {e}') from None
+    except RecursionError:
+        raise SpecError(root, f'{path} is nested too deeply') from None
+    if (field := _duplicate_path(data, prefix)) is None:
+        return data
+    try:  # JSON is YAML: the YAML loader knows the lines of both keys
+        _load_yaml(text, path, root, prefix)
+    except SpecError as e:
+        if e.field == field:
+            raise
+    except (yaml.YAMLError, RecursionError):
+        pass
+    raise SpecError(field, 'key written twice')
+
+
+def parse_document(raw: bytes, path: str, root: str = 'spec'):
+    """A spec or plan file's bytes as plain data: JSON when ``path`` ends in ``.json``, else YAML.
+
+    ``root`` names the document in errors (``spec``, ``previous``); paths inside the previous plan start with it,
+    those inside the spec do not (they are the spec's own field paths).
+
+    Raises:
+        SpecError: not UTF-8, not YAML/JSON, nested too deeply, or a key written twice.
+    """
+    try:
+        text = raw.decode('utf-8').removeprefix('\ufeff')  # a byte-order mark is allowed
+    except UnicodeDecodeError as e:
+        line = raw.count(b'\n', 0, e.start) + 1
+        raise SpecError(
+            root,
+            f'{path} is not UTF-8 text: byte {raw[e.start]:#04x} at offset {e.start} (line {line}) cannot be decoded',
+        ) from None
+    prefix = '' if root == 'spec' else root
+    try:
+        if path.endswith('.json'):
+            return _load_json(text, path, root, prefix)
+        return _load_yaml(text, path, root, prefix)
+    except yaml.YAMLError as e:
+        raise SpecError(root, f'{path} is not valid YAML: {_yaml_problem(e, text)}'.translate(LINE_BREAKS)) from None
+    except RecursionError:  # PyYAML's pure-Python composer recurses
+        raise SpecError(root, f'{path} is nested too deeply') from None
+
+
+def _read_bytes(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def _previous_plan(raw, path):
+    data = parse_document(raw, path, 'previous')
+    if data is None:
+        raise SpecError('previous', f'{path} is empty: expected a plan (a mapping with an allocations mapping)')
+    return check_previous(data)
 
 
 def main(argv=None) -> int:
@@ -152,22 +356,31 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        data = _read(args.spec)
-        previous = _read(args.previous) if args.previous else None
-    except (OSError, yaml.YAMLError, json.JSONDecodeError) as e:
-        print(f'netbox-aifabric: cannot read input: {e}', file=sys.stderr)
+        raw_spec = _read_bytes(args.spec)
+        raw_previous = _read_bytes(args.previous) if args.previous else None
+    except OSError as e:
+        print(f'netbox-aifabric: cannot read input: {e}'.translate(LINE_BREAKS), file=sys.stderr)
         return 1
     try:
-        result = plan_fabric(load_spec(data), previous=previous, release=args.release)
+        spec = load_spec(parse_document(raw_spec, args.spec))
+        previous = _previous_plan(raw_previous, args.previous) if args.previous else None
+        result = plan_fabric(spec, previous=previous, release=args.release)
     except PlanError as e:
-        print(f'netbox-aifabric: error: {e}', file=sys.stderr)
+        print(f'netbox-aifabric: error: {e}'.translate(LINE_BREAKS), file=sys.stderr)
         return 2
     text = render(result, args.format)
     if args.output:
-        with open(args.output, 'w', encoding='utf-8') as f:
-            f.write(text)
+        try:
+            with open(args.output, 'w', encoding='utf-8') as f:
+                f.write(text)
+        except OSError as e:
+            print(f'netbox-aifabric: cannot write output: {e}'.translate(LINE_BREAKS), file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
+    for warning in result.warnings:  # on stderr: stdout stays the plan alone, for tools reading its JSON or YAML
+        line = f'netbox-aifabric: warning: {warning.field}: {warning.message} ({warning.code})'
+        print(line.translate(LINE_BREAKS), file=sys.stderr)
     return 0
 
 

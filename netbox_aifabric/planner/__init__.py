@@ -9,6 +9,7 @@ Frozen spec dataclasses in, a deterministic :class:`Plan` out::
 from .errors import PlanError, PoolExhaustedError, SpecError
 from .loader import load_spec
 from .planner import plan_fabric
+from .previous import check_previous
 from .requirements import PoolNeed, asn_need, pool_needs
 from .result import (
     Attachment,
@@ -35,6 +36,7 @@ from .spec import (
     Tenant,
     TrafficClass,
 )
+from .warnings import spec_warnings
 
 __all__ = (
     'Attachment',
@@ -63,7 +65,9 @@ __all__ = (
     'VlanPlan',
     'VrfPlan',
     'asn_need',
+    'check_previous',
     'load_spec',
     'plan_fabric',
     'pool_needs',
+    'spec_warnings',
 )

@@ -24,6 +24,17 @@ from .spec import (
 __all__ = ('load_spec',)
 
 
+def _shown(value) -> str:
+    """A wrong value as an error message shows it: scalars as written (shortened), containers by their kind only
+    (their repr may be huge, or endless for YAML aliases)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(10**20) < value < 10**20:
+        return f'an integer of {value.bit_length()} bits'
+    if value is None or isinstance(value, str | int | float):
+        text = repr(value)
+        return text if len(text) <= 60 else f'{text[:60]}…'
+    return type(value).__name__
+
+
 def _mapping(path, value):
     if not isinstance(value, Mapping):
         raise SpecError(path, f'expected a mapping, got {type(value).__name__}')
@@ -38,13 +49,13 @@ def _list(path, value):
 
 def _int(path, value):
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError(path, f'expected an integer, got {value!r}')
+        raise SpecError(path, f'expected an integer, got {_shown(value)}')
     return value
 
 
 def _str(path, value):
     if not isinstance(value, str):
-        raise SpecError(path, f'expected a string, got {value!r}')
+        raise SpecError(path, f'expected a string, got {_shown(value)}')
     return value
 
 
@@ -56,7 +67,7 @@ def _number(path, value):
 
 def _bool(path, value):
     if not isinstance(value, bool):
-        raise SpecError(path, f'expected true or false, got {value!r}')
+        raise SpecError(path, f'expected true or false, got {_shown(value)}')
     return value
 
 
@@ -74,9 +85,10 @@ def _optional(kind):
 def _record(path, data, cls, fields, required=()):
     """``cls(**converted)`` from ``data`` with ``fields = {key: converter}``; unknown and missing keys are errors."""
     data = _mapping(path, data)
-    unknown = sorted(set(data) - set(fields))
+    unknown = sorted(set(data) - set(fields), key=str)  # YAML keys may be numbers or null, too
     if unknown:
-        raise SpecError(f'{path}.{unknown[0]}' if path else unknown[0], f'unknown key (known: {", ".join(fields)})')
+        key = unknown[0] if isinstance(unknown[0], str) and unknown[0] else repr(unknown[0])  # '' must show
+        raise SpecError(f'{path}.{key}' if path else key, f'unknown key (known: {", ".join(fields)})')
     missing = [key for key in required if key not in data]
     if missing:
         raise SpecError(f'{path}.{missing[0]}' if path else missing[0], 'required key is missing')
@@ -225,10 +237,23 @@ FIELDS = {
 }
 
 
+REQUIRED = ('name', 'design', 'maximums', 'pools')
+
+
 def load_spec(data: Mapping) -> FabricSpec:
     """Convert plain data to a :class:`FabricSpec` (see ``docs/planner.md`` and ``docs/fabric-spec.schema.json``).
 
     Raises:
         SpecError: unknown key, wrong type or missing required key (``name``, ``design``, ``maximums``, ``pools``).
     """
-    return _record('', data, FabricSpec, FIELDS, ('name', 'design', 'maximums', 'pools'))
+    _check_document(data)
+    return _record('', data, FabricSpec, FIELDS, REQUIRED)
+
+
+def _check_document(data):
+    """The whole spec must be a mapping; an empty file (YAML and JSON ``null``) says so in words."""
+    wanted = f'a mapping with {", ".join(REQUIRED[:-1])} and {REQUIRED[-1]}'
+    if data is None:
+        raise SpecError('spec', f'the spec is empty: expected {wanted}')
+    if not isinstance(data, Mapping):
+        raise SpecError('spec', f'expected {wanted}, got {type(data).__name__}')

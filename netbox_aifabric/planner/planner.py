@@ -14,11 +14,13 @@ import netaddr
 from .errors import SpecError
 from .pools import AsnPool, Pool
 from .ports import PortInventory, check_nic_speed, link_speed
+from .previous import check_previous
 from .racks import Rack, check_pairs, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
 from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
 from .spec import FabricSpec
 from .validate import server_slot, validate_spec
+from .warnings import spec_warnings
 
 __all__ = ('plan_fabric',)
 
@@ -27,17 +29,6 @@ ADDRESS_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'subnet')
 LAG_NUMBERS = (1, 999)  # server bonds; Port-Channel1000 is the MLAG peer link
 ESI_SYSTEM_MAC = '02:ae:00:00:{high:02x}:{low:02x}'  # locally administered, one per EVPN multihoming pair
 ESI_LOCAL_IDS = (1, 16_777_215)  # the 3-byte local discriminator (FRR's es-id range)
-
-
-def _previous_allocations(previous) -> dict[str, str]:
-    if previous is None:
-        return {}
-    if isinstance(previous, Plan):
-        return dict(previous.allocations)
-    if isinstance(previous, Mapping):
-        allocations = previous.get('allocations', previous)
-        return {str(k): str(v) for k, v in allocations.items()}
-    raise TypeError('previous must be a Plan or the dict of a plan')
 
 
 @dataclass
@@ -81,7 +72,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
     ports = PortInventory(spec)
     _check_speeds(spec)
     racks = racks_of(spec)
-    pinned = _previous_allocations(previous)
+    pinned = check_previous(previous)
     keys = _current_keys(spec, racks)
     reserved = tuple(sorted(key for key in pinned if key not in keys)) if not release else ()
     held = {key: value for key, value in pinned.items() if key in keys or not release}
@@ -121,7 +112,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
         summary=_summary(spec, links, vlans, vrfs),
         allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values}.items())),
         reserved=reserved,
-        warnings=tuple(_warnings(spec, capacity, racks)),
+        warnings=(*spec_warnings(spec), *_warnings(spec, capacity, racks)),
     )
 
 

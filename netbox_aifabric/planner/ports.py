@@ -15,6 +15,7 @@ from .spec import FabricSpec, Platform, PortRange
 __all__ = ('PortInventory', 'check_name_pattern', 'check_platform', 'link_speed')
 
 _FORMATTER = string.Formatter()
+_EXAMPLES = {'port': 'Ethernet{port}', 'number': 'Port-Channel{number}'}
 _NUMBER_FORMAT = re.compile(r'\d*d?')  # '', 'd', '02d', '3': integer formats only
 
 
@@ -31,12 +32,12 @@ def check_name_pattern(field: str, pattern: str, placeholder: str) -> None:
             continue
         if name != placeholder or conversion or not _NUMBER_FORMAT.fullmatch(spec or ''):
             found = name + (f'!{conversion}' if conversion else '') + (f':{spec}' if spec else '')
-            raise SpecError(
-                field, f'"{pattern}" may only use {{{placeholder}}} (e.g. Ethernet{{{placeholder}}}), found {{{found}}}'
-            )
+            example = _EXAMPLES[placeholder]
+            raise SpecError(field, f'"{pattern}" may only use {{{placeholder}}} (e.g. {example}), found {{{found}}}')
         used = True
     if not used:
-        raise SpecError(field, f'"{pattern}" has no {{{placeholder}}}: every port would get the same name')
+        noun = 'LAG' if placeholder == 'number' else placeholder
+        raise SpecError(field, f'"{pattern}" has no {{{placeholder}}}: every {noun} would get the same name')
 
 
 BLOCKS = ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports')

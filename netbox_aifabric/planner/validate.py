@@ -4,7 +4,9 @@ from collections import Counter
 
 import netaddr
 
+from .asns import PRIVATE_TEXT, first_reserved
 from .errors import SpecError
+from .ports import check_platform
 from .requirements import asn_need, pool_needs
 from .spec import DESIGNS, UNDERLAYS, FabricSpec
 
@@ -303,6 +305,101 @@ def _subnet(field, value):
         raise SpecError(field, f'"{value}" is not a prefix') from None
 
 
+# The fabric MTU's bounds, as the NetBox models' (constants.MTU_MIN/MAX): 68 is the smallest MTU IPv4 allows
+# (RFC 791), 9216 the largest jumbo frame common switches take
+MTU_MIN, MTU_MAX = 68, 9216
+
+
+def _at_least(field, value, minimum, what, unit=''):
+    if value < minimum:
+        raise SpecError(
+            field, f'{what} {value}{unit} is below {minimum}{unit}' if minimum else f'{what} {value} is negative'
+        )
+
+
+def _check_numbers(spec: FabricSpec):
+    """Counts, speeds, port numbers and MTUs: nothing later makes sense with a zero speed or a negative count."""
+    nics = spec.nics
+    _at_least('nics.count', nics.count, 1, 'bonded NIC count')
+    _at_least('nics.rdma_count', nics.rdma_count, 0, 'RDMA NIC count')
+    _at_least('nics.speed', nics.speed, 1, 'NIC speed', ' Gbit/s')
+    _at_least('nics.rdma_speed', nics.rdma_speed, 1, 'RDMA NIC speed', ' Gbit/s')
+    for role in ('leaf_platform', 'spine_platform'):
+        platform = getattr(spec, role)
+        for block in ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports'):
+            ports = getattr(platform, block)
+            if ports is not None:
+                _at_least(f'{role}.{block}.first', ports.first, 0, 'first port')
+                _at_least(f'{role}.{block}.count', ports.count, 0, 'port count')
+                _at_least(f'{role}.{block}.speed', ports.speed, 1, 'port speed', ' Gbit/s')
+        for index, port in enumerate(platform.peer_link_ports):
+            _at_least(f'{role}.peer_link_ports[{index}]', port, 0, 'peer-link port')
+        _at_least(f'{role}.peer_link_speed', platform.peer_link_speed, 1, 'peer-link speed', ' Gbit/s')
+    if not MTU_MIN <= spec.mtu <= MTU_MAX:
+        raise SpecError('mtu', f'MTU {spec.mtu} is outside {MTU_MIN}–{MTU_MAX}')
+    for index, tc in enumerate(spec.traffic_classes):
+        if tc.mtu is None:
+            continue
+        # (above the fabric MTU is a warning, see warnings.py: NetBox's Plan tab shows it and still plans)
+        if not MTU_MIN <= tc.mtu <= MTU_MAX:
+            raise SpecError(
+                f'traffic_classes[{index}].mtu', f'MTU {tc.mtu} of {tc.name} is outside {MTU_MIN}–{MTU_MAX}'
+            )
+    for index, tenant in enumerate(spec.tenants):
+        if tenant.l2vni_base is not None and not VNI_MIN <= tenant.l2vni_base <= VNI_MAX:
+            raise SpecError(
+                f'tenants[{index}].l2vni_base',
+                f'VNI {tenant.l2vni_base} (L2VNI base of tenant {tenant.name}) is outside {VNI_MIN}–{VNI_MAX}',
+            )
+
+
+def _check_reserved_asns(spec: FabricSpec):
+    """IANA reserved and documentation ASNs (see asns.py) cannot be configured; only the ASNs the plan uses count."""
+    if spec.spine_asn is not None and (spec.underlay == 'ebgp' or spec.evpn) and 0 <= spec.spine_asn <= ASN_MAX:
+        if hit := first_reserved(spec.spine_asn, spec.spine_asn):
+            raise SpecError('spine_asn', f'ASN {hit[0]} is {hit[1]}; use a private ASN: {PRIVATE_TEXT}')
+    if spec.leaf_asn_range is not None and spec.underlay == 'ebgp':
+        start, end = spec.leaf_asn_range
+        if 0 <= start <= end <= ASN_MAX and (hit := first_reserved(start, end)):
+            raise SpecError(
+                'leaf_asn_range',
+                f'ASN range {start}–{end} contains ASN {hit[0]}, {hit[1]}; use a private range: {PRIVATE_TEXT}',
+            )
+
+
+def _check_class_subnets(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]):
+    """A gateway subnet is a real network: aligned, room for the gateway and hosts, apart from the fabric's own
+    pools and from the other classes' subnets."""
+    seen = []
+    for index, tc in enumerate(spec.traffic_classes):
+        if tc.subnet is None:
+            continue
+        field = f'traffic_classes[{index}].subnet'
+        network = _subnet(field, tc.subnet)
+        if network.ip != network.network:
+            raise SpecError(field, f'subnet {tc.subnet} of {tc.name} has host bits set; use {network.cidr}')
+        longest = 30 if network.version == 4 else 126
+        if network.prefixlen > longest:
+            raise SpecError(
+                field, f'subnet {network} of {tc.name} has no room for a gateway and hosts: needs /{longest} or shorter'
+            )
+        for name, pool in pools.items():
+            if _overlap(network, pool):
+                raise SpecError(field, f'subnet {network} of {tc.name} overlaps pools.{name} {pool}')
+        for other_index, other_name, other in seen:
+            if _overlap(network, other):
+                raise SpecError(
+                    field,
+                    f'subnet {network} of {tc.name} overlaps subnet {other} of {other_name} '
+                    f'(traffic_classes[{other_index}])',
+                )
+        seen.append((index, tc.name, network))
+
+
+def _overlap(a: netaddr.IPNetwork, b: netaddr.IPNetwork) -> bool:
+    return a.version == b.version and (a in b or b in a)
+
+
 def validate_spec(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
     """Check ``spec``; return the parsed pools. Raises :class:`SpecError` on the first problem found."""
     if spec.design not in DESIGNS:
@@ -312,11 +409,17 @@ def validate_spec(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
     for name in ('spines', 'leaves', 'parallel_uplinks', 'servers_per_leaf'):
         if getattr(spec.maximums, name) < (0 if name == 'spines' else 1):
             raise SpecError(f'maximums.{name}', f'{getattr(spec.maximums, name)} is not a valid maximum')
+    _check_numbers(spec)
+    for role in ('leaf_platform', 'spine_platform'):
+        check_platform(role, getattr(spec, role))  # name patterns and overlapping port blocks, before any name is made
     _check_nodes(spec)
     leaf_ids = {leaf.id for leaf in spec.leaves}
     _check_mlag(spec, leaf_ids)
     _check_links(spec)
     _check_servers(spec, leaf_ids)
+    _check_reserved_asns(spec)
     _check_asns(spec)
     _check_overlay(spec)
-    return _check_pools(spec)
+    pools = _check_pools(spec)
+    _check_class_subnets(spec, pools)
+    return pools

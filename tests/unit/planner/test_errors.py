@@ -2,7 +2,9 @@
 
 import pytest
 
-from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner import PlanWarning, PoolExhaustedError, SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner.previous import KNOWN_KINDS, check_previous
+from netbox_aifabric.planner.warnings import spec_warnings
 
 from .helpers import example
 
@@ -307,3 +309,391 @@ def test_pool_exhausted_names_pool_numbers_and_node():
         '10.255.2.14/31',
         '10.255.2.8/31',
     ]
+
+
+# The whole document and odd values: every input is refused with a named error, never a traceback
+
+
+def test_empty_spec():
+    e = rejected(None)
+    assert (e.field, e.message) == (
+        'spec',
+        'the spec is empty: expected a mapping with name, design, maximums and pools',
+    )
+
+
+def test_spec_that_is_not_a_mapping():
+    e = rejected(['name', 'design'])
+    assert (e.field, e.message) == ('spec', 'expected a mapping with name, design, maximums and pools, got list')
+
+
+def test_unknown_keys_of_mixed_types_are_named():
+    """YAML keys may be numbers or null: sorting them with the string keys must not fail."""
+    spec = example('evpn-vxlan')
+    spec[1] = 'x'
+    spec['zz'] = 'y'
+    e = rejected(spec)
+    assert e.field == '1'
+    assert e.message.startswith('unknown key (known: name, design, underlay')
+
+
+def test_wrong_value_is_shown_short():
+    spec = example('evpn-vxlan')
+    spec['maximums']['leaves'] = 'x' * 100
+    assert rejected(spec).message == f"expected an integer, got '{'x' * 59}…"
+    spec['maximums']['leaves'] = [[1, 2], [3]]  # containers by their kind only: a YAML alias may make them endless
+    assert rejected(spec).message == 'expected an integer, got list'
+
+
+# Counts, speeds, ports and MTUs
+
+
+@pytest.mark.parametrize(
+    ('section', 'key', 'value', 'message'),
+    [
+        ('nics', 'count', 0, 'bonded NIC count 0 is below 1'),
+        ('nics', 'count', -2, 'bonded NIC count -2 is below 1'),
+        ('nics', 'rdma_count', -1, 'RDMA NIC count -1 is negative'),
+        ('nics', 'speed', 0, 'NIC speed 0 Gbit/s is below 1 Gbit/s'),
+        ('nics', 'rdma_speed', -100, 'RDMA NIC speed -100 Gbit/s is below 1 Gbit/s'),
+        ('leaf_platform', 'peer_link_speed', 0, 'peer-link speed 0 Gbit/s is below 1 Gbit/s'),
+    ],
+)
+def test_nic_and_link_numbers(section, key, value, message):
+    spec = example('evpn-vxlan')
+    spec[section][key] = value
+    e = rejected(spec)
+    assert (e.field, e.message) == (f'{section}.{key}', message)
+
+
+@pytest.mark.parametrize(
+    ('platform', 'block', 'key', 'value', 'message'),
+    [
+        ('leaf_platform', 'server_ports', 'first', -1, 'first port -1 is negative'),
+        ('leaf_platform', 'rdma_ports', 'count', -16, 'port count -16 is negative'),
+        ('leaf_platform', 'uplink_ports', 'speed', 0, 'port speed 0 Gbit/s is below 1 Gbit/s'),
+        ('spine_platform', 'downlink_ports', 'speed', -400, 'port speed -400 Gbit/s is below 1 Gbit/s'),
+    ],
+)
+def test_port_range_numbers(platform, block, key, value, message):
+    spec = example('evpn-vxlan')
+    spec[platform][block][key] = value
+    e = rejected(spec)
+    assert (e.field, e.message) == (f'{platform}.{block}.{key}', message)
+
+
+def test_negative_peer_link_port():
+    spec = example('mlag')
+    spec['leaf_platform']['peer_link_ports'][1] = -74
+    e = rejected(spec)
+    assert (e.field, e.message) == ('leaf_platform.peer_link_ports[1]', 'peer-link port -74 is negative')
+
+
+@pytest.mark.parametrize('mtu', [67, 0, -1500, 9217])
+def test_fabric_mtu_outside_68_9216(mtu):
+    spec = example('routed')
+    spec['mtu'] = mtu
+    e = rejected(spec)
+    assert (e.field, e.message) == ('mtu', f'MTU {mtu} is outside 68–9216')
+
+
+def test_traffic_class_mtu_outside_68_9216():
+    spec = example('routed')
+    spec['traffic_classes'][3]['mtu'] = 9999
+    e = rejected(spec)
+    name = spec['traffic_classes'][3]['name']
+    assert (e.field, e.message) == ('traffic_classes[3].mtu', f'MTU 9999 of {name} is outside 68–9216')
+
+
+def test_traffic_class_mtu_above_the_fabric_mtu_is_a_warning():
+    """Not refused: NetBox shows the same concern as an intent warning next to a plan (checks/intent.py)."""
+    spec = example('routed')
+    spec['mtu'] = 1500
+    rdma = spec['traffic_classes'][3]
+    assert spec_warnings(load_spec(spec)) == [
+        PlanWarning(
+            'class-mtu-above-fabric',
+            'traffic_classes[3].mtu',
+            f'MTU {rdma["mtu"]} of {rdma["name"]} is above the fabric MTU 1500 (mtu): the fabric links would drop its '
+            'largest frames',
+        )
+    ]
+    assert plan_fabric(load_spec(spec)).vlans
+    spec['mtu'] = rdma['mtu']  # equal is fine
+    assert spec_warnings(load_spec(spec)) == []
+
+
+def test_l2vni_bases_below_1():
+    spec = example('evpn-vxlan')
+    spec['l2vni_base'] = 0
+    e = rejected(spec)
+    assert (e.field, e.message) == ('l2vni_base', 'VNI 0 (L2VNI base) is outside 1–16777215')
+    spec = example('evpn-vxlan')
+    spec['tenants'][0]['l2vni_base'] = -10  # + VLAN 40 would have given VNI 30
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'tenants[0].l2vni_base',
+        'VNI -10 (L2VNI base of tenant ai-cluster) is outside 1–16777215',
+    )
+
+
+@pytest.mark.parametrize(
+    ('key', 'template', 'message'),
+    [
+        ('interface', 'Ethernet{slot}', '"Ethernet{slot}" may only use {port} (e.g. Ethernet{port}), found {slot}'),
+        ('interface', 'Ethernet1', '"Ethernet1" has no {port}: every port would get the same name'),
+        (
+            'interface',
+            'Ethernet{port.real}',
+            '"Ethernet{port.real}" may only use {port} (e.g. Ethernet{port}), found {port.real}',
+        ),
+        (  # the width would grow with the port number
+            'interface',
+            'Ethernet{port:>{port}}',
+            '"Ethernet{port:>{port}}" may only use {port} (e.g. Ethernet{port}), found {port:>{port}}',
+        ),
+        ('lag', 'Po{number!z}', '"Po{number!z}" may only use {number} (e.g. Port-Channel{number}), found {number!z}'),
+        ('lag', 'Po', '"Po" has no {number}: every LAG would get the same name'),
+    ],
+)
+def test_name_template_without_its_placeholder(key, template, message):
+    """A wrong placeholder used to fail while planning (KeyError: 'slot')."""
+    spec = example('evpn-vxlan')
+    spec['leaf_platform'][key] = template
+    e = rejected(spec)
+    assert (e.field, e.message) == (f'leaf_platform.{key}', message)
+
+
+# Traffic class subnets
+
+
+def test_class_subnet_overlapping_a_pool():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][1]['subnet'] = '10.255.2.128/25'  # inside pools.p2p 10.255.2.0/24
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[1].subnet',
+        f'subnet 10.255.2.128/25 of USERS overlaps pools.p2p {spec["pools"]["p2p"]}',
+    )
+
+
+def test_two_class_subnets_overlapping():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][4]['subnet'] = '10.40.0.0/16'  # holds RDMA's 10.40.0.0/24
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[4].subnet',
+        'subnet 10.40.0.0/16 of TELEMETRY overlaps subnet 10.40.0.0/24 of RDMA (traffic_classes[3])',
+    )
+
+
+def test_class_subnet_with_host_bits():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][0]['subnet'] = '192.0.2.1/24'
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[0].subnet',
+        'subnet 192.0.2.1/24 of MGMT has host bits set; use 192.0.2.0/24',
+    )
+
+
+@pytest.mark.parametrize(('subnet', 'longest'), [('192.0.2.0/31', 30), ('192.0.2.7/32', 30), ('2001:db8::/127', 126)])
+def test_class_subnet_without_room_for_hosts(subnet, longest):
+    """A /32 used to fail while planning (no address for the gateway)."""
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][0]['subnet'] = subnet
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'traffic_classes[0].subnet',
+        f'subnet {subnet} of MGMT has no room for a gateway and hosts: needs /{longest} or shorter',
+    )
+
+
+def test_ipv6_class_subnet_still_plans():
+    spec = example('evpn-vxlan')
+    spec['traffic_classes'][0]['subnet'] = '2001:db8:10::/64'
+    mgmt = next(v for v in plan_fabric(load_spec(spec)).vlans if v.name == 'MGMT')
+    assert (mgmt.subnet, mgmt.gateway) == ('2001:db8:10::/64', '2001:db8:10::1/64')
+
+
+# ASNs: reserved and documentation ASNs are errors (public ones warnings: test_public_asn_warnings)
+
+PRIVATE = 'use a private ASN: 64512–65534 or 4200000000–4294967294 (RFC 6996)'
+
+
+@pytest.mark.parametrize(
+    ('asn', 'why'),
+    [
+        (0, 'reserved (RFC 7607)'),
+        (23456, 'AS_TRANS, reserved for 2-byte/4-byte ASN transition (RFC 6793)'),
+        (64496, 'reserved for documentation (RFC 5398)'),
+        (64511, 'reserved for documentation (RFC 5398)'),
+        (65535, 'reserved (RFC 7300)'),
+        (65551, 'reserved for documentation (RFC 5398)'),
+        (4294967295, 'reserved (RFC 7300)'),
+    ],
+)
+def test_reserved_spine_asn(asn, why):
+    spec = example('evpn-vxlan')
+    spec['spine_asn'] = asn
+    e = rejected(spec)
+    assert (e.field, e.message) == ('spine_asn', f'ASN {asn} is {why}; {PRIVATE}')
+
+
+def test_negative_spine_asn():
+    spec = example('evpn-vxlan')
+    spec['spine_asn'] = -1
+    e = rejected(spec)
+    assert (e.field, e.message) == ('spine_asn', 'ASN -1 is outside 1–4294967295')
+
+
+@pytest.mark.parametrize(
+    ('first', 'last', 'asn', 'why'),
+    [
+        (65500, 65600, 65535, 'reserved (RFC 7300)'),  # crosses 65535/65536
+        (64400, 64600, 64496, 'reserved for documentation (RFC 5398)'),
+        (65536, 65700, 65536, 'reserved for documentation (RFC 5398)'),
+        (23000, 24000, 23456, 'AS_TRANS, reserved for 2-byte/4-byte ASN transition (RFC 6793)'),
+        (0, 100, 0, 'reserved (RFC 7607)'),
+    ],
+)
+def test_leaf_asn_range_with_a_reserved_asn(first, last, asn, why):
+    spec = example('evpn-vxlan')
+    spec['leaf_asn_range'] = [first, last]
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        'leaf_asn_range',
+        f'ASN range {first}–{last} contains ASN {asn}, {why}; use a private range: 64512–65534 or '
+        '4200000000–4294967294 (RFC 6996)',
+    )
+
+
+def test_unused_asns_are_not_checked():
+    """An OSPF underlay without EVPN uses no ASN: what the spec still carries is not looked at."""
+    spec = example('mlag')
+    spec.update(underlay='ospf', spine_asn=65535, leaf_asn_range=[65500, 65600])
+    assert plan_fabric(load_spec(spec)).nodes
+
+
+def test_public_asn_warnings():
+    """Public ASNs are allowed, with a warning (the planner puts them in Plan.warnings)."""
+    spec = example('evpn-vxlan')
+    assert spec_warnings(load_spec(spec)) == []  # 65100 and 65101–65199 are private
+    spec.update(spine_asn=13335, leaf_asn_range=[4199999990, 4200000500])
+    assert spec_warnings(load_spec(spec)) == [
+        PlanWarning(
+            'public-asn',
+            'spine_asn',
+            'spine ASN 13335 is public (the private ASNs are 64512–65534 or 4200000000–4294967294 (RFC 6996)); use it '
+            'only if it is registered to you',
+        ),
+        PlanWarning(
+            'public-asn',
+            'leaf_asn_range',
+            'leaf ASN range 4199999990–4200000500 holds public ASNs from 4199999990 on (the private ASNs are '
+            '64512–65534 or 4200000000–4294967294 (RFC 6996)); use them only if they are registered to you',
+        ),
+    ]
+    assert plan_fabric(load_spec(spec)).nodes  # a warning never stops the plan
+
+
+def test_public_asn_warning_names_the_first_public_asn_of_the_range():
+    spec = example('routed')
+    spec['leaf_asn_range'] = [65000, 65534]  # private up to the last private 2-byte ASN
+    assert spec_warnings(load_spec(spec)) == []
+    spec['leaf_asn_range'] = [100, 200]
+    (warning,) = spec_warnings(load_spec(spec))
+    assert (warning.code, warning.field) == ('public-asn', 'leaf_asn_range')
+    assert warning.message.startswith('leaf ASN range 100–200 holds public ASNs from 100 on')
+    spec['underlay'] = 'ospf'  # no eBGP: the range is not used, so no warning
+    assert spec_warnings(load_spec(spec)) == []
+
+
+# The previous plan (--previous): checked before anything is pinned
+
+
+def previous_rejected(previous):
+    with pytest.raises(SpecError) as info:
+        check_previous(previous)
+    return info.value
+
+
+def test_previous_plan_round_trips():
+    plan = plan_fabric(load_spec(example('evpn-vxlan')))
+    assert check_previous(plan) == dict(plan.allocations)
+    assert check_previous(plan.to_dict()) == dict(plan.allocations)
+    assert check_previous(dict(plan.allocations)) == dict(plan.allocations)  # the bare form the NetBox apply passes
+    assert check_previous(None) == {}
+    assert check_previous({'allocations': {'asn:leaf:1': 65101}}) == {'asn:leaf:1': '65101'}
+
+
+@pytest.mark.parametrize(
+    ('previous', 'field', 'message'),
+    [
+        ([1, 2], 'previous', 'expected a plan (a mapping with an allocations mapping), got list'),
+        ('plan.json', 'previous', 'expected a plan (a mapping with an allocations mapping), got str'),
+        ({'fabric': 'ai-lab', 'nodes': []}, 'previous', 'not a plan: it has no allocations mapping'),
+        (
+            {'allocations': ['loopback:leaf:1']},
+            'previous.allocations',
+            'expected a mapping of allocation key to value, got list',
+        ),
+    ],
+)
+def test_previous_that_is_not_a_plan(previous, field, message):
+    e = previous_rejected(previous)
+    assert (e.field, e.message) == (field, message)
+
+
+@pytest.mark.parametrize(
+    ('key', 'value', 'message'),
+    [
+        ('asn:leaf:1', 65101.0, 'expected a string or an integer, got float'),
+        ('loopback:leaf:1', None, 'expected a string or an integer, got NoneType'),
+        ('asn:leaf:1', True, 'expected a string or an integer, got bool'),
+        ('gateway:leaf:1', '10.0.0.1', f'unknown allocation kind "gateway" (known: {", ".join(KNOWN_KINDS)})'),
+        ('loopback', '10.0.0.1/32', '"loopback" is not an allocation key (<kind>:<what>, like loopback:leaf:1)'),
+        ('loopback:leaf:1', '10.255.0.5/24', '"10.255.0.5/24" is not an IPv4 /32 address'),
+        ('loopback:leaf:1', '10.255.0.5', '"10.255.0.5" is not an IPv4 /32 address'),
+        ('vtep:leaf:1', '2001:db8::1/128', '"2001:db8::1/128" is not an IPv4 /32 address'),
+        ('uplink:leaf:1:spine:1:1', '10.255.2.1/31', '"10.255.2.1/31" is not an IPv4 /31 prefix'),
+        ('mlag:leaf:1', 'ten', '"ten" is not an IPv4 /31 prefix'),
+        ('asn:leaf:1', '0x10', '"0x10" is not an ASN (1–4294967295)'),
+        ('asn:leaf:1', 0, '"0" is not an ASN (1–4294967295)'),
+        ('asn:leaf:1', 4294967296, '"4294967296" is not an ASN (1–4294967295)'),
+        ('port:leaf:1:server:1', ' ', '" " is not a port name'),
+        ('lag:leaf:1:server:1', '4095', '"4095" is not a LAG number (1–4094)'),
+        (
+            'esi:leaf:1:server:1',
+            '00:11:22:33:44:55:66:77:88',
+            '"00:11:22:33:44:55:66:77:88" is not an ESI (10 colon-separated hex bytes)',
+        ),
+        ('subnet:leaf:1:vlan:10', '10.1.0.1/24', '"10.1.0.1/24" is not an IPv4 prefix'),
+    ],
+)
+def test_previous_allocation_that_its_kind_cannot_hold(key, value, message):
+    e = previous_rejected({'allocations': {key: value}})
+    assert (e.field, e.message) == (f'previous.allocations.{key}', message)
+
+
+def test_previous_allocation_key_that_is_not_a_string():
+    e = previous_rejected({'allocations': {7: '10.0.0.1/32'}})
+    assert (e.field, e.message) == ('previous.allocations.7', 'an allocation key is a string, got int')
+
+
+def test_previous_allocations_of_the_new_kinds():
+    allocations = {
+        'port:leaf:1:server:1': 'Ethernet1',
+        'lag:leaf:1:server:1': '1',
+        'esi:leaf:1:server:1': '00:11:22:33:44:55:66:77:88:99',
+        'subnet:leaf:1:vlan:10': '10.1.0.0/24',
+    }
+    assert check_previous({'allocations': allocations}) == allocations
+
+
+def test_empty_key_is_named():
+    """Found by test_fuzz: an empty key made an error with an empty field."""
+    spec = example('routed')
+    spec['nics'][''] = 1
+    e = rejected(spec)
+    assert (e.field, e.message) == ("nics.''", 'unknown key (known: count, speed, rdma_count, rdma_speed)')
