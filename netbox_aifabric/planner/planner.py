@@ -238,27 +238,20 @@ def _rdma_ports(spec: FabricSpec, server) -> list[tuple[int, int, str]]:
     return out
 
 
+def _uplink_ports(spec: FabricSpec, leaf: int, spine: int, n: int):
+    """The leaf and spine port requests of uplink ``n`` between ``leaf`` and ``spine``."""
+    p = spec.maximums.parallel_uplinks
+    yield f'port:leaf:{leaf}:uplink:{spine}:{n}', 'leaf', leaf, 'uplink', (spine - 1) * p + n - 1
+    yield f'port:spine:{spine}:downlink:{leaf}:{n}', 'spine', spine, 'downlink', (leaf - 1) * p + n - 1
+
+
 def _port_requests(spec: FabricSpec):
     """Every switch port to allocate: (key, role, node id, use, preferred index), in a fixed order."""
-    p = spec.maximums.parallel_uplinks
     spines = sorted(spec.spines, key=lambda n: n.id)
     for leaf in sorted(spec.leaves, key=lambda n: n.id):
         for spine in spines:
             for n in range(1, spec.uplinks_per_spine + 1):
-                yield (
-                    f'port:leaf:{leaf.id}:uplink:{spine.id}:{n}',
-                    'leaf',
-                    leaf.id,
-                    'uplink',
-                    (spine.id - 1) * p + n - 1,
-                )
-                yield (
-                    f'port:spine:{spine.id}:downlink:{leaf.id}:{n}',
-                    'spine',
-                    spine.id,
-                    'downlink',
-                    (leaf.id - 1) * p + n - 1,
-                )
+                yield from _uplink_ports(spec, leaf.id, spine.id, n)
     members = len(spec.leaf_platform.peer_link_interfaces())
     for pair in sorted(tuple(sorted(pair)) for pair in spec.mlag_pairs):
         for leaf in pair:
@@ -465,16 +458,13 @@ def _uplinks(spec, spines, leaves, state, pools, ports):
     speed = (
         link_speed('spine_platform.downlink_ports', leaf_p.uplink_ports, spine_p.downlink_ports, '') if spines else 0
     )
-    p = spec.maximums.parallel_uplinks
     for leaf in leaves:
         for spine in spines:
             for n in range(1, spec.uplinks_per_spine + 1):
                 subnet, spine_address, leaf_address = _ends(state, f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}')
-                # the same keys and preferred indexes as _port_requests
-                leaf_key = f'port:leaf:{leaf.id}:uplink:{spine.id}:{n}'
-                leaf_port = _port(state, ports, leaf_key, 'leaf', leaf.id, 'uplink', (spine.id - 1) * p + n - 1)
-                spine_key = f'port:spine:{spine.id}:downlink:{leaf.id}:{n}'
-                spine_port = _port(state, ports, spine_key, 'spine', spine.id, 'downlink', (leaf.id - 1) * p + n - 1)
+                leaf_port, spine_port = (
+                    _port(state, ports, *request) for request in _uplink_ports(spec, leaf.id, spine.id, n)
+                )
                 yield Link(
                     'uplink', spine.name, spine_port, leaf.name, leaf_port, speed, subnet, spine_address, leaf_address
                 )
