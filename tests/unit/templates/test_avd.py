@@ -54,7 +54,14 @@ def test_spine_has_no_vlans_or_vxlan():
     assert '   neighbor 10.255.2.1 remote-as 65101' in eos
 
 
-def test_routed_leaf_has_no_mlag():
-    eos = '\n'.join(lines('routed', 'leaf1'))
-    assert 'mlag configuration' not in eos
+def test_routed_leaf_pair_has_mlag_and_rack_gateways():
+    ctx = guide_contexts('routed')['leaf1']
+    eos = lines('routed', 'leaf1')
+    assert 'mlag configuration' in eos
     assert 'interface Vxlan1' not in eos
+    for vlan in ctx['vlans']:
+        assert (f'interface Vlan{vlan["vid"]}' in eos) == bool(vlan['gateway'])
+        if vlan['gateway']:
+            assert f'   ip address virtual {vlan["gateway"]}' in eos
+    assert f'ip virtual-router mac-address {ctx["mlag"]["anycast_gateway_mac"]}' in eos
+

@@ -34,8 +34,12 @@ CASES = [(design, device) for design in DESIGNS for device in SWITCHES if device
 # What the guide's contexts imply, per case: BGP_NEIGHBOR address → (remote ASN, peer), L2VNI per VLAN, L3VNI per VRF.
 NEIGHBORS = {
     ('mlag', 'leaf1'): {'10.255.3.1': ('65101', 'leaf2')},
-    ('routed', 'spine1'): {'10.255.2.1': ('65101', 'leaf1'), '10.255.2.17': ('65102', 'leaf2')},
-    ('routed', 'leaf1'): {'10.255.2.0': ('65100', 'spine1'), '10.255.2.4': ('65100', 'spine2')},
+    ('routed', 'spine1'): {'10.255.2.1': ('65101', 'leaf1'), '10.255.2.17': ('65101', 'leaf2')},
+    ('routed', 'leaf1'): {
+        '10.255.2.0': ('65100', 'spine1'),
+        '10.255.2.4': ('65100', 'spine2'),
+        '10.255.3.1': ('65101', 'leaf2'),
+    },
     ('evpn-vxlan', 'spine1'): {'10.255.2.1': ('65101', 'leaf1'), '10.255.2.17': ('65101', 'leaf2')},
     ('evpn-vxlan', 'leaf1'): {
         '10.255.2.0': ('65100', 'spine1'),
@@ -61,7 +65,7 @@ FRR_LINES = {
         'router bgp 65100',
         ' neighbor 10.255.2.1 remote-as 65101',
         ' neighbor 10.255.2.1 peer-group UNDERLAY',
-        ' neighbor 10.255.2.17 remote-as 65102',
+        ' neighbor 10.255.2.17 remote-as 65101',
         ' neighbor 10.255.2.17 peer-group UNDERLAY',
         '  network 10.255.0.1/32',
     ],
@@ -71,8 +75,12 @@ FRR_LINES = {
         ' neighbor 10.255.2.0 peer-group UNDERLAY',
         ' neighbor 10.255.2.4 remote-as 65100',
         ' neighbor 10.255.2.4 peer-group UNDERLAY',
+        ' neighbor MLAG-PEER peer-group',
+        ' neighbor 10.255.3.1 remote-as 65101',
+        ' neighbor 10.255.3.1 peer-group MLAG-PEER',
+        '  neighbor MLAG-PEER next-hop-self',
         '  network 10.255.0.5/32',
-        '  network 198.51.100.0/24',
+        '  network 198.51.100.0/27',
     ],
     ('evpn-vxlan', 'spine1'): [
         'router bgp 65100',
@@ -125,7 +133,7 @@ FRR_LINES = {
 FRR_ABSENT = {
     ('mlag', 'leaf1'): ['address-family l2vpn evpn', ' neighbor OVERLAY peer-group', 'router ospf'],
     ('routed', 'spine1'): ['address-family l2vpn evpn', ' neighbor MLAG-PEER peer-group', 'router ospf'],
-    ('routed', 'leaf1'): ['address-family l2vpn evpn', ' neighbor MLAG-PEER peer-group', 'exit-vrf'],
+    ('routed', 'leaf1'): ['address-family l2vpn evpn', 'exit-vrf', 'router ospf', '  network 198.51.100.0/24'],
     ('evpn-vxlan', 'spine1'): ['  advertise-all-vni', 'exit-vrf', ' neighbor MLAG-PEER peer-group'],
     ('evpn-vxlan', 'leaf1'): [
         '  neighbor OVERLAY attribute-unchanged next-hop',
@@ -379,7 +387,8 @@ def test_sonic_evpn_leaf():
 def test_sonic_design_tables(design, device):
     _, db = sonic(design, device)
     evpn_leaf = (design, device) == ('evpn-vxlan', 'leaf1')
-    mlag = design in ('mlag', 'evpn-vxlan') and device == 'leaf1'
+    mlag = device == 'leaf1'  # every design's leaf1 is one of an MLAG pair in the guide
+    assert mlag == bool(context(design, device)['mlag'])
     assert ('VXLAN_TUNNEL' in db) == ('VRF' in db) == evpn_leaf
     assert ('MCLAG_DOMAIN' in db) == mlag
     assert ('VLAN' in db) == ('PORTCHANNEL' in db) == (device == 'leaf1')
