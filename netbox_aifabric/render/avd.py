@@ -88,12 +88,14 @@ def avd_structured_config(context: dict) -> dict:
         'ethernet_interfaces': [_ethernet(port, qos) for port in context['interfaces']],
     }
     vlans = [{'id': v['vid'], 'name': v['name']} for v in context['vlans']]
+    # An anycast gateway (VARP) on an MLAG pair or an EVPN leaf; a single leaf's gateway is its own address.
+    gateway_key = 'ip_address_virtual' if mlag or context['vrfs'] else 'ip_address'
     svis = [
         {
             'name': f'Vlan{v["vid"]}',
             'description': v['name'],
             'shutdown': False,
-            'ip_address_virtual': v['gateway'],
+            gateway_key: v['gateway'],
             'mtu': min(v['mtu'], EOS_MAX_MTU),
             **({'vrf': v['vrf']} if v['vrf'] and context['vrfs'] else {}),
         }

@@ -5,7 +5,7 @@ import pytest
 
 from netbox_aifabric.render.avd import avd_structured_config
 
-from ...render_fixtures import DESIGNS, guide_contexts
+from ...render_fixtures import DESIGNS, guide_contexts, single_leaf_racks
 from .helpers import check_golden
 
 pyavd = pytest.importorskip('pyavd', reason='pyavd comes with the dev and benchmark extras')
@@ -65,3 +65,14 @@ def test_routed_leaf_pair_has_mlag_and_rack_gateways():
             assert f'   ip address virtual {vlan["gateway"]}' in eos
     assert f'ip virtual-router mac-address {ctx["mlag"]["anycast_gateway_mac"]}' in eos
 
+
+def test_single_leaf_rack_has_plain_gateways():
+    """A rack of one leaf (no MLAG, no EVPN): its gateways are the switch's own addresses, no VARP."""
+    ctx = single_leaf_racks()['leaf1']
+    config = avd_structured_config(ctx)
+    result = pyavd.validate_structured_config(config)
+    assert [v.message for v in result.validation_result.violations] == []
+    eos = pyavd.get_device_config(config).splitlines()
+    gateways = [v['gateway'] for v in ctx['vlans'] if v['gateway']]
+    assert gateways and all(f'   ip address {gateway}' in eos for gateway in gateways)
+    assert not [line for line in eos if 'virtual' in line]
