@@ -5,12 +5,14 @@ import pytest
 
 from netbox_aifabric.render.avd import avd_structured_config
 
-from ...render_fixtures import DESIGNS, guide_contexts, single_leaf_racks
+from ...render_fixtures import GUIDES, guide_contexts, single_leaf_racks
 from .helpers import check_golden
 
 pyavd = pytest.importorskip('pyavd', reason='pyavd comes with the dev and benchmark extras')
 
-SWITCHES = [(design, name) for design in DESIGNS for name in ('spine1', 'leaf1') if name in guide_contexts(design)]
+pytestmark = pytest.mark.pure
+
+SWITCHES = [(design, name) for design in GUIDES for name in ('spine1', 'leaf1') if name in guide_contexts(design)]
 
 
 @pytest.mark.parametrize(('design', 'name'), SWITCHES)

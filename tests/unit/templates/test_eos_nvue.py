@@ -9,7 +9,7 @@ import yaml
 
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.render.context import build_contexts
-from tests.render_fixtures import DESIGNS, ROOT, guide_contexts, guide_intent, single_leaf_racks
+from tests.render_fixtures import DESIGNS, GUIDES, ROOT, guide_contexts, guide_intent, single_leaf_racks
 
 from .helpers import TEMPLATES, check_golden, render
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.pure
 EOS = 'eos/eos.cfg.j2'
 NVUE = 'cumulus/startup.yaml.j2'
 # The MLAG design has no spines (one rack, room for two later): its leaf only.
-CASES = [(design, device) for design in DESIGNS for device in ('spine1', 'leaf1') if device in guide_contexts(design)]
+CASES = [(design, device) for design in GUIDES for device in ('spine1', 'leaf1') if device in guide_contexts(design)]
 ECN_LINE = 'random-detect ecn minimum-threshold {min} bytes maximum-threshold {max} bytes max-mark-probability {p}'
 
 
@@ -79,6 +79,8 @@ def test_cases_cover_every_design():
         ('routed', 'leaf1'),
         ('evpn-vxlan', 'spine1'),
         ('evpn-vxlan', 'leaf1'),
+        ('evpn-mh', 'spine1'),
+        ('evpn-mh', 'leaf1'),
     ]
 
 
@@ -340,7 +342,8 @@ def test_nvue_vnis_are_the_contexts(design, device):
             assert vxlan['source']['address'] == ctx['router_id']
         else:
             assert vxlan['source']['address'] == ctx['vtep'].split('/')[0]
-        assert config['evpn'] == {'enable': True}
+        multihoming = {'multihoming': {'enable': True}} if ctx['evpn_mh'] else {}
+        assert config['evpn'] == {'enable': True, **multihoming}
     else:
         assert 'nve' not in config
 
