@@ -14,9 +14,10 @@ import yaml
 from extras.models import ConfigTemplate
 
 from netbox_aifabric.render.avd import avd_structured_config
+from netbox_aifabric.render.context import build_contexts
 from netbox_aifabric.render.filters import UnsupportedFeature
 from tests.frr import check_frr_config, frr_available
-from tests.render_fixtures import guide_contexts
+from tests.render_fixtures import guide_contexts, guide_intent, guide_spec, plan_of
 
 from .helpers import render
 from .segments import check_segments, esi_parts
@@ -273,3 +274,22 @@ def test_check_segments_catches_other_mistakes():
     assert 'leaf1: its pair leaf2 does not name it as its EVPN multihoming peer' in problems
     assert 'leaf2: its pair leaf3 does not name it as its EVPN multihoming peer' in problems
     assert any(p.startswith('leaf2: evpn_mh.segments') for p in problems)
+
+
+def test_frr_ospf_underlay_keeps_one_block_per_uplink():
+    """With an OSPF underlay an uplink's OSPF and ``evpn mh uplink`` lines share its one interface block."""
+    raw = guide_spec('evpn-mh')
+    raw['underlay'] = 'ospf'
+    intent = guide_intent('evpn-vxlan')
+    intent['fabric']['underlay'] = 'ospf'
+    ctx = build_contexts(plan_of(raw), intent)['leaf1']
+    text = render(FRR, ctx)
+    for iface in (i for i in ctx['interfaces'] if i['kind'] == 'uplink'):
+        assert text.count(f'interface {iface["name"]}\n') == 1
+        assert block(text, f'interface {iface["name"]}')[1:] == [
+            f' ip ospf area {ctx["ospf"]["area"]}',
+            ' ip ospf network point-to-point',
+            ' evpn mh uplink',
+        ]
+    if frr_available():
+        assert check_frr_config(text).ok
