@@ -1,8 +1,9 @@
 """Per-device ``aifabric`` contexts of the guide's cluster without a database, for template and export tests.
 
-The plan comes from ``examples/guide-<design>.yaml``; the intent from the plugin's own seed data: the guide's five
-traffic classes (``netbox_aifabric/data/traffic_classes.json``) and the NVIDIA Cumulus lossless RoCE preset
-(``netbox_aifabric/data/qos_presets.json``) — what the demo loads into NetBox.
+The plan comes from ``examples/guide-<name>.yaml`` (one per design, ``DESIGNS``, and the variants of a design,
+``VARIANTS``: ``evpn-mh`` is the EVPN/VXLAN design with an EVPN multihoming pair); the intent from the plugin's own
+seed data: the guide's five traffic classes (``netbox_aifabric/data/traffic_classes.json``) and the NVIDIA Cumulus
+lossless RoCE preset (``netbox_aifabric/data/qos_presets.json``) — what the demo loads into NetBox.
 """
 
 import json
@@ -14,11 +15,26 @@ import yaml
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.render.context import build_contexts
 
-__all__ = ('DESIGNS', 'guide_contexts', 'guide_intent')
+__all__ = (
+    'DESIGNS',
+    'GUIDES',
+    'VARIANTS',
+    'contexts_of',
+    'design_of',
+    'guide_contexts',
+    'guide_intent',
+    'guide_spec',
+    'plan_of',
+    'single_leaf_racks',
+    'single_leaf_racks_spec',
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / 'netbox_aifabric' / 'data'
 DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
+# Guide examples beyond one per design: name (examples/guide-<name>.yaml) → the fabric design it is an example of.
+VARIANTS = {'evpn-mh': 'evpn-vxlan'}  # EVPN multihoming: an ESI-LAG pair instead of MLAG
+GUIDES = (*DESIGNS, *VARIANTS)
 QOS_PRESET = 'nvidia-cumulus-lossless'
 
 
@@ -75,12 +91,52 @@ def guide_intent(design: str) -> dict:
     }
 
 
+def guide_spec(guide: str) -> dict:
+    """The spec ``examples/guide-<guide>.yaml`` as a dict (a fresh copy each call, to change for a variant)."""
+    return yaml.safe_load((ROOT / 'examples' / f'guide-{guide}.yaml').read_text())
+
+
+def plan_of(raw: dict):
+    """The plan of a spec dict (``guide_spec``'s or a variant of it)."""
+    return plan_fabric(load_spec(raw))
+
+
+def contexts_of(raw: dict, design: str) -> dict:
+    """``{device name: context}`` of a spec dict, with the guide's intent for ``design``."""
+    return build_contexts(plan_of(raw), guide_intent(design))
+
+
+def design_of(guide: str) -> str:
+    """The fabric design of a guide example (``evpn-mh`` → ``evpn-vxlan``)."""
+    return VARIANTS.get(guide, guide)
+
+
 @cache
-def _contexts(design: str) -> str:
-    spec = load_spec(yaml.safe_load((ROOT / 'examples' / f'guide-{design}.yaml').read_text()))
-    return json.dumps(build_contexts(plan_fabric(spec), guide_intent(design)))
+def _contexts(guide: str) -> str:
+    return json.dumps(contexts_of(guide_spec(guide), design_of(guide)))
 
 
-def guide_contexts(design: str) -> dict:
-    """``{device name: context}`` (a fresh copy each call) for the guide's cluster in ``design``."""
-    return json.loads(_contexts(design))
+def guide_contexts(guide: str) -> dict:
+    """``{device name: context}`` (a fresh copy each call) for the guide's cluster in ``guide`` (a design or a
+    variant of ``VARIANTS``)."""
+    return json.loads(_contexts(guide))
+
+
+def single_leaf_racks_spec() -> dict:
+    """The routed guide without its MLAG pair: each leaf a rack of its own, each server with one NIC on one leaf."""
+    raw = guide_spec('routed')
+    del raw['mlag_pairs'], raw['pools']['mlag_peer'], raw['leaf_platform']['peer_link_ports']
+    raw['nics']['count'] = 1
+    for server in raw['servers']:
+        server['leaves'] = [server['id'] % 2 + 1]
+    return raw
+
+
+@cache
+def _single_leaf_racks() -> str:
+    return json.dumps(contexts_of(single_leaf_racks_spec(), 'routed'))
+
+
+def single_leaf_racks() -> dict:
+    """``{device name: context}`` of ``single_leaf_racks_spec`` (a fresh copy each call)."""
+    return json.loads(_single_leaf_racks())

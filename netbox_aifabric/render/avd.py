@@ -2,15 +2,16 @@
 teams that render their configs with AVD. Pure: a context in, a dict out; the tests validate it with
 ``pyavd.validate_structured_config`` and render it with ``pyavd.get_device_config``.
 
-Mapped: hostname, routing model, loopbacks, VLANs, VRFs, anycast gateways (``ip address virtual``), routed and
-switched Ethernet ports, server bonds and the MLAG peer link (port-channels with trunk groups), MLAG (peer
-SVI ``Vlan4094``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN VLANs and VRFs with
-RD/RT), OSPF underlay, QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the PFC watchdog's
-timeout, polling interval, recovery time and drop action). Not mapped: ECN/WRED thresholds and scheduler weights (AVD
-models them through platform-specific QoS profiles), and the management-plane ACLs.
+Mapped: hostname, routing model, loopbacks, VLANs, VRFs, anycast gateways (``ip address virtual`` on an MLAG pair or
+an EVPN leaf, else a plain address), routed and switched Ethernet ports, server bonds and the MLAG peer link
+(port-channels with trunk groups), MLAG (peer SVI ``Vlan4094``), EVPN multihoming (each bond's
+``evpn_ethernet_segment`` and ``lacp_id``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN
+VLANs and VRFs with RD/RT), OSPF underlay, QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the
+PFC watchdog's timeout, polling interval, recovery time and drop action). Not mapped: ECN/WRED thresholds and
+scheduler weights (AVD models them through platform-specific QoS profiles), and the management-plane ACLs.
 """
 
-from .filters import seconds
+from .filters import eos_esi, eos_mac, seconds
 
 __all__ = ('EOS_MAX_MTU', 'MLAG_PEER_VLAN', 'avd_structured_config')
 
@@ -73,6 +74,15 @@ def _watchdog(watchdog):
     return entry
 
 
+def _ethernet_segment(lag):
+    """An EVPN multihoming bond's Ethernet segment as AVD's port-channel keys: EOS's type-0 identifier made of the
+    context's type-3 ESI (``aifabric_eos_esi``), the ES-import route target and the LACP system id (the ESI's MAC)."""
+    return {
+        'evpn_ethernet_segment': {'identifier': eos_esi(lag['esi']), 'route_target': lag['es_import_rt']},
+        'lacp_id': eos_mac(lag['es_sys_mac']),
+    }
+
+
 def avd_structured_config(context: dict) -> dict:
     """AVD ``eos_cli_config_gen`` structured config of one switch (spine or leaf) from its ``aifabric`` context."""
     mlag = context['mlag']
@@ -88,12 +98,14 @@ def avd_structured_config(context: dict) -> dict:
         'ethernet_interfaces': [_ethernet(port, qos) for port in context['interfaces']],
     }
     vlans = [{'id': v['vid'], 'name': v['name']} for v in context['vlans']]
+    # An anycast gateway (VARP) on an MLAG pair or an EVPN leaf; a single leaf's gateway is its own address.
+    gateway_key = 'ip_address_virtual' if mlag or context['vrfs'] else 'ip_address'
     svis = [
         {
             'name': f'Vlan{v["vid"]}',
             'description': v['name'],
             'shutdown': False,
-            'ip_address_virtual': v['gateway'],
+            gateway_key: v['gateway'],
             'mtu': min(v['mtu'], EOS_MAX_MTU),
             **({'vrf': v['vrf']} if v['vrf'] and context['vrfs'] else {}),
         }
@@ -108,6 +120,8 @@ def avd_structured_config(context: dict) -> dict:
             entry['switchport'] = switchport
         if mlag is not None and not peer_link:
             entry['mlag'] = _lag_id(lag['name'])
+        if context['evpn_mh'] and lag.get('esi'):
+            entry.update(_ethernet_segment(lag))
         port_channels.append(entry)
     if port_channels:
         config['port_channel_interfaces'] = port_channels

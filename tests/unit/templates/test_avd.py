@@ -5,12 +5,14 @@ import pytest
 
 from netbox_aifabric.render.avd import avd_structured_config
 
-from ...render_fixtures import DESIGNS, guide_contexts
+from ...render_fixtures import GUIDES, guide_contexts, single_leaf_racks
 from .helpers import check_golden
 
 pyavd = pytest.importorskip('pyavd', reason='pyavd comes with the dev and benchmark extras')
 
-SWITCHES = [(design, name) for design in DESIGNS for name in ('spine1', 'leaf1') if name in guide_contexts(design)]
+pytestmark = pytest.mark.pure
+
+SWITCHES = [(design, name) for design in GUIDES for name in ('spine1', 'leaf1') if name in guide_contexts(design)]
 
 
 @pytest.mark.parametrize(('design', 'name'), SWITCHES)
@@ -54,7 +56,25 @@ def test_spine_has_no_vlans_or_vxlan():
     assert '   neighbor 10.255.2.1 remote-as 65101' in eos
 
 
-def test_routed_leaf_has_no_mlag():
-    eos = '\n'.join(lines('routed', 'leaf1'))
-    assert 'mlag configuration' not in eos
+def test_routed_leaf_pair_has_mlag_and_rack_gateways():
+    ctx = guide_contexts('routed')['leaf1']
+    eos = lines('routed', 'leaf1')
+    assert 'mlag configuration' in eos
     assert 'interface Vxlan1' not in eos
+    for vlan in ctx['vlans']:
+        assert (f'interface Vlan{vlan["vid"]}' in eos) == bool(vlan['gateway'])
+        if vlan['gateway']:
+            assert f'   ip address virtual {vlan["gateway"]}' in eos
+    assert f'ip virtual-router mac-address {ctx["mlag"]["anycast_gateway_mac"]}' in eos
+
+
+def test_single_leaf_rack_has_plain_gateways():
+    """A rack of one leaf (no MLAG, no EVPN): its gateways are the switch's own addresses, no VARP."""
+    ctx = single_leaf_racks()['leaf1']
+    config = avd_structured_config(ctx)
+    result = pyavd.validate_structured_config(config)
+    assert [v.message for v in result.validation_result.violations] == []
+    eos = pyavd.get_device_config(config).splitlines()
+    gateways = [v['gateway'] for v in ctx['vlans'] if v['gateway']]
+    assert gateways and all(f'   ip address {gateway}' in eos for gateway in gateways)
+    assert not [line for line in eos if 'virtual' in line]

@@ -9,7 +9,7 @@ import yaml
 
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.render.context import build_contexts
-from tests.render_fixtures import DESIGNS, ROOT, guide_contexts, guide_intent
+from tests.render_fixtures import DESIGNS, GUIDES, ROOT, guide_contexts, guide_intent, single_leaf_racks
 
 from .helpers import TEMPLATES, check_golden, render
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.pure
 EOS = 'eos/eos.cfg.j2'
 NVUE = 'cumulus/startup.yaml.j2'
 # The MLAG design has no spines (one rack, room for two later): its leaf only.
-CASES = [(design, device) for design in DESIGNS for device in ('spine1', 'leaf1') if device in guide_contexts(design)]
+CASES = [(design, device) for design in GUIDES for device in ('spine1', 'leaf1') if device in guide_contexts(design)]
 ECN_LINE = 'random-detect ecn minimum-threshold {min} bytes maximum-threshold {max} bytes max-mark-probability {p}'
 
 
@@ -79,6 +79,8 @@ def test_cases_cover_every_design():
         ('routed', 'leaf1'),
         ('evpn-vxlan', 'spine1'),
         ('evpn-vxlan', 'leaf1'),
+        ('evpn-mh', 'spine1'),
+        ('evpn-mh', 'leaf1'),
     ]
 
 
@@ -222,7 +224,7 @@ def test_eos_evpn_leaf1():
     assert block(config, 'interface Loopback1') == ['   description vtep', '   ip address 10.255.1.1/32']
 
 
-@pytest.mark.parametrize('design', ['mlag', 'evpn-vxlan'])
+@pytest.mark.parametrize('design', DESIGNS)
 def test_eos_mlag_pair(design):
     config = eos(context(design, 'leaf1'))
     assert block(config, 'mlag configuration') == [
@@ -244,12 +246,29 @@ def test_eos_mlag_pair(design):
     assert block(config, 'interface Ethernet73')[2] == '   channel-group 1000 mode active'
 
 
-def test_eos_routed_leaf_has_no_mlag_and_plain_gateways():
-    config = eos(context('routed', 'leaf1'))
-    assert 'mlag' not in config
-    assert 'virtual' not in config
-    assert block(config, 'interface Vlan20')[-1] == '   ip address 198.51.100.1/24'
-    assert block(config, 'interface Vlan10')[-2:] == ['   vrf MGMT', '   ip address 192.0.2.1/24']
+def test_eos_routed_leaf_pair_has_rack_gateways():
+    ctx = context('routed', 'leaf1')
+    config = eos(ctx)
+    gateway = {v['vid']: v['gateway'] for v in ctx['vlans']}
+    assert gateway[20].endswith('/27')  # the rack's share of the class's /24
+    assert block(config, 'interface Vlan20')[-1] == f'   ip address virtual {gateway[20]}'
+    assert block(config, 'interface Vlan10')[-2:] == ['   vrf MGMT', f'   ip address virtual {gateway[10]}']
+    assert gateway[40] is None and 'interface Vlan40' not in config.splitlines()  # RDMA is not routed
+    assert f'ip virtual-router mac-address {ctx["mlag"]["anycast_gateway_mac"]}' in config.splitlines()
+    assert 'Vxlan1' not in config
+
+
+def test_eos_single_leaf_racks_have_plain_gateways():
+    subnets = set()
+    for name in ('leaf1', 'leaf2'):
+        ctx = single_leaf_racks()[name]
+        config = eos(ctx)
+        assert 'mlag' not in config and 'virtual' not in config
+        gateway = {v['vid']: v['gateway'] for v in ctx['vlans']}
+        assert block(config, 'interface Vlan20')[-1] == f'   ip address {gateway[20]}'
+        assert block(config, 'interface Vlan10')[-2:] == ['   vrf MGMT', f'   ip address {gateway[10]}']
+        subnets.add(gateway[20])
+    assert len(subnets) == 2  # a rack each: two subnets of the class
 
 
 @pytest.mark.parametrize('design', ['routed', 'evpn-vxlan'])
@@ -323,7 +342,8 @@ def test_nvue_vnis_are_the_contexts(design, device):
             assert vxlan['source']['address'] == ctx['router_id']
         else:
             assert vxlan['source']['address'] == ctx['vtep'].split('/')[0]
-        assert config['evpn'] == {'enable': True}
+        multihoming = {'multihoming': {'enable': True}} if ctx['evpn_mh'] else {}
+        assert config['evpn'] == {'enable': True, **multihoming}
     else:
         assert 'nve' not in config
 
@@ -357,9 +377,10 @@ def test_nvue_interfaces(design, device):
     assert set(svis) == {f'vlan{v["vid"]}' for v in ctx['vlans'] if v['gateway']}
 
 
-@pytest.mark.parametrize('design', ['mlag', 'evpn-vxlan'])
+@pytest.mark.parametrize('design', DESIGNS)
 def test_nvue_mlag_pair(design):
-    config = nvue(context(design, 'leaf1'))
+    ctx = context(design, 'leaf1')
+    config = nvue(ctx)
     assert config['mlag'] == {'enable': True, 'peer-ip': '10.255.3.1', 'priority': 1000}
     assert config['interface']['peerlink.4094'] == {
         'type': 'sub',
@@ -368,7 +389,8 @@ def test_nvue_mlag_pair(design):
         'ip': {'address': {'10.255.3.0/31': {}}},
     }
     vrr = config['interface']['vlan20']['ip']['vrr']
-    assert vrr['address'] == {'198.51.100.1/24': {}} and vrr['state'] == {'up': {}}
+    gateway = next(v['gateway'] for v in ctx['vlans'] if v['vid'] == 20)
+    assert vrr['address'] == {gateway: {}} and vrr['state'] == {'up': {}}
     assert config['router']['vrr'] == {'enable': True}
     assert nvue(context(design, 'leaf2'))['mlag']['priority'] == 2000
 
@@ -454,7 +476,8 @@ def test_ospf_underlay():
     ]
     assert block(config, 'interface Loopback0')[-1] == '   ip ospf area 0.0.0.0'
     yml = nvue(routed['leaf1'])
-    assert yml['router'] == {'ospf': {'enable': True, 'router-id': '10.255.0.5'}}
+    assert yml['router']['ospf'] == {'enable': True, 'router-id': '10.255.0.5'}
+    assert set(yml['router']) == {'ospf', 'vrr'}  # the routed rack is an MLAG pair: VRR gateways
     assert yml['interface']['swp65']['router']['ospf'] == {
         'enable': True,
         'area': '0.0.0.0',

@@ -18,7 +18,7 @@ import yaml
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.render.context import build_contexts
 from tests.frr import check_frr_config, frr_available
-from tests.render_fixtures import DESIGNS, ROOT, guide_contexts, guide_intent
+from tests.render_fixtures import GUIDES, ROOT, guide_contexts, guide_intent
 
 from .helpers import TEMPLATES, check_golden, render
 
@@ -27,21 +27,40 @@ pytestmark = pytest.mark.pure
 FRR = 'frr/frr.conf.j2'
 SONIC = 'sonic/config_db.json.j2'
 SWITCHES = ('spine1', 'leaf1')
-# The plugin's address filter and Jinja built-ins that only print, rename or select context values.
-ALLOWED_FILTERS = {'aifabric_ip_host', 'tojson', 'replace', 'join', 'sum', 'int', 'list', 'selectattr', 'rejectattr'}
-CASES = [(design, device) for design in DESIGNS for device in SWITCHES if device in guide_contexts(design)]
+# The plugin's address filter, its refusal of what the NOS cannot configure (aifabric_unsupported) and Jinja built-ins
+# that only print, rename or select context values.
+ALLOWED_FILTERS = {
+    'aifabric_ip_host',
+    'aifabric_unsupported',
+    'tojson',
+    'replace',
+    'join',
+    'sum',
+    'int',
+    'list',
+    'selectattr',
+    'rejectattr',
+}
+CASES = [(design, device) for design in GUIDES for device in SWITCHES if device in guide_contexts(design)]
+# SONiC refuses the leaves of an EVPN multihoming pair (test_evpn_mh.py): its cases are the others.
+SONIC_CASES = [(design, device) for design, device in CASES if not guide_contexts(design)[device]['evpn_mh']]
 
 # What the guide's contexts imply, per case: BGP_NEIGHBOR address → (remote ASN, peer), L2VNI per VLAN, L3VNI per VRF.
 NEIGHBORS = {
     ('mlag', 'leaf1'): {'10.255.3.1': ('65101', 'leaf2')},
-    ('routed', 'spine1'): {'10.255.2.1': ('65101', 'leaf1'), '10.255.2.17': ('65102', 'leaf2')},
-    ('routed', 'leaf1'): {'10.255.2.0': ('65100', 'spine1'), '10.255.2.4': ('65100', 'spine2')},
+    ('routed', 'spine1'): {'10.255.2.1': ('65101', 'leaf1'), '10.255.2.17': ('65101', 'leaf2')},
+    ('routed', 'leaf1'): {
+        '10.255.2.0': ('65100', 'spine1'),
+        '10.255.2.4': ('65100', 'spine2'),
+        '10.255.3.1': ('65101', 'leaf2'),
+    },
     ('evpn-vxlan', 'spine1'): {'10.255.2.1': ('65101', 'leaf1'), '10.255.2.17': ('65101', 'leaf2')},
     ('evpn-vxlan', 'leaf1'): {
         '10.255.2.0': ('65100', 'spine1'),
         '10.255.2.4': ('65100', 'spine2'),
         '10.255.3.1': ('65101', 'leaf2'),
     },
+    ('evpn-mh', 'spine1'): {'10.255.2.1': ('65101', 'leaf1'), '10.255.2.17': ('65102', 'leaf2')},
 }
 L2VNIS = {10: '10010', 20: '10020', 30: '10030', 40: '10040', 50: '10050'}
 
@@ -61,7 +80,7 @@ FRR_LINES = {
         'router bgp 65100',
         ' neighbor 10.255.2.1 remote-as 65101',
         ' neighbor 10.255.2.1 peer-group UNDERLAY',
-        ' neighbor 10.255.2.17 remote-as 65102',
+        ' neighbor 10.255.2.17 remote-as 65101',
         ' neighbor 10.255.2.17 peer-group UNDERLAY',
         '  network 10.255.0.1/32',
     ],
@@ -71,8 +90,12 @@ FRR_LINES = {
         ' neighbor 10.255.2.0 peer-group UNDERLAY',
         ' neighbor 10.255.2.4 remote-as 65100',
         ' neighbor 10.255.2.4 peer-group UNDERLAY',
+        ' neighbor MLAG-PEER peer-group',
+        ' neighbor 10.255.3.1 remote-as 65101',
+        ' neighbor 10.255.3.1 peer-group MLAG-PEER',
+        '  neighbor MLAG-PEER next-hop-self',
         '  network 10.255.0.5/32',
-        '  network 198.51.100.0/24',
+        '  network 198.51.100.0/27',
     ],
     ('evpn-vxlan', 'spine1'): [
         'router bgp 65100',
@@ -122,16 +145,34 @@ FRR_LINES = {
         '  advertise ipv4 unicast',
     ],
 }
+FRR_LINES[('evpn-mh', 'spine1')] = [
+    'router bgp 65100',
+    ' neighbor 10.255.2.17 remote-as 65102',
+    ' neighbor 10.255.0.6 remote-as 65102',
+    ' neighbor 10.255.0.6 peer-group OVERLAY',
+    '  neighbor OVERLAY attribute-unchanged next-hop',
+]
+# The EVPN multihoming leaf: its own ASN and VTEP, no MLAG peer (the evpn mh lines: test_evpn_mh.py).
+FRR_LINES[('evpn-mh', 'leaf1')] = [
+    'router bgp 65101',
+    'interface Loopback1',
+    ' ip address 10.255.1.1/32',
+    '  network 10.255.1.1/32',
+    ' neighbor 10.255.0.1 peer-group OVERLAY',
+    '  advertise-all-vni',
+]
 FRR_ABSENT = {
     ('mlag', 'leaf1'): ['address-family l2vpn evpn', ' neighbor OVERLAY peer-group', 'router ospf'],
     ('routed', 'spine1'): ['address-family l2vpn evpn', ' neighbor MLAG-PEER peer-group', 'router ospf'],
-    ('routed', 'leaf1'): ['address-family l2vpn evpn', ' neighbor MLAG-PEER peer-group', 'exit-vrf'],
+    ('routed', 'leaf1'): ['address-family l2vpn evpn', 'exit-vrf', 'router ospf', '  network 198.51.100.0/24'],
     ('evpn-vxlan', 'spine1'): ['  advertise-all-vni', 'exit-vrf', ' neighbor MLAG-PEER peer-group'],
     ('evpn-vxlan', 'leaf1'): [
         '  neighbor OVERLAY attribute-unchanged next-hop',
         'router ospf',
         '  network 10.40.0.0/24',
     ],
+    ('evpn-mh', 'spine1'): [' evpn mh uplink', '  advertise-all-vni'],
+    ('evpn-mh', 'leaf1'): [' neighbor MLAG-PEER peer-group', 'router ospf', ' neighbor 10.255.3.1 remote-as 65101'],
 }
 
 
@@ -185,7 +226,10 @@ def test_cases_cover_every_design():
         ('routed', 'leaf1'),
         ('evpn-vxlan', 'spine1'),
         ('evpn-vxlan', 'leaf1'),
+        ('evpn-mh', 'spine1'),
+        ('evpn-mh', 'leaf1'),
     ]
+    assert SONIC_CASES == CASES[:-1]
     assert 'spine1' not in guide_contexts('mlag')  # the MLAG design has no spines yet
 
 
@@ -269,13 +313,13 @@ def sonic(design, device, ctx=None):
     return text, json.loads(text)
 
 
-@pytest.mark.parametrize('design,device', CASES)
+@pytest.mark.parametrize('design,device', SONIC_CASES)
 def test_sonic_golden(design, device):
     text, _ = sonic(design, device)
     check_golden(f'sonic/{design}-{device}.json', text)
 
 
-@pytest.mark.parametrize('design,device', CASES)
+@pytest.mark.parametrize('design,device', SONIC_CASES)
 def test_sonic_common(design, device):
     ctx = context(design, device)
     _, db = sonic(design, device)
@@ -375,11 +419,12 @@ def test_sonic_evpn_leaf():
     }
 
 
-@pytest.mark.parametrize('design,device', CASES)
+@pytest.mark.parametrize('design,device', SONIC_CASES)
 def test_sonic_design_tables(design, device):
     _, db = sonic(design, device)
     evpn_leaf = (design, device) == ('evpn-vxlan', 'leaf1')
-    mlag = design in ('mlag', 'evpn-vxlan') and device == 'leaf1'
+    mlag = device == 'leaf1'  # every design's leaf1 is one of an MLAG pair in the guide
+    assert mlag == bool(context(design, device)['mlag'])
     assert ('VXLAN_TUNNEL' in db) == ('VRF' in db) == evpn_leaf
     assert ('MCLAG_DOMAIN' in db) == mlag
     assert ('VLAN' in db) == ('PORTCHANNEL' in db) == (device == 'leaf1')
