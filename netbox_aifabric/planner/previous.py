@@ -47,7 +47,7 @@ VALUE_CHECKS = {
     'port': (lambda v: bool(v.strip()), 'a port name'),
     'lag': (lambda v: _number(v, 1, 4094), 'a LAG number (1–4094)'),
     'esi': (lambda v: bool(_ESI.fullmatch(v)), 'an ESI (10 colon-separated hex bytes)'),
-    'subnet': (_ipv4, 'an IPv4 prefix'),
+    'subnet': (lambda v: _ipv4(v) and int(v.rsplit('/', 1)[1]) <= 30, 'an IPv4 rack subnet of /30 or shorter'),
 }
 KNOWN_KINDS = tuple(VALUE_CHECKS)
 

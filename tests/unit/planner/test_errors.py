@@ -668,7 +668,8 @@ def test_previous_that_is_not_a_plan(previous, field, message):
             '00:11:22:33:44:55:66:77:88',
             '"00:11:22:33:44:55:66:77:88" is not an ESI (10 colon-separated hex bytes)',
         ),
-        ('subnet:leaf:1:vlan:10', '10.1.0.1/24', '"10.1.0.1/24" is not an IPv4 prefix'),
+        ('subnet:10:rack:1', '10.1.0.1/24', '"10.1.0.1/24" is not an IPv4 rack subnet of /30 or shorter'),
+        ('subnet:10:rack:1', '10.1.0.0/31', '"10.1.0.0/31" is not an IPv4 rack subnet of /30 or shorter'),
     ],
 )
 def test_previous_allocation_that_its_kind_cannot_hold(key, value, message):
