@@ -181,10 +181,12 @@ def test_previous_plan_is_pinned_when_maximums_and_pools_change(pair, bump):
     big['maximums']['spines'] += bump  # every formula index moves...
     big['maximums']['parallel_uplinks'] += bump
     big['maximums']['servers_per_leaf'] += bump  # ...and so does every server port...
+    big['uplinks_per_spine'] = min(big['uplinks_per_spine'] + bump, big['maximums']['parallel_uplinks'])
+    big['nics']['rdma_count'] += bump  # more RDMA NICs per server: new links, the old ones stay
     big['leaf_platform']['uplink_ports']['count'] = 64
     big['leaf_platform']['peer_link_ports'] = [97, 98]
     big['leaf_platform']['server_ports']['count'] = 16 + bump
-    big['leaf_platform']['rdma_ports'] = {'first': 99, 'count': 16 + bump, 'speed': 100}
+    big['leaf_platform']['rdma_ports'] = {'first': 99, 'count': (16 + bump) * (1 + bump), 'speed': 100}
     big['spine_platform']['downlink_ports']['count'] = 64
     big['pools']['loopback'] = '10.8.0.0/15'  # ...and the loopback pool moves (pinned loopbacks stay outside)
     plan = plan_fabric(load_spec(big), previous=previous)
