@@ -3,9 +3,11 @@
 The plan comes from ``examples/guide-<name>.yaml`` (one per design, ``DESIGNS``, and the variants of a design,
 ``VARIANTS``: ``evpn-mh`` is the EVPN/VXLAN design with an EVPN multihoming pair); the intent from the plugin's own
 seed data: the guide's five traffic classes (``netbox_aifabric/data/traffic_classes.json``) and the NVIDIA Cumulus
-lossless RoCE preset (``netbox_aifabric/data/qos_presets.json``) — what the demo loads into NetBox.
+lossless RoCE preset (``netbox_aifabric/data/qos_presets.json``) — what the demo loads into NetBox. ``ospf_spec``
+turns a spec to the OSPF underlay (the guide examples are eBGP); ``contexts_of`` takes the underlay from the spec.
 """
 
+import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -24,6 +26,7 @@ __all__ = (
     'guide_contexts',
     'guide_intent',
     'guide_spec',
+    'ospf_spec',
     'plan_of',
     'single_leaf_racks',
     'single_leaf_racks_spec',
@@ -38,11 +41,11 @@ GUIDES = (*DESIGNS, *VARIANTS)
 QOS_PRESET = 'nvidia-cumulus-lossless'
 
 
-def guide_intent(design: str) -> dict:
+def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
     classes = json.loads((DATA / 'traffic_classes.json').read_text())
     preset = next(p for p in json.loads((DATA / 'qos_presets.json').read_text()) if p['slug'] == QOS_PRESET)
     return {
-        'fabric': {'name': 'AI Lab', 'slug': 'ai-lab', 'design': design, 'underlay': 'ebgp', 'mtu': 9216},
+        'fabric': {'name': 'AI Lab', 'slug': 'ai-lab', 'design': design, 'underlay': underlay, 'mtu': 9216},
         'roles': {},
         'traffic_classes': [
             {
@@ -102,8 +105,17 @@ def plan_of(raw: dict):
 
 
 def contexts_of(raw: dict, design: str) -> dict:
-    """``{device name: context}`` of a spec dict, with the guide's intent for ``design``."""
-    return build_contexts(plan_of(raw), guide_intent(design))
+    """``{device name: context}`` of a spec dict, with the guide's intent for ``design`` and the spec's underlay."""
+    return build_contexts(plan_of(raw), guide_intent(design, raw.get('underlay', 'ebgp')))
+
+
+def ospf_spec(raw: dict) -> dict:
+    """A copy of the spec dict ``raw`` with an OSPF underlay and no leaf ASN range (no eBGP to number; the spine ASN
+    stays: it is the iBGP overlay's in the EVPN/VXLAN design)."""
+    raw = copy.deepcopy(raw)
+    raw['underlay'] = 'ospf'
+    raw.pop('leaf_asn_range', None)
+    return raw
 
 
 def design_of(guide: str) -> str:

@@ -6,7 +6,8 @@ Mapped: hostname, routing model, loopbacks, VLANs, VRFs, anycast gateways (``ip 
 an EVPN leaf, else a plain address), routed and switched Ethernet ports, server bonds and the MLAG peer link
 (port-channels with trunk groups), MLAG (peer SVI ``Vlan4094``), EVPN multihoming (each bond's
 ``evpn_ethernet_segment`` and ``lacp_id``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN
-VLANs and VRFs with RD/RT), OSPF underlay, QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the
+VLANs and VRFs with RD/RT), OSPF underlay (the rack subnets redistributed from the connected gateways through a prefix
+list of exactly ``ospf.networks``), QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the
 PFC watchdog's timeout, polling interval, recovery time and drop action). Not mapped: ECN/WRED thresholds and
 scheduler weights (AVD models them through platform-specific QoS profiles), and the management-plane ACLs.
 """
@@ -20,6 +21,7 @@ MLAG_PEER_VLAN = 4094
 UNDERLAY = 'IPv4-UNDERLAY-PEERS'
 MLAG_PEER = 'MLAG-IPv4-UNDERLAY-PEER'
 OVERLAY = 'EVPN-OVERLAY-PEERS'
+OSPF_NETWORKS = 'AIFABRIC-OSPF-NETWORKS'  # the prefix list and route map of the rack subnets redistributed in OSPF
 
 
 def _lag_id(name):
@@ -169,24 +171,7 @@ def avd_structured_config(context: dict) -> dict:
     if context['bgp']:
         config['router_bgp'] = _bgp(context)
     if context['ospf']:
-        ospf = context['ospf']
-        config['router_ospf'] = {
-            'process_ids': [
-                {
-                    'id': 100,
-                    'router_id': ospf['router_id'],
-                    'passive_interface_default': True,
-                    'no_passive_interfaces': [i for i in ospf['interfaces'] if i != 'Loopback0'],
-                    'max_lsa': 12000,
-                }
-            ]
-        }
-        for port in config['ethernet_interfaces']:
-            if port['name'] in ospf['interfaces']:
-                port['ospf_network_point_to_point'] = True
-                port['ospf_area'] = ospf['area']
-        for lo in config['loopback_interfaces']:
-            lo['ospf_area'] = ospf['area']
+        _ospf(context['ospf'], config)
     if qos is not None:
         config['qos'] = {
             'map': {
@@ -200,6 +185,44 @@ def avd_structured_config(context: dict) -> dict:
         config['priority_flow_control'] = {'watchdog': _watchdog(qos['pfc_watchdog'])}
     config['config_end'] = True  # the final `end` line
     return config
+
+
+def _ospf(ospf, config):
+    """The OSPF underlay: point-to-point uplinks, the loopbacks, and the rack subnets ``ospf.networks`` redistributed
+    from the connected gateways through a prefix list of exactly those subnets, as the EOS template does (the export
+    keeps every gateway in the default VRF when the fabric has no L3VNI VRF, so all of them)."""
+    process = {
+        'id': 100,
+        'router_id': ospf['router_id'],
+        'passive_interface_default': True,
+        'no_passive_interfaces': [i for i in ospf['interfaces'] if i != 'Loopback0'],
+        'max_lsa': 12000,
+    }
+    config['router_ospf'] = {'process_ids': [process]}
+    for port in config['ethernet_interfaces']:
+        if port['name'] in ospf['interfaces']:
+            port['ospf_network_point_to_point'] = True
+            port['ospf_area'] = ospf['area']
+    for lo in config['loopback_interfaces']:
+        lo['ospf_area'] = ospf['area']
+    if ospf['networks']:
+        process['redistribute'] = {'connected': {'enabled': True, 'route_map': OSPF_NETWORKS}}
+        config['prefix_lists'] = [
+            {
+                'name': OSPF_NETWORKS,
+                'sequence_numbers': [
+                    {'sequence': n, 'action': f'permit {subnet}'} for n, subnet in enumerate(ospf['networks'], 1)
+                ],
+            }
+        ]
+        config['route_maps'] = [
+            {
+                'name': OSPF_NETWORKS,
+                'sequence_numbers': [
+                    {'sequence': 10, 'type': 'permit', 'match': [f'ip address prefix-list {OSPF_NETWORKS}']}
+                ],
+            }
+        ]
 
 
 def _bgp(context):

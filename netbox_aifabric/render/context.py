@@ -18,6 +18,7 @@ SCHEMA_VERSION = 1
 MGMT_VRF = 'mgmt'
 MGMT_SERVICES = ('ssh', 'https', 'snmp')
 PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
+OSPF_AREA = '0.0.0.0'  # one backbone area: the underlay is a single two-tier Clos
 DEFAULT_GATEWAY_MAC = '00:00:5e:00:01:01'  # NVIDIA Cumulus Linux's VRR default, for MLAG pairs without one
 
 
@@ -258,15 +259,6 @@ def build_contexts(plan, intent) -> dict:
                 'evpn_peers': evpn_peers,
                 'address_families': families,
             }
-        ospf = None
-        if not ebgp:
-            ospf = {
-                'router_id': _host(node.loopback),
-                'area': '0.0.0.0',
-                # the uplinks, the router-id loopback and the VTEP (its address must reach the other VTEPs)
-                'interfaces': [i['name'] for i in interfaces[node.name] if i['kind'] == 'uplink']
-                + [loopback['name'] for loopback in loopbacks],
-            }
         vrfs = []
         if is_leaf:
             for vrf in plan.vrfs:
@@ -297,6 +289,7 @@ def build_contexts(plan, intent) -> dict:
                         'mtu': class_mtu.get(vlan.name, fabric['mtu']),
                     }
                 )
+        ospf = None if ebgp else _ospf(node, interfaces[node.name], loopbacks, vlans, vrfs)
         mlag = None
         if node.mlag_peer:
             peer_link = next((i for i in lags[node.name].values() if i['description'] == 'MLAG peer link'), None)
@@ -363,6 +356,21 @@ def build_contexts(plan, intent) -> dict:
             'management': management,
         }
     return contexts
+
+
+def _ospf(node, ports, loopbacks, vlans, vrfs):
+    """A switch's OSPF underlay: its router id and area, the interfaces OSPF runs on (the uplinks, the router-id
+    loopback and the VTEP, whose address must reach the other VTEPs) and ``networks``: the subnets it announces
+    from its gateways (the SVIs stay passive), those of its VLANs without an L2VNI and outside an L3VNI VRF, as the
+    FRR template announces them in BGP with an eBGP underlay (its rack's routed subnets in the routed and MLAG
+    designs; none on a spine or an EVPN leaf, whose subnets travel in EVPN)."""
+    l3vni_vrfs = {vrf['name'] for vrf in vrfs}
+    return {
+        'router_id': _host(node.loopback),
+        'area': OSPF_AREA,
+        'interfaces': [i['name'] for i in ports if i['kind'] == 'uplink'] + [lo['name'] for lo in loopbacks],
+        'networks': [v['subnet'] for v in vlans if v['gateway'] and not v['l2vni'] and v['vrf'] not in l3vni_vrfs],
+    }
 
 
 def leaf_gateway(vlan, leaf: str) -> tuple[str | None, str | None]:

@@ -468,7 +468,11 @@ def test_ospf_underlay():
     routed = ospf_contexts('routed')
     config = eos(routed['leaf1'])
     assert 'router bgp' not in config
-    assert block(config, 'router ospf 1') == ['   router-id 10.255.0.5', '   max-lsa 12000']
+    assert block(config, 'router ospf 1') == [
+        '   router-id 10.255.0.5',
+        '   redistribute connected route-map AIFABRIC-OSPF-NETWORKS',  # the rack subnets: test_ospf_advertised.py
+        '   max-lsa 12000',
+    ]
     assert block(config, 'interface Ethernet65')[4:7] == [
         '   ip address 10.255.2.1/31',
         '   ip ospf network point-to-point',
