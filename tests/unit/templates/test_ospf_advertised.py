@@ -245,15 +245,6 @@ def test_evpn_leaves_announce_no_rack_subnet():
         assert nvue_ospf_networks(render(NVUE, ctx)) == set()
 
 
-@pytest.fixture
-def frr_with_ospfd(monkeypatch):
-    """tests/frr.py's dry runs plus ospfd's: its handlers refuse what the grammar accepts, e.g. ``network … area`` next
-    to ``ip ospf area`` ("Please remove all ip ospf area x.x.x.x commands first."). Like zebra, ospfd needs root."""
-    monkeypatch.setattr(frr, 'DAEMONS', (*frr.DAEMONS, 'ospfd'))
-    monkeypatch.setattr(frr, 'ROOT_DAEMONS', (*frr.ROOT_DAEMONS, 'ospfd'))
-
-
-@pytest.mark.usefixtures('frr_with_ospfd')
 @pytest.mark.parametrize(('name', 'device'), SWITCHES)
 def test_frr_accepts_the_ospf_config(name, device):
     if not frr.frr_available():
