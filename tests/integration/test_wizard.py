@@ -43,7 +43,7 @@ class WizardBase(TestCase):
             'topology': {
                 k: v
                 for k, v in base.FABRIC_SHAPE.items()
-                if k not in ('status', 'design_option', 'underlay', 'l2vni_base')
+                if k not in ('status', 'design_option', 'underlay', 'leaf_pairing', 'l2vni_base')
             },
             # the demo fabric holds 10.255.x and ASNs 65100–65199: the wizard proposes the next free ones
             'pools': {
