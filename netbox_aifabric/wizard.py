@@ -232,6 +232,7 @@ def required_pools(cleaned):
         underlay=design.get('underlay'),
         leaf_pairing=design.get('leaf_pairing') or LeafPairingChoices.MLAG,
         spine_count=topology.get('spine_count', 2),
+        max_spines=topology.get('max_spines', 4),
         leaf_count=topology.get('leaf_count', 2),
     )
     needed = {

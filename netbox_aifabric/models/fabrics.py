@@ -265,8 +265,8 @@ class Fabric(JobsMixin, PrimaryModel):
         refuses to plan without them. Not enforced on save (a draft may leave them for later); the wizard asks for
         them, and the Plan tab names the missing one."""
         needed = {'loopback_pool': _('Every fabric needs a loopback pool.')}
-        if self.spine_count:
-            needed['p2p_pool'] = _('Leaf–spine links need a point-to-point pool.')
+        if self.spine_count or self.max_spines:
+            needed['p2p_pool'] = _('Leaf–spine links (now or up to the declared maximum) need a point-to-point pool.')
         if self.is_evpn:
             needed['vtep_pool'] = _('EVPN/VXLAN needs a VTEP pool.')
         if self.mlag_paired:

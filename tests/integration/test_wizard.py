@@ -186,6 +186,21 @@ class WizardPairingTestCase(WizardBase):
         self.assertEqual(list(errors), ['mlag_peer_pool'])
         self.assertIn('MLAG-paired leaves need an MLAG peer pool', errors['mlag_peer_pool'][0])
 
+    def test_room_for_spines_needs_a_p2p_pool(self):
+        # the guide's MLAG pair without spines yet: the planner numbers the future uplinks, so it wants the pool
+        response = self.walk(
+            until='pools', topology={'spine_count': 0}, pools={'p2p_pool': ''}, design={'design_option': 'mlag'}
+        )
+        self.assertIn('point-to-point pool', response.context['form'].errors['p2p_pool'][0])
+        self.client.get(f'{URL}?reset=1')
+        response = self.walk(
+            until='pools',
+            topology={'spine_count': 0, 'max_spines': 0},
+            pools={'p2p_pool': ''},
+            design={'design_option': 'mlag'},
+        )
+        self.assertRedirects(response, url('intent'), fetch_redirect_response=False)
+
     def test_evpn_multihoming_needs_no_mlag_peer_pool_and_has_no_peer_link(self):
         response = self.walk(design={'leaf_pairing': 'evpn-mh'}, pools={'mlag_peer_pool': ''})
         self.assertRedirects(response, url('preview'), fetch_redirect_response=False)
