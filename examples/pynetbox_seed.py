@@ -13,7 +13,8 @@ apply changes nothing. What it builds (next to the demo's ``ai-lab-fabric``, wit
   2 spines, 2 leaves, 4 GPU servers and a storage node, the guide's five traffic classes and the NVIDIA Cumulus
   lossless QoS profile (traffic classes and QoS presets must exist: ``netbox aifabric_load_presets``);
 
-then ``POST /api/plugins/aifabric/fabrics/{id}/plan/`` and, with --apply, ``…/apply/``, and prints the summary.
+then ``POST /api/plugins/aifabric/fabrics/{id}/plan/`` and, with --apply, ``…/apply/``, and prints the summary (and the
+plan's warnings).
 """
 
 import argparse
@@ -206,6 +207,8 @@ def main(argv=None) -> int:
         return 2
     print(f'Plan (POST …/fabrics/{fabric.id}/plan/):')
     print_summary(body['summary'], per_type=not args.apply)
+    for warning in body.get('warnings', []):  # design concerns (e.g. a leaf above the oversubscription target)
+        print(f'  warning  {warning["code"]}: {warning["message"]}')
     if not args.apply:
         print('nothing written (plan only; --apply applies it)')
         return 0

@@ -7,6 +7,7 @@ __all__ = (
     'ECNThresholdUnitChoices',
     'FabricNodeRoleChoices',
     'FabricStatusChoices',
+    'LeafPairingChoices',
     'LinkSpeedChoices',
     'PFCWatchdogActionChoices',
     'QoSModeChoices',
@@ -102,6 +103,18 @@ class DesignOptionChoices(ChoiceSet):
         (ROUTED, _('Routed leaf-spine'), 'green'),
         (EVPN_VXLAN, _('EVPN/VXLAN'), 'purple'),
     ]
+
+
+class LeafPairingChoices(ChoiceSet):
+    """How the two leaves of a pair (a rack) serve one server bond: MLAG with a peer link, or EVPN multihoming
+    (ESI-LAG: no peer link, each leaf its own VTEP and ASN; EVPN/VXLAN design only)."""
+
+    key = 'Fabric.leaf_pairing'
+
+    MLAG = 'mlag'
+    EVPN_MH = 'evpn-mh'
+
+    CHOICES = [(MLAG, _('MLAG (peer link)'), 'blue'), (EVPN_MH, _('EVPN multihoming (ESI-LAG)'), 'purple')]
 
 
 class FabricNodeRoleChoices(ChoiceSet):

@@ -13,6 +13,7 @@ from .choices import (
     DesignOptionChoices,
     FabricNodeRoleChoices,
     FabricStatusChoices,
+    LeafPairingChoices,
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
@@ -151,6 +152,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     status = django_filters.MultipleChoiceFilter(choices=FabricStatusChoices)
     design_option = django_filters.MultipleChoiceFilter(choices=DesignOptionChoices)
     underlay = django_filters.MultipleChoiceFilter(choices=UnderlayChoices)
+    leaf_pairing = django_filters.MultipleChoiceFilter(choices=LeafPairingChoices)
     site_id = _multi(Site, _('Site (ID)'))
     site = _multi(Site, _('Site (slug)'), field_name='site__slug', to_field_name='slug')
     loopback_pool_id = _multi(Prefix, _('Loopback pool (ID)'))
@@ -198,6 +200,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'rdma_nic_count',
             'rdma_nic_speed',
             'mtu',
+            'oversubscription_target',
             'spine_asn',
             'l2vni_base',
             'anycast_gateway_mac',

@@ -182,6 +182,8 @@ class FabricTable(PrimaryModelTable):
     status = columns.ChoiceFieldColumn(verbose_name=_('Status'))
     design_option = columns.ChoiceFieldColumn(verbose_name=_('Design option'))
     underlay = columns.ChoiceFieldColumn(verbose_name=_('Underlay'))
+    leaf_pairing = columns.ChoiceFieldColumn(verbose_name=_('Leaf pairing'))
+    oversubscription_target = tables.Column(verbose_name=_('Oversubscription target'))
     loopback_pool = tables.Column(verbose_name=_('Loopback pool'), linkify=True)
     vtep_pool = tables.Column(verbose_name=_('VTEP pool'), linkify=True)
     p2p_pool = tables.Column(verbose_name=_('P2P pool'), linkify=True)
@@ -203,6 +205,7 @@ class FabricTable(PrimaryModelTable):
             'status',
             'design_option',
             'underlay',
+            'leaf_pairing',
             'spine_count',
             'max_spines',
             'leaf_count',
@@ -217,6 +220,7 @@ class FabricTable(PrimaryModelTable):
             'rdma_nic_count',
             'rdma_nic_speed',
             'mtu',
+            'oversubscription_target',
             'loopback_pool',
             'vtep_pool',
             'p2p_pool',

@@ -28,7 +28,7 @@ from utilities.forms.rendering import FieldSet
 from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
 from .apply.permissions import missing_permissions, missing_permissions_message
 from .checks.intent import intent_warnings
-from .choices import DesignOptionChoices, LinkSpeedChoices, UnderlayChoices
+from .choices import DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
 from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
@@ -79,9 +79,18 @@ class DesignForm(forms.Form):
         help_text=_("The guide's advice for each option; the planner supports all three."),
     )
     underlay = forms.ChoiceField(label=_('Underlay'), choices=UnderlayChoices, initial=UnderlayChoices.EBGP)
+    leaf_pairing = forms.ChoiceField(
+        label=_('Leaf pairing'),
+        choices=LeafPairingChoices,
+        initial=LeafPairingChoices.MLAG,
+        required=False,
+        help_text=Fabric._meta.get_field('leaf_pairing').help_text,
+    )
     description = forms.CharField(label=_('Description'), max_length=200, required=False)
 
-    fieldsets = (FieldSet('name', 'slug', 'site', 'design_option', 'underlay', 'description', name=_('Design')),)
+    fieldsets = (
+        FieldSet('name', 'slug', 'site', 'design_option', 'underlay', 'leaf_pairing', 'description', name=_('Design')),
+    )
 
 
 def _count(label, initial, minimum=0):
@@ -113,6 +122,14 @@ class TopologyForm(FabricDevicesForm):
     rdma_nic_count = _count(_('RDMA NICs'), 1)
     rdma_nic_speed = _speed(_('RDMA NIC speed (Gbps)'), 100)
     mtu = forms.IntegerField(label=_('Fabric MTU'), initial=9216)
+    oversubscription_target = forms.DecimalField(
+        label=_('Oversubscription target'),
+        required=False,
+        initial=Fabric._meta.get_field('oversubscription_target').default,
+        max_digits=5,
+        decimal_places=2,
+        help_text=Fabric._meta.get_field('oversubscription_target').help_text,
+    )
     rack = _optional(Rack, _('Rack'))
 
     fieldsets = (FABRIC_SIZE_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_DEVICES_FIELDSET)
@@ -206,19 +223,22 @@ FIELD_STEP.update({'leaf_asn_range': 'pools'})
 
 
 def required_pools(cleaned):
-    """``{field: message}`` for the pools and ASNs the chosen design and sizes need but the pools step left empty."""
+    """``{field: message}`` for the pools and ASNs the chosen design, leaf pairing and sizes need
+    (``Fabric.required_pools``) but the pools step left empty: an MLAG peer pool whenever leaves are MLAG-paired (in
+    the routed design too), none for EVPN multihoming."""
     design, topology, pools = (cleaned.get(step, {}) for step in ('design', 'topology', 'pools'))
-    option = design.get('design_option')
-    needed = {}
-    if topology.get('spine_count', 2):
-        needed['p2p_pool'] = _('Leaf–spine links need a point-to-point pool.')
-    if option == DesignOptionChoices.EVPN_VXLAN:
-        needed['vtep_pool'] = _('EVPN/VXLAN needs a VTEP pool.')
-    if option != DesignOptionChoices.ROUTED and topology.get('leaf_count', 2) >= 2:
-        needed['mlag_peer_pool'] = _('Paired leaves need an MLAG peer pool.')
-    if design.get('underlay') == UnderlayChoices.EBGP:
-        needed['leaf_asn_start'] = _('An eBGP underlay needs a leaf ASN range.')
-        needed['spine_asn'] = _('An eBGP underlay needs a spine ASN.')
+    fabric = Fabric(
+        design_option=design.get('design_option'),
+        underlay=design.get('underlay'),
+        leaf_pairing=design.get('leaf_pairing') or LeafPairingChoices.MLAG,
+        spine_count=topology.get('spine_count', 2),
+        max_spines=topology.get('max_spines', 4),
+        leaf_count=topology.get('leaf_count', 2),
+    )
+    needed = {
+        'leaf_asn_start' if field == 'leaf_asn_range' else field: message
+        for field, message in fabric.required_pools().items()
+    }
     return {field: message for field, message in needed.items() if pools.get(field) in (None, '')}
 
 
@@ -334,6 +354,7 @@ def build_fabric(cleaned, save):
         site=design.get('site'),
         design_option=design.get('design_option'),
         underlay=design.get('underlay'),
+        leaf_pairing=design.get('leaf_pairing') or LeafPairingChoices.MLAG,
         description=design.get('description', ''),
         spine_asn=pools.get('spine_asn'),
         **{k: v for k, v in topology.items()},

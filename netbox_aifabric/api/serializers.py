@@ -26,6 +26,7 @@ from ..choices import (
     ECNThresholdUnitChoices,
     FabricNodeRoleChoices,
     FabricStatusChoices,
+    LeafPairingChoices,
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
@@ -189,6 +190,7 @@ class FabricSerializer(PrimaryModelSerializer):
     status = ChoiceField(choices=FabricStatusChoices, required=False)
     design_option = ChoiceField(choices=DesignOptionChoices, required=False)
     underlay = ChoiceField(choices=UnderlayChoices, required=False)
+    leaf_pairing = ChoiceField(choices=LeafPairingChoices, required=False)
     loopback_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
     vtep_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
     p2p_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
@@ -225,6 +227,7 @@ class FabricSerializer(PrimaryModelSerializer):
             'status',
             'design_option',
             'underlay',
+            'leaf_pairing',
             'spine_count',
             'max_spines',
             'leaf_count',
@@ -239,6 +242,7 @@ class FabricSerializer(PrimaryModelSerializer):
             'rdma_nic_count',
             'rdma_nic_speed',
             'mtu',
+            'oversubscription_target',
             'spine_device_type',
             'leaf_device_type',
             'server_device_type',

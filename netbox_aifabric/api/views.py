@@ -102,6 +102,7 @@ class FabricViewSet(NetBoxModelViewSet):
             'capacity': [
                 {'leaf': c.leaf, 'downlink': c.downlink, 'uplink': c.uplink, 'ratio': c.ratio} for c in plan.capacity
             ],
+            'warnings': [{'code': w.code, 'field': w.field, 'message': w.message} for w in plan.warnings],
         }
 
     @staticmethod

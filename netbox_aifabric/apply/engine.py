@@ -3,8 +3,9 @@
 The desired objects are everything the plan implies: the fabric's tag, VLAN group and VLANs, the device types, roles
 (the fabric's chosen ones or generic ones) and devices of its nodes, their loopbacks, LAGs and cabled interfaces (MTU,
 LAG membership, VLAN modes on the leaves' server ports), the cables, leaf/spine ASNs, the /31 prefixes of uplinks and
-MLAG peer links, the loopback, VTEP and link addresses on their interfaces (the loopback as primary IPv4), tenant VRFs
-with their route targets, and one VXLAN-EVPN L2VPN per L2VNI with its VLAN termination.
+MLAG peer links, the per-rack subnets of the routed classes (routed and MLAG designs), the loopback, VTEP and link
+addresses on their interfaces (the loopback as primary IPv4), tenant VRFs with their route targets, and one VXLAN-EVPN
+L2VPN per L2VNI with its VLAN termination.
 
 Every object the apply creates is recorded as owned by the fabric (:class:`~netbox_aifabric.models.OwnedObject`)
 and tagged; objects the fabric does not own are never changed. An object that already exists in NetBox where the
@@ -255,6 +256,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                     reason='the link address is already used elsewhere in NetBox',
                 )
             )
+    items.extend(_rack_subnets(fabric, plan))
     for node in plan.nodes:
         items.append(
             Desired(
@@ -334,6 +336,29 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
             )
         )
     return items
+
+
+def _rack_subnets(fabric, plan):
+    """The routed and MLAG designs' per-rack subnets of each routed class: a prefix each, in the VRF of the class's
+    prefix (their parent), assigned to the class's VLAN of the fabric."""
+    vrf_of = {
+        tc.vid: tc.prefix.vrf
+        for tc in fabric.traffic_classes.select_related('prefix__vrf')
+        if tc.vid is not None and tc.prefix is not None
+    }
+    for vlan in plan.vlans:
+        for rack in vlan.racks:
+            yield Desired(
+                f'prefix:subnet:{vlan.vid}:rack:{rack.rack}',
+                Prefix,
+                {'prefix': rack.subnet, 'vrf': vrf_of.get(vlan.vid)},
+                {
+                    'status': 'active',
+                    'vlan': Ref(f'vlan:{vlan.vid}'),
+                    'description': f'{vlan.name} of rack {", ".join(rack.leaves)} (gateway {rack.gateway})'[:200],
+                },
+                reason='the rack subnet is already used elsewhere in NetBox',
+            )
 
 
 def _on(interface_key):

@@ -1,13 +1,19 @@
 """Build the planner's :class:`~netbox_aifabric.planner.FabricSpec` from a :class:`~netbox_aifabric.models.Fabric`.
 
 The nodes are the fabric's :class:`~netbox_aifabric.models.FabricNode` rows (as its counts say: see
-``Fabric.planned_nodes``): spines and leaves keep their stable ids and names; leaves with the same ``pair`` form an
-MLAG pair (MLAG and EVPN/VXLAN designs). GPU server k sits on its leaf pair (``pair``, by default the pairs in blocks
-of ``SERVERS_PER_LEAF − STORAGE_SLOTS``) at port ``(k − 1) mod (SERVERS_PER_LEAF − STORAGE_SLOTS) + 1``; storage node
+``Fabric.planned_nodes``): spines and leaves keep their stable ids and names. Leaves with the same ``pair`` form a
+leaf pair, a rack, in every design: an MLAG pair with its peer link (``mlag_pairs``), or, with the fabric's
+``leaf_pairing`` = ``evpn-mh``, an EVPN multihoming pair (``mh_pairs``: no peer link, a VTEP and ASN per leaf). A
+leaf alone in its pair is a rack of its own; a "pair" of three or more leaves goes to the planner as it is, which
+names the error. GPU server k sits on its leaf pair (``pair``, by default the pairs in blocks of
+``SERVERS_PER_LEAF − STORAGE_SLOTS``) at port ``(k − 1) mod (SERVERS_PER_LEAF − STORAGE_SLOTS) + 1``; storage node
 k takes port ``SERVERS_PER_LEAF − STORAGE_SLOTS + k`` of its pair, so adding GPU servers or storage nodes never moves
-an existing one. Switch port blocks follow the declared maximums and the fabric's link speeds.
+an existing one. Switch port blocks follow the declared maximums and the fabric's link speeds. Traffic classes carry
+their prefix whether routed or not (a class that is not routed gets no gateway), and the fabric's oversubscription
+target becomes the planner's, which warns about the leaves above it.
 """
 
+from ..choices import LeafPairingChoices
 from ..planner import FabricSpec, Maximums, NicLayout, Node, Platform, Pools, PortRange, Server, Tenant, TrafficClass
 
 __all__ = ('SERVERS_PER_LEAF', 'fabric_spec')
@@ -32,7 +38,9 @@ def fabric_spec(fabric) -> FabricSpec:
     for n in leaf_nodes:
         by_pair.setdefault(n.pair or n.node_id, []).append(n.node_id)
     pairs = {number: tuple(ids) for number, ids in sorted(by_pair.items())}
-    paired = fabric.design_option != 'routed' and bool(pairs) and all(len(ids) == 2 for ids in pairs.values())
+    leaf_pairs = tuple(ids for ids in pairs.values() if len(ids) > 1)
+    evpn_mh = fabric.leaf_pairing == LeafPairingChoices.EVPN_MH
+    mlag_pairs = () if evpn_mh else leaf_pairs
     fallback = next(iter(pairs.values()), (1,))
     gpu_per_group = SERVERS_PER_LEAF - STORAGE_SLOTS
     servers = []
@@ -56,7 +64,7 @@ def fabric_spec(fabric) -> FabricSpec:
         server_ports=PortRange(1, SERVERS_PER_LEAF, fabric.server_nic_speed),
         rdma_ports=PortRange(rdma_first, SERVERS_PER_LEAF * per_leaf_rdma, fabric.rdma_nic_speed),
         uplink_ports=PortRange(uplink_first, uplink_ports, fabric.uplink_speed),
-        peer_link_ports=(uplink_first + uplink_ports, uplink_first + uplink_ports + 1) if paired else (),
+        peer_link_ports=(uplink_first + uplink_ports, uplink_first + uplink_ports + 1) if mlag_pairs else (),
         peer_link_speed=fabric.uplink_speed,
     )
     spine_platform = Platform(
@@ -96,7 +104,8 @@ def fabric_spec(fabric) -> FabricSpec:
         leaves=leaves,
         servers=tuple(servers),
         uplinks_per_spine=fabric.uplinks_per_spine,
-        mlag_pairs=tuple(pairs.values()) if paired else (),
+        mlag_pairs=mlag_pairs,
+        mh_pairs=leaf_pairs if evpn_mh else (),
         spine_asn=fabric.spine_asn,
         leaf_asn_range=(asn_range.start, asn_range.end) if asn_range else None,
         l2vni_base=fabric.l2vni_base,
@@ -106,9 +115,10 @@ def fabric_spec(fabric) -> FabricSpec:
                 tc.name,
                 tc.vid,
                 tc.vrf.name if tc.vrf else None,
-                _prefix(tc.prefix) if tc.routed else None,
+                _prefix(tc.prefix),
                 tc.lossless,
                 tc.mtu,
+                routed=tc.routed,
             )
             for tc in classes
         ),
@@ -117,4 +127,7 @@ def fabric_spec(fabric) -> FabricSpec:
         leaf_platform=leaf_platform,
         spine_platform=spine_platform,
         mtu=fabric.mtu,
+        oversubscription_target=(
+            float(fabric.oversubscription_target) if fabric.oversubscription_target is not None else None
+        ),
     )

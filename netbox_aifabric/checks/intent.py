@@ -2,15 +2,15 @@
 
 from django.utils.translation import gettext as _
 
-from ..choices import DesignOptionChoices, QoSModeChoices, TrafficPurposeChoices
+from ..choices import QoSModeChoices, TrafficPurposeChoices
 
 __all__ = ('intent_warnings',)
 
 
 def intent_warnings(fabric) -> list[str]:
     """Warnings from the guide: RDMA without a lossless QoS profile, PFC beyond the RDMA class, MTUs that a path
-    cannot carry, USERS able to reach MGMT, and a routed design whose server bonds and VLAN gateways span leaves that
-    share no L2."""
+    cannot carry, USERS able to reach MGMT. The plan's own warnings (``Plan.warnings``: oversubscription above the
+    target, a class that is not routed across racks) come from the planner and are shown next to these."""
     warnings = []
     classes = list(fabric.traffic_classes.prefetch_related('reachable_from'))
     profile = fabric.qos_profile
@@ -63,20 +63,4 @@ def intent_warnings(fabric) -> list[str]:
                             '(BMC) addresses.'
                         ).format(users=other, mgmt=tc)
                     )
-    if fabric.design_option == DesignOptionChoices.ROUTED and fabric.leaf_count > 1:
-        if fabric.server_nic_count > 1 and fabric.server_count + fabric.storage_count:
-            warnings.append(
-                _(
-                    'Routed design: each server bonds its {nics} NICs across {nics} leaves, which are not an MLAG '
-                    'pair; the leaves must run MLAG (the MLAG or EVPN/VXLAN design) for that bond to work.'
-                ).format(nics=fabric.server_nic_count)
-            )
-        routed = [tc for tc in classes if tc.routed and tc.prefix_id]
-        if routed:
-            warnings.append(
-                _(
-                    'Routed design: {classes} get the same gateway subnet on all {leaves} leaves; the guide keeps '
-                    'VLANs local to one rack. Stretch them with EVPN/VXLAN, or keep such a fabric to one leaf.'
-                ).format(classes=', '.join(str(tc) for tc in routed), leaves=fabric.leaf_count)
-            )
     return warnings

@@ -13,6 +13,7 @@ from utilities.forms.widgets import BulkEditNullBooleanSelect
 from ..choices import (
     DesignOptionChoices,
     FabricStatusChoices,
+    LeafPairingChoices,
     QoSModeChoices,
     QoSTrustChoices,
     TrafficPurposeChoices,
@@ -20,6 +21,7 @@ from ..choices import (
 )
 from ..constants import MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN
 from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..models.fabrics import OVERSUBSCRIPTION_MAX, OVERSUBSCRIPTION_MIN
 
 __all__ = ('EVPNTenantBulkEditForm', 'FabricBulkEditForm', 'QoSProfileBulkEditForm', 'TrafficClassBulkEditForm')
 
@@ -84,9 +86,30 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
     status = _choice(FabricStatusChoices, _('Status'))
     design_option = _choice(DesignOptionChoices, _('Design option'))
     underlay = _choice(UnderlayChoices, _('Underlay'))
+    leaf_pairing = _choice(LeafPairingChoices, _('Leaf pairing'))
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     mtu = _mtu()
+    oversubscription_target = forms.DecimalField(
+        required=False,
+        min_value=OVERSUBSCRIPTION_MIN,
+        max_value=OVERSUBSCRIPTION_MAX,
+        max_digits=5,
+        decimal_places=2,
+        label=_('Oversubscription target'),
+    )
 
     model = Fabric
-    fieldsets = (FieldSet('site', 'status', 'design_option', 'underlay', 'qos_profile', 'mtu', 'description'),)
-    nullable_fields = ('qos_profile', 'description', 'comments')
+    fieldsets = (
+        FieldSet(
+            'site',
+            'status',
+            'design_option',
+            'underlay',
+            'leaf_pairing',
+            'qos_profile',
+            'mtu',
+            'oversubscription_target',
+            'description',
+        ),
+    )
+    nullable_fields = ('qos_profile', 'oversubscription_target', 'description', 'comments')

@@ -10,6 +10,7 @@ from ..choices import (
     DesignOptionChoices,
     ECNThresholdUnitChoices,
     FabricStatusChoices,
+    LeafPairingChoices,
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
@@ -172,6 +173,7 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
     status = CSVChoiceField(choices=FabricStatusChoices, required=False, label=_('Status'))
     design_option = CSVChoiceField(choices=DesignOptionChoices, label=_('Design option'))
     underlay = CSVChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
+    leaf_pairing = CSVChoiceField(choices=LeafPairingChoices, required=False, label=_('Leaf pairing'))
     loopback_pool = CSVModelChoiceField(
         queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Loopback pool')
     )
@@ -206,6 +208,7 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
             'status',
             'design_option',
             'underlay',
+            'leaf_pairing',
             'spine_count',
             'max_spines',
             'leaf_count',
@@ -220,6 +223,7 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
             'rdma_nic_count',
             'rdma_nic_speed',
             'mtu',
+            'oversubscription_target',
             'loopback_pool',
             'vtep_pool',
             'p2p_pool',

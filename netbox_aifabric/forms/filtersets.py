@@ -13,6 +13,7 @@ from ..choices import (
     DesignOptionChoices,
     FabricNodeRoleChoices,
     FabricStatusChoices,
+    LeafPairingChoices,
     QoSModeChoices,
     QoSTrustChoices,
     TrafficPurposeChoices,
@@ -99,7 +100,7 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     model = Fabric
     fieldsets = (
         FieldSet('q', 'filter_id', 'tag'),
-        FieldSet('site_id', 'status', 'design_option', 'underlay', name=_('Fabric')),
+        FieldSet('site_id', 'status', 'design_option', 'underlay', 'leaf_pairing', name=_('Fabric')),
         FieldSet('qos_profile_id', 'traffic_class_id', 'evpn_tenant_id', name=_('Intent')),
         OWNERSHIP,
     )
@@ -107,6 +108,7 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     status = forms.MultipleChoiceField(choices=FabricStatusChoices, required=False, label=_('Status'))
     design_option = forms.MultipleChoiceField(choices=DesignOptionChoices, required=False, label=_('Design option'))
     underlay = forms.MultipleChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
+    leaf_pairing = forms.MultipleChoiceField(choices=LeafPairingChoices, required=False, label=_('Leaf pairing'))
     qos_profile_id = DynamicModelMultipleChoiceField(
         queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile')
     )

@@ -226,6 +226,7 @@ FABRIC_LINKS_FIELDSET = FieldSet(
     'rdma_nic_count',
     'rdma_nic_speed',
     'mtu',
+    'oversubscription_target',
     name=_('Links and NICs'),
 )
 FABRIC_DEVICES_FIELDSET = FieldSet(*FabricDevicesForm.base_fields, 'rack', name=_('Devices'))
@@ -252,7 +253,16 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
 
     fieldsets = (
         FieldSet(
-            'name', 'slug', 'site', 'status', 'design_option', 'underlay', 'description', 'tags', name=_('Fabric')
+            'name',
+            'slug',
+            'site',
+            'status',
+            'design_option',
+            'underlay',
+            'leaf_pairing',
+            'description',
+            'tags',
+            name=_('Fabric'),
         ),
         FABRIC_SIZE_FIELDSET,
         FABRIC_LINKS_FIELDSET,
@@ -273,6 +283,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'status',
             'design_option',
             'underlay',
+            'leaf_pairing',
             'spine_count',
             'max_spines',
             'leaf_count',
@@ -287,6 +298,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'rdma_nic_count',
             'rdma_nic_speed',
             'mtu',
+            'oversubscription_target',
             'spine_device_type',
             'leaf_device_type',
             'server_device_type',

@@ -12,6 +12,7 @@ from .. import models
 __all__ = ('EVPNTenantFilter', 'FabricFilter', 'FabricNodeFilter', 'QoSProfileFilter', 'TrafficClassFilter')
 
 IntegerLookup = Annotated['IntegerLookup', strawberry.lazy('netbox.graphql.filter_lookups')]
+FloatLookup = Annotated['FloatLookup', strawberry.lazy('netbox.graphql.filter_lookups')]
 
 
 @register_filter(models.TrafficClass, lookups=True)
@@ -60,6 +61,8 @@ class FabricFilter(PrimaryModelFilter):
     status: StrFilterLookup | None = strawberry_django.filter_field()
     design_option: StrFilterLookup | None = strawberry_django.filter_field()
     underlay: StrFilterLookup | None = strawberry_django.filter_field()
+    leaf_pairing: StrFilterLookup | None = strawberry_django.filter_field()
+    oversubscription_target: FloatLookup | None = strawberry_django.filter_field()
     spine_count: IntegerLookup | None = strawberry_django.filter_field()
     leaf_count: IntegerLookup | None = strawberry_django.filter_field()
     server_count: IntegerLookup | None = strawberry_django.filter_field()

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 import netaddr
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -8,13 +10,21 @@ from ipam.fields import ASNField
 from netbox.models import PrimaryModel
 from netbox.models.features import JobsMixin
 
-from ..choices import DesignOptionChoices, FabricNodeRoleChoices, FabricStatusChoices, LinkSpeedChoices, UnderlayChoices
+from ..choices import (
+    DesignOptionChoices,
+    FabricNodeRoleChoices,
+    FabricStatusChoices,
+    LeafPairingChoices,
+    LinkSpeedChoices,
+    UnderlayChoices,
+)
 from ..constants import MTU_MAX, MTU_MIN
 from ..planner import asn_need, pool_needs
 from ..validators import check_pool, find_vni_reuse, m2m_members, normalize_mac, validate_mac, validate_vni
 
 __all__ = ('Fabric',)
 
+OVERSUBSCRIPTION_MIN, OVERSUBSCRIPTION_MAX = Decimal('1'), Decimal('100')
 POOL_FIELDS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool')
 
 
@@ -66,6 +76,16 @@ class Fabric(JobsMixin, PrimaryModel):
     underlay = models.CharField(
         verbose_name=_('underlay'), max_length=10, choices=UnderlayChoices, default=UnderlayChoices.EBGP
     )
+    leaf_pairing = models.CharField(
+        verbose_name=_('leaf pairing'),
+        max_length=10,
+        choices=LeafPairingChoices,
+        default=LeafPairingChoices.MLAG,
+        help_text=_(
+            'How the leaves of a pair serve the server bonds: MLAG with a peer link (every design), or EVPN '
+            'multihoming, an ESI-LAG with no peer link and a VTEP per leaf (EVPN/VXLAN only)'
+        ),
+    )
 
     # Sizes and their explicit maximums
     spine_count = _count_field(_('spines'), 2)
@@ -95,6 +115,19 @@ class Fabric(JobsMixin, PrimaryModel):
     )
     mtu = models.PositiveIntegerField(
         verbose_name=_('fabric MTU'), default=9216, validators=[MinValueValidator(MTU_MIN), MaxValueValidator(MTU_MAX)]
+    )
+    oversubscription_target = models.DecimalField(
+        verbose_name=_('oversubscription target'),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal('3.00'),
+        blank=True,
+        null=True,
+        validators=[MinValueValidator(OVERSUBSCRIPTION_MIN), MaxValueValidator(OVERSUBSCRIPTION_MAX)],
+        help_text=_(
+            'Highest acceptable ratio of server to uplink bandwidth per leaf (3 means 3:1); the plan warns about '
+            'leaves above it. GPU back ends (RDMA) aim for 1:1, non-blocking. Empty: no check'
+        ),
     )
 
     # Devices the apply creates
@@ -165,6 +198,7 @@ class Fabric(JobsMixin, PrimaryModel):
         'status',
         'design_option',
         'underlay',
+        'leaf_pairing',
         'max_spines',
         'max_leaves',
         'max_parallel_uplinks',
@@ -174,6 +208,7 @@ class Fabric(JobsMixin, PrimaryModel):
         'rdma_nic_count',
         'rdma_nic_speed',
         'mtu',
+        'oversubscription_target',
         'qos_profile',
         'spine_device_type',
         'leaf_device_type',
@@ -203,6 +238,9 @@ class Fabric(JobsMixin, PrimaryModel):
     def get_design_option_color(self):
         return DesignOptionChoices.colors.get(self.design_option)
 
+    def get_leaf_pairing_color(self):
+        return LeafPairingChoices.colors.get(self.leaf_pairing)
+
     @property
     def is_mlag(self):
         return self.design_option == DesignOptionChoices.MLAG
@@ -210,6 +248,33 @@ class Fabric(JobsMixin, PrimaryModel):
     @property
     def is_evpn(self):
         return self.design_option == DesignOptionChoices.EVPN_VXLAN
+
+    @property
+    def is_evpn_mh(self):
+        """Whether the leaf pairs are EVPN multihoming pairs (no peer link) rather than MLAG pairs."""
+        return self.leaf_pairing == LeafPairingChoices.EVPN_MH
+
+    @property
+    def mlag_paired(self):
+        """Whether the leaves form MLAG pairs with peer links (and so need the MLAG peer pool): in every design
+        with at least two leaves, unless the leaves pair by EVPN multihoming."""
+        return not self.is_evpn_mh and self.leaf_count >= 2
+
+    def required_pools(self):
+        """``{field: message}`` for the pools and ASNs the design, the pairing and the sizes need: the planner
+        refuses to plan without them. Not enforced on save (a draft may leave them for later); the wizard asks for
+        them, and the Plan tab names the missing one."""
+        needed = {'loopback_pool': _('Every fabric needs a loopback pool.')}
+        if self.spine_count or self.max_spines:
+            needed['p2p_pool'] = _('Leaf–spine links (now or up to the declared maximum) need a point-to-point pool.')
+        if self.is_evpn:
+            needed['vtep_pool'] = _('EVPN/VXLAN needs a VTEP pool.')
+        if self.mlag_paired:
+            needed['mlag_peer_pool'] = _('MLAG-paired leaves need an MLAG peer pool (a /31 per pair).')
+        if self.underlay == UnderlayChoices.EBGP:
+            needed['leaf_asn_range'] = _('An eBGP underlay needs a leaf ASN range.')
+            needed['spine_asn'] = _('An eBGP underlay needs a spine ASN.')
+        return needed
 
     def save(self, *args, **kwargs):
         super().save(*args, **kwargs)
@@ -326,6 +391,11 @@ class Fabric(JobsMixin, PrimaryModel):
             errors['max_leaves'] = _('A fabric needs room for at least one leaf.')
         if self.spine_count and self.uplinks_per_spine < 1:
             errors['uplinks_per_spine'] = _('Each leaf needs at least one uplink to each spine.')
+        if self.is_evpn_mh and not self.is_evpn:
+            errors['leaf_pairing'] = _(
+                'EVPN multihoming pairs leaves through the EVPN control plane, so it needs the EVPN/VXLAN design '
+                '(this fabric is {design}): choose MLAG pairing or the EVPN/VXLAN design.'
+            ).format(design=self.get_design_option_display())
         if self.is_mlag:
             for field in ('leaf_count', 'max_leaves'):
                 if getattr(self, field) % 2:

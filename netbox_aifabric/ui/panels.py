@@ -104,7 +104,9 @@ class FabricPanel(panels.ObjectAttributesPanel):
     status = attrs.ChoiceAttr('status')
     design_option = attrs.ChoiceAttr('design_option')
     underlay = attrs.ChoiceAttr('underlay')
+    leaf_pairing = attrs.ChoiceAttr('leaf_pairing', label=_('Leaf pairing'))
     mtu = attrs.NumericAttr('mtu', label=_('MTU'))
+    oversubscription_target = attrs.NumericAttr('oversubscription_target', label=_('Oversubscription target (:1)'))
     description = attrs.TextAttr('description')
 
 

@@ -34,6 +34,7 @@ FABRIC_SHAPE = {
     'status': 'draft',
     'design_option': 'routed',
     'underlay': 'ebgp',
+    'leaf_pairing': 'mlag',
     'spine_count': 2,
     'max_spines': 4,
     'leaf_count': 2,
@@ -48,6 +49,7 @@ FABRIC_SHAPE = {
     'rdma_nic_count': 1,
     'rdma_nic_speed': 100,
     'mtu': 9216,
+    'oversubscription_target': 3,
     'l2vni_base': 10000,
 }
 

@@ -135,7 +135,7 @@ class FabricAPITestCase(base.PluginAPITestCase):
     type_class = FabricType
     graphql_base_name = 'netbox_aifabric_fabric'
     brief_fields = ['description', 'design_option', 'display', 'id', 'name', 'slug', 'status', 'url']
-    bulk_update_data = {'status': 'active'}
+    bulk_update_data = {'status': 'active', 'oversubscription_target': 1}
     bulk_update_invalid_data = {'spine_count': 9}
 
     @classmethod
@@ -157,6 +157,8 @@ class FabricAPITestCase(base.PluginAPITestCase):
                 'slug': 'fabric-4',
                 'site': sites[0].pk,
                 'design_option': 'evpn-vxlan',
+                'leaf_pairing': 'evpn-mh',
+                'oversubscription_target': 1.5,
                 'loopback_pool': p['10.255.0.0/24'].pk,
                 'vtep_pool': p['10.255.1.0/24'].pk,
                 'p2p_pool': p['10.255.2.0/24'].pk,

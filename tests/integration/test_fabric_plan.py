@@ -1,12 +1,18 @@
 """The Fabric's Plan and Topology tabs: the planner run on the stored intent, nothing written."""
 
-from django.urls import reverse
+from decimal import Decimal
 
+from django.urls import reverse
+from django.utils.html import escape
+
+from core.models import ObjectChange
 from dcim.models import Device
 from ipam.models import IPAddress, Prefix
+from users.constants import TOKEN_PREFIX
+from users.models import Token
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.engine import apply_fabric, plan_of
 from netbox_aifabric.apply.spec import fabric_spec
 from netbox_aifabric.checks.intent import intent_warnings
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
@@ -153,29 +159,112 @@ class IntentWarningsTestCase(TestCase):
         self.assertContains(response, 'USERS can reach MGMT')
 
 
-class RoutedDesignWarningsTestCase(TestCase):
-    """The routed design bonds servers across leaves that run no MLAG and repeats the gateways on every leaf: the Plan
-    tab says so before anything is applied."""
+class PlanWarningsTestCase(TestCase):
+    """The planner's warnings (code and message) on the Plan tab and in the REST plan, next to the guide's intent
+    warnings; the routed design's old limits (bonds across unpaired leaves, one gateway on every leaf) are gone
+    because the planner now pairs the leaves of a rack and gives every rack its own subnets."""
 
-    def test_routed_design_warnings(self):
+    user_permissions = ['netbox_aifabric.view_fabric']
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        # The routed design with two racks (leaf pairs), a GPU server in each: RDMA, not routed, spans both
+        Fabric.objects.filter(pk=cls.fabric.pk).update(design_option='routed', leaf_count=4, server_count=5)
+        cls.fabric.refresh_from_db()
+        cls.fabric.tenants.clear()
+        cls.fabric.sync_nodes()
+        cls.fabric.nodes.filter(role='gpu', node_id=5).update(pair=2)
+
+    def url(self):
+        return reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': self.fabric.pk})
+
+    def set_target(self, target):
+        Fabric.objects.filter(pk=self.fabric.pk).update(oversubscription_target=target)
+        self.fabric.refresh_from_db()
+
+    def test_warnings_on_the_plan_tab_and_in_the_api(self):
+        self.set_target(Decimal('1.5'))
+        ratios = {c.leaf: c.ratio for c in plan_of(self.fabric).capacity}
+        above = sorted(leaf for leaf, ratio in ratios.items() if ratio is not None and ratio > 1.5)
+        self.assertTrue(above, ratios)
+        warnings = plan_of(self.fabric).warnings
+        self.assertEqual(
+            [(w.code, w.message.split(':')[0]) for w in warnings if w.code == 'oversubscription'],
+            [('oversubscription', leaf) for leaf in above],
+        )
+        unrouted = [tc for tc in self.fabric.traffic_classes.order_by('vid') if not tc.routed]
+        self.assertEqual(
+            [w.message.split(' is not routed')[0] for w in warnings if w.code == 'unrouted-class-across-racks'],
+            [f'{tc} (VLAN {tc.vid})' for tc in unrouted],
+        )
+
+        TrafficClass.objects.get(slug='mgmt').reachable_from.add(TrafficClass.objects.get(slug='users'))
+        response = self.client.get(self.url())
+        self.assertHttpStatus(response, 200)
+        for warning in warnings:
+            self.assertContains(response, f'data-warning-code="{warning.code}"')
+            self.assertContains(response, escape(warning.message))
+        self.assertContains(response, 'USERS can reach MGMT')  # the guide's intent warnings stay alongside
+        self.assertNotContains(response, 'Routed design:')
+        self.assertContains(response, 'name="confirm_delete"', count=0)  # warnings, not errors: no Apply for viewers
+
+        self.add_permissions('netbox_aifabric.apply_fabric')
+        self.assertContains(self.client.get(self.url()), 'name="confirm_delete"')  # warnings do not block an apply
+
+        token = Token.objects.create(user=self.user)
+        header = {'HTTP_AUTHORIZATION': f'Bearer {TOKEN_PREFIX}{token.key}.{token.token}'}
+        url = reverse('plugins-api:netbox_aifabric-api:fabric-plan', kwargs={'pk': self.fabric.pk})
+        response = self.client.post(url, {}, content_type='application/json', **header)
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(
+            response.json()['warnings'], [{'code': w.code, 'field': w.field, 'message': w.message} for w in warnings]
+        )
+
+    def test_no_target_no_oversubscription_warning(self):
+        self.set_target(None)
+        self.assertFalse([w for w in plan_of(self.fabric).warnings if w.code == 'oversubscription'])
+        self.assertNotContains(self.client.get(self.url()), 'data-warning-code="oversubscription"')
+
+    def test_the_routed_design_has_racks_not_the_old_warnings(self):
+        self.set_target(None)
+        plan = plan_of(self.fabric)
+        self.assertEqual(
+            sorted((n.name, n.mlag_peer) for n in plan.nodes if n.role == 'leaf'),
+            [(f'ai-lab-fabric-leaf{a}', f'ai-lab-fabric-leaf{b}') for a, b in ((1, 2), (2, 1), (3, 4), (4, 3))],
+        )
+        routed = [tc for tc in self.fabric.traffic_classes.all() if tc.routed and tc.prefix_id]
+        for vlan in plan.vlans:
+            self.assertEqual(len(vlan.racks), 2 if vlan.vid in {tc.vid for tc in routed} else 0, vlan)
+        self.assertFalse([w for w in intent_warnings(self.fabric) if w.startswith('Routed design')])
+
+
+class PlanErrorBlocksApplyTestCase(TestCase):
+    """A named planner error (here three leaves in one "pair") shows on the Plan tab instead of the plan, with no
+    Apply button; an apply POSTed anyway writes nothing."""
+
+    user_permissions = ['netbox_aifabric.view_fabric', 'netbox_aifabric.apply_fabric']
+
+    def test_named_error_blocks_the_apply(self):
         load_demo()
         fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        Fabric.objects.filter(pk=fabric.pk).update(design_option='routed')
-        fabric.refresh_from_db()
-        routed = ', '.join(str(tc) for tc in fabric.traffic_classes.order_by('vid') if tc.routed and tc.prefix_id)
-        self.assertEqual(
-            intent_warnings(fabric)[-2:],
-            [
-                'Routed design: each server bonds its 2 NICs across 2 leaves, which are not an MLAG pair; the leaves '
-                'must run MLAG (the MLAG or EVPN/VXLAN design) for that bond to work.',
-                f'Routed design: {routed} get the same gateway subnet on all 2 leaves; the guide keeps VLANs local to '
-                'one rack. Stretch them with EVPN/VXLAN, or keep such a fabric to one leaf.',
-            ],
+        fabric.snapshot()
+        fabric.leaf_count = 3
+        fabric.save()
+        fabric.nodes.filter(role='leaf', node_id=3).update(pair=1)
+        self.user.is_superuser = True  # holds every permission the apply writes with
+        self.user.save()
+        response = self.client.get(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': fabric.pk}))
+        self.assertContains(response, 'This fabric cannot be planned yet')
+        self.assertContains(response, 'an MLAG group needs exactly two leaves, got 3')
+        self.assertNotContains(response, 'name="confirm_delete"')
+        before = (Device.objects.count(), Prefix.objects.count(), ObjectChange.objects.count())
+        response = self.client.post(
+            reverse('plugins:netbox_aifabric:fabric_apply', kwargs={'pk': fabric.pk}), follow=True
         )
-        self.assertTrue(routed)
-        Fabric.objects.filter(pk=fabric.pk).update(leaf_count=1)
-        fabric.refresh_from_db()
-        self.assertFalse([w for w in intent_warnings(fabric) if w.startswith('Routed design')])
+        self.assertContains(response, 'an MLAG group needs exactly two leaves, got 3')
+        self.assertEqual((Device.objects.count(), Prefix.objects.count(), ObjectChange.objects.count()), before)
 
 
 class DeviceFabricPanelTestCase(TestCase):

@@ -212,6 +212,8 @@ class FabricFilterSetTestCase(PluginFilterSetTests, TestCase):
                     slug='fabric-3',
                     site=sites[2],
                     design_option='evpn-vxlan',
+                    leaf_pairing='evpn-mh',
+                    oversubscription_target=1,
                     spine_count=4,
                     p2p_pool=world['prefixes']['10.255.2.0/24'],
                 ),
@@ -228,6 +230,11 @@ class FabricFilterSetTestCase(PluginFilterSetTests, TestCase):
 
     def test_status(self):
         self.assertEqual(self.filterset({'status': ['active']}, self.queryset).qs.count(), 1)
+
+    def test_leaf_pairing_and_oversubscription_target(self):
+        self.assertEqual(self.filterset({'leaf_pairing': ['evpn-mh']}, self.queryset).qs.get().slug, 'fabric-3')
+        self.assertEqual(self.filterset({'leaf_pairing': ['mlag']}, self.queryset).qs.count(), 2)
+        self.assertEqual(self.filterset({'oversubscription_target__lt': [2]}, self.queryset).qs.get().slug, 'fabric-3')
 
     def test_spine_count(self):
         self.assertEqual(self.filterset({'spine_count__gt': [2]}, self.queryset).qs.count(), 1)

@@ -48,3 +48,25 @@ class GraphQLTestCase(TestCase):
             content_type='application/json',
         )
         self.assertEqual(json.loads(response.content)['data']['netbox_aifabric_fabric_list'], [])
+
+    def test_leaf_pairing_and_oversubscription_target(self):
+        load_demo()
+        self.add_permissions('netbox_aifabric.view_fabric')
+        query = """{
+          mlag: netbox_aifabric_fabric_list(filters: {leaf_pairing: {exact: "mlag"}}) {
+            name leaf_pairing oversubscription_target
+          }
+          mh: netbox_aifabric_fabric_list(filters: {leaf_pairing: {exact: "evpn-mh"}}) { name }
+          low: netbox_aifabric_fabric_list(
+            filters: {oversubscription_target: {comparison_lookup: {lte: 3}}}
+          ) { name }
+        }"""
+        response = self.client.post(reverse('graphql'), json.dumps({'query': query}), content_type='application/json')
+        data = json.loads(response.content)
+        self.assertNotIn('errors', data, data)
+        fabric = data['data']['mlag'][0]
+        self.assertEqual(fabric['name'], 'AI Lab fabric')
+        self.assertEqual(fabric['leaf_pairing'].lower(), 'mlag')
+        self.assertEqual(float(fabric['oversubscription_target']), 3.0)
+        self.assertEqual(data['data']['mh'], [])
+        self.assertEqual([f['name'] for f in data['data']['low']], ['AI Lab fabric'])

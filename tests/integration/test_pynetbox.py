@@ -42,6 +42,20 @@ def test_plugin_endpoints_from_pynetbox(nb):
     )
     assert fabric.qos_profile.slug == 'lossless'
     assert [f.name for f in nb.plugins.aifabric.fabrics.filter(qos_profile='lossless')] == ['AI Lab fabric']
+    assert (fabric.leaf_pairing.value, float(fabric.oversubscription_target)) == ('mlag', 3.0)  # the defaults
+
+    fabric.design_option = 'evpn-vxlan'
+    fabric.leaf_pairing = 'evpn-mh'
+    fabric.oversubscription_target = 1
+    assert fabric.save()
+    fetched = nb.plugins.aifabric.fabrics.get(slug='ai-lab-fabric')
+    assert (fetched.leaf_pairing.value, float(fetched.oversubscription_target)) == ('evpn-mh', 1.0)
+    assert [f.name for f in nb.plugins.aifabric.fabrics.filter(leaf_pairing='evpn-mh')] == ['AI Lab fabric']
+    fetched.design_option = 'routed'
+    with pytest.raises(pynetbox.RequestError) as error:
+        fetched.save()
+    assert error.value.req.status_code == 400
+    assert 'leaf_pairing' in error.value.error
 
 
 def test_bad_input_is_a_named_400(nb):

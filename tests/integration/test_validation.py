@@ -304,3 +304,18 @@ class ValidationTestCase(TestCase):
         self.assertRejected(TrafficClass, {'mtu': 9217}, 'mtu', '9216')
         self.assertRejected(QoSProfile, {'mtu': 67}, 'mtu', '68')
         self.assertRejected(Fabric, {'mtu': 10000}, 'mtu', '9216')
+
+    def test_evpn_multihoming_needs_the_evpn_design(self):
+        for design in ('routed', 'mlag'):
+            self.assertRejected(
+                Fabric,
+                {'design_option': design, 'leaf_pairing': 'evpn-mh'},
+                'leaf_pairing',
+                'EVPN multihoming pairs leaves through the EVPN control plane, so it needs the EVPN/VXLAN design',
+            )
+        self.assertRejected(Fabric, {'leaf_pairing': 'esi'}, 'leaf_pairing', 'esi')
+
+    def test_oversubscription_target_range(self):
+        self.assertRejected(Fabric, {'oversubscription_target': 0.5}, 'oversubscription_target', '1')
+        self.assertRejected(Fabric, {'oversubscription_target': 101}, 'oversubscription_target', '100')
+        self.assertRejected(Fabric, {'oversubscription_target': 1.125}, 'oversubscription_target', '2 decimal places')

@@ -178,6 +178,8 @@ class FabricViewTestCase(base.PluginViewTestCase):
             **FABRIC_SHAPE,
             'status': 'planned',
             'design_option': 'evpn-vxlan',
+            'leaf_pairing': 'evpn-mh',
+            'oversubscription_target': 1.5,
             'loopback_pool': p['10.255.0.0/24'].pk,
             'vtep_pool': p['10.255.1.0/24'].pk,
             'p2p_pool': p['10.255.2.0/24'].pk,
@@ -191,10 +193,11 @@ class FabricViewTestCase(base.PluginViewTestCase):
             'tags': [],
         }
         cls.csv_data = (
-            'name,slug,site,design_option,spine_count,leaf_count,p2p_pool,qos_profile,traffic_classes',
-            'Fabric 5,fabric-5,site-1,routed,2,2,10.255.2.0/24,tcp,rdma',
-            'Fabric 6,fabric-6,site-2,mlag,0,2,,,',
-            'Fabric 7,fabric-7,site-3,evpn-vxlan,2,4,,tcp,',
+            'name,slug,site,design_option,leaf_pairing,spine_count,leaf_count,p2p_pool,qos_profile,traffic_classes,'
+            'oversubscription_target',
+            'Fabric 5,fabric-5,site-1,routed,mlag,2,2,10.255.2.0/24,tcp,rdma,1',
+            'Fabric 6,fabric-6,site-2,mlag,,0,2,,,,',
+            'Fabric 7,fabric-7,site-3,evpn-vxlan,evpn-mh,2,4,,tcp,,4.5',
         )
         cls.csv_update_data = ('id,status,description', *[f'{f.pk},active,updated' for f in Fabric.objects.all()])
-        cls.bulk_edit_data = {'status': 'active', 'underlay': 'ospf', 'mtu': 9000}
+        cls.bulk_edit_data = {'status': 'active', 'underlay': 'ospf', 'mtu': 9000, 'oversubscription_target': 1}

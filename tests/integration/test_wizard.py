@@ -5,7 +5,7 @@ from django.test import TestCase
 from django.urls import reverse
 
 from core.models import ObjectChange
-from dcim.models import Device
+from dcim.models import Device, Interface
 from ipam.models import ASNRange, IPAddress, Prefix
 from users.models import ObjectPermission, User
 
@@ -43,7 +43,7 @@ class WizardBase(TestCase):
             'topology': {
                 k: v
                 for k, v in base.FABRIC_SHAPE.items()
-                if k not in ('status', 'design_option', 'underlay', 'l2vni_base')
+                if k not in ('status', 'design_option', 'underlay', 'leaf_pairing', 'l2vni_base')
             },
             # the demo fabric holds 10.255.x and ASNs 65100–65199: the wizard proposes the next free ones
             'pools': {
@@ -173,6 +173,71 @@ class WizardTestCase(WizardBase):
         self.assertIn('/login/', response['Location'])
 
 
+class WizardPairingTestCase(WizardBase):
+    """Leaf pairing in the wizard: MLAG pairs (in the routed design too) need an MLAG peer pool, EVPN multihoming
+    pairs do not; the preview shows the plan's warnings, and a named planner error leaves no "Create and apply"."""
+
+    def test_routed_leaves_are_paired_and_need_an_mlag_peer_pool(self):
+        response = self.walk(
+            until='pools', design={'design_option': 'routed'}, pools={'vtep_pool': '', 'mlag_peer_pool': ''}
+        )
+        self.assertEqual(response.status_code, 200)
+        errors = response.context['form'].errors
+        self.assertEqual(list(errors), ['mlag_peer_pool'])
+        self.assertIn('MLAG-paired leaves need an MLAG peer pool', errors['mlag_peer_pool'][0])
+
+    def test_room_for_spines_needs_a_p2p_pool(self):
+        # the guide's MLAG pair without spines yet: the planner numbers the future uplinks, so it wants the pool
+        response = self.walk(
+            until='pools', topology={'spine_count': 0}, pools={'p2p_pool': ''}, design={'design_option': 'mlag'}
+        )
+        self.assertIn('point-to-point pool', response.context['form'].errors['p2p_pool'][0])
+        self.client.get(f'{URL}?reset=1')
+        response = self.walk(
+            until='pools',
+            topology={'spine_count': 0, 'max_spines': 0},
+            pools={'p2p_pool': ''},
+            design={'design_option': 'mlag'},
+        )
+        self.assertRedirects(response, url('intent'), fetch_redirect_response=False)
+
+    def test_evpn_multihoming_needs_no_mlag_peer_pool_and_has_no_peer_link(self):
+        response = self.walk(design={'leaf_pairing': 'evpn-mh'}, pools={'mlag_peer_pool': ''})
+        self.assertRedirects(response, url('preview'), fetch_redirect_response=False)
+        response = self.client.get(url('preview'))
+        leaves = [n for n in response.context['plan'].nodes if n.role == 'leaf']
+        self.assertEqual(
+            [(n.mh_peer, n.mlag_peer) for n in leaves], [('wizard-cluster-leaf2', None), ('wizard-cluster-leaf1', None)]
+        )
+        self.assertContains(response, 'Create and apply')
+        self.client.post(url('preview'), {'_apply': '1'})
+        fabric = Fabric.objects.get(slug='wizard-cluster')
+        self.assertEqual((fabric.leaf_pairing, fabric.mlag_peer_pool), ('evpn-mh', None))
+        leaves = Interface.objects.filter(device__name__in=['wizard-cluster-leaf1', 'wizard-cluster-leaf2'])
+        self.assertFalse(leaves.filter(name='Port-Channel1000').exists())
+        self.assertEqual(leaves.filter(name='Loopback1').count(), 2)  # a VTEP per leaf
+
+    def test_preview_shows_the_plan_warnings(self):
+        self.walk(topology={'oversubscription_target': '1'})
+        response = self.client.get(url('preview'))
+        warnings = response.context['plan'].warnings
+        self.assertTrue(warnings)
+        for warning in warnings:
+            self.assertContains(response, f'data-warning-code="{warning.code}"')
+        self.assertContains(response, 'Create and apply')  # warnings do not block
+
+    def test_a_planner_error_blocks_create_and_apply(self):
+        self.walk(topology={'leaf_count': 1})  # the servers' two bonded NICs need a leaf pair
+        response = self.client.get(url('preview'))
+        self.assertContains(response, 'This fabric cannot be planned yet')
+        self.assertContains(response, 'servers[0].leaves')
+        self.assertNotContains(response, 'Create and apply')
+        before = (*written(), ObjectChange.objects.count())
+        response = self.client.post(url('preview'), {'_apply': '1'}, follow=True)
+        self.assertContains(response, 'Nothing was written')
+        self.assertEqual((*written(), ObjectChange.objects.count()), before)
+
+
 def _content_types(app_label, model):
     from core.models import ObjectType
 
@@ -188,6 +253,8 @@ BAD_INPUTS = [
     ('design', {'design_option': 'clos'}, 'design_option', 'Select a valid choice'),
     ('design', {'name': 'AI Lab fabric'}, 'name', 'already exists'),
     ('design', {'underlay': 'rip'}, 'underlay', 'Select a valid choice'),
+    ('design', {'leaf_pairing': 'stacking'}, 'leaf_pairing', 'Select a valid choice'),
+    ('design', {'design_option': 'routed', 'leaf_pairing': 'evpn-mh'}, 'leaf_pairing', 'needs the EVPN/VXLAN design'),
     ('topology', {'spine_count': 5}, 'spine_count', 'above the declared maximum max_spines = 4'),
     ('topology', {'leaf_count': 9}, 'leaf_count', 'above the declared maximum max_leaves = 8'),
     ('topology', {'max_leaves': 0}, 'max_leaves', 'greater than or equal to 1'),
@@ -197,6 +264,8 @@ BAD_INPUTS = [
     ('topology', {'uplink_speed': 7}, 'uplink_speed', 'Select a valid choice'),
     ('topology', {'spine_count': -1}, 'spine_count', 'greater than or equal to 0'),
     ('topology', {'server_count': 'four'}, 'server_count', 'Enter a whole number'),
+    ('topology', {'oversubscription_target': '0.5'}, 'oversubscription_target', 'greater than or equal to 1'),
+    ('topology', {'oversubscription_target': 'lots'}, 'oversubscription_target', 'Enter a number'),
     ('pools', {'loopback_pool': 'not-a-prefix'}, 'loopback_pool', 'is not an IP prefix'),
     ('pools', {'loopback_pool': '10.254.0.1/24'}, 'loopback_pool', 'did you mean 10.254.0.0/24'),
     ('pools', {'loopback_pool': '2001:db8::/64'}, 'loopback_pool', 'not an IPv4 prefix'),
@@ -204,6 +273,7 @@ BAD_INPUTS = [
     ('pools', {'p2p_pool': '10.254.0.0/24'}, 'p2p_pool', 'overlaps the loopback pool'),
     ('pools', {'p2p_pool': '10.255.2.0/24'}, 'p2p_pool', 'of fabric AI Lab fabric'),
     ('pools', {'vtep_pool': ''}, 'vtep_pool', 'EVPN/VXLAN needs a VTEP pool'),
+    ('pools', {'mlag_peer_pool': ''}, 'mlag_peer_pool', 'MLAG-paired leaves need an MLAG peer pool'),
     ('pools', {'loopback_pool': ''}, 'loopback_pool', 'This field is required'),
     ('pools', {'leaf_asn_end': 65200}, 'leaf_asn_end', 'ends (65200) before it starts (65201)'),
     ('pools', {'leaf_asn_start': 65201, 'leaf_asn_end': 65202}, 'leaf_asn_start', 'needs 8'),
