@@ -88,7 +88,11 @@ with sync_playwright() as p:
         ],
     )
     context = browser.new_context(viewport={'width': 1400, 'height': 1000})
-    context.add_cookies([{'name': 'djdt', 'value': 'hide', 'url': base}])
+    # a DEBUG dev server (scripts/run) shows Django's debug toolbar: keep it out of the picture
+    context.add_init_script(
+        "new MutationObserver(() => document.getElementById('djDebugRoot')?.remove())"
+        '.observe(document, {childList: true, subtree: true});'
+    )
     page = context.new_page()
     page.goto(base + '/login/')
     page.fill('input[name=username]', 'admin')
