@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from core.api.serializers import JobSerializer
 from dcim.api.serializers import (
     DeviceRoleSerializer,
     DeviceSerializer,
@@ -321,3 +322,109 @@ class FabricRenderConfigSerializer(serializers.Serializer):
     skipped = DeviceSerializer(
         nested=True, many=True, read_only=True, help_text='Devices without a config template (device, role, platform).'
     )
+
+
+# Request bodies of the fabric actions. As everywhere in NetBox's REST API, keys a serializer does not declare are
+# ignored (render-config passes them on as template context, as NetBox's own render-config does).
+
+
+class FabricPlanInputSerializer(serializers.Serializer):
+    """The body of ``POST …/fabrics/{id}/plan/`` (optional)."""
+
+    confirm_delete = serializers.BooleanField(
+        required=False, default=False, help_text='Plan the deletion of owned objects the plan no longer has.'
+    )
+
+
+class FabricApplyInputSerializer(FabricPlanInputSerializer):
+    """The body of ``POST …/fabrics/{id}/apply/`` (optional)."""
+
+    confirm_delete = serializers.BooleanField(
+        required=False, default=False, help_text='Also delete owned objects the plan no longer has.'
+    )
+    background = serializers.BooleanField(
+        required=False, default=False, help_text='Run the apply as a job (answers 202 with the job).'
+    )
+
+
+class FabricRenderConfigInputSerializer(serializers.Serializer):
+    """The body of ``POST …/fabrics/{id}/render-config/`` (optional); other keys are added to every device's
+    template context."""
+
+    config_template_id = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text='Render every device with this ConfigTemplate instead of its own.',
+    )
+
+
+# Responses of the fabric actions (for the OpenAPI schema; the views build plain dicts of this shape).
+
+
+class FabricChangeSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=['create', 'update', 'adopt', 'keep', 'use', 'delete', 'conflict'])
+    key = serializers.CharField()
+    model = serializers.CharField(help_text='app_label.model of the NetBox object.')
+    object = serializers.CharField()
+    fields = serializers.DictField(help_text='The fields the change sets.')
+    reason = serializers.CharField(allow_null=True, allow_blank=True)
+
+
+class FabricPoolUsageSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    prefix = serializers.CharField()
+    size = serializers.IntegerField()
+    used = serializers.IntegerField()
+    free = serializers.IntegerField()
+    percent = serializers.FloatField()
+
+
+class FabricLeafCapacitySerializer(serializers.Serializer):
+    leaf = serializers.CharField()
+    downlink = serializers.IntegerField(help_text='Gbit/s to servers.')
+    uplink = serializers.IntegerField(help_text='Gbit/s to spines.')
+    ratio = serializers.FloatField(allow_null=True)
+
+
+class FabricPlanWarningSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    field = serializers.CharField()
+    message = serializers.CharField()
+
+
+class FabricPlanSerializer(serializers.Serializer):
+    """The response of ``POST …/fabrics/{id}/plan/`` and of a synchronous ``…/apply/``."""
+
+    fabric = serializers.IntegerField()
+    applied = serializers.BooleanField()
+    summary = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField()), help_text='{model: {action: count}}'
+    )
+    changes = FabricChangeSerializer(many=True, help_text='Every change that is not a keep.')
+    pools = FabricPoolUsageSerializer(many=True)
+    capacity = FabricLeafCapacitySerializer(many=True)
+    warnings = FabricPlanWarningSerializer(many=True)
+
+
+class FabricApplyJobSerializer(serializers.Serializer):
+    """The 202 response of ``POST …/fabrics/{id}/apply/`` run in the background."""
+
+    fabric = serializers.IntegerField()
+    applied = serializers.BooleanField()
+    job = JobSerializer()
+
+
+class FabricApplyConflictSerializer(serializers.Serializer):
+    """The 409 response of ``POST …/fabrics/{id}/apply/``: nothing was written."""
+
+    detail = serializers.CharField()
+    changes = FabricChangeSerializer(many=True)
+
+
+class FabricAVDSerializer(serializers.Serializer):
+    """The response of ``GET …/fabrics/{id}/avd/``."""
+
+    fabric = serializers.IntegerField()
+    devices = serializers.DictField(child=serializers.DictField(), help_text='{switch name: AVD structured config}')

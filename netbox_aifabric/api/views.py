@@ -1,13 +1,12 @@
-from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, OpenApiTypes, extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
 from core.api.serializers import JobSerializer
-from extras.api.serializers import RenderConfigInputSerializer
 from extras.models import ConfigTemplate
 from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxModelViewSet
@@ -79,6 +78,7 @@ class FabricViewSet(NetBoxModelViewSet):
         return super().get_permissions()
 
     def _fabric(self, request, pk):
+        # DRF's get_object_or_404: a pk that is not a number is a 404, not a 500
         return get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
 
     @staticmethod
@@ -106,22 +106,44 @@ class FabricViewSet(NetBoxModelViewSet):
         }
 
     @staticmethod
+    def _input(serializer_class, request):
+        """The validated body; a 400 naming the field (``non_field_errors`` for a body that is not an object)."""
+        serializer = serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    @staticmethod
     def _plan_error(e):
         return Response({e.field: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
 
-    @extend_schema(request=None, responses={200: dict})
+    @extend_schema(
+        request=serializers.FabricPlanInputSerializer,
+        responses={
+            200: serializers.FabricPlanSerializer,
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description='An invalid body or fabric: {field: [message]}.'),
+        },
+    )
     @action(detail=True, methods=['post'])
     def plan(self, request, pk):
         """The diff an apply would make (create / update / keep / use / delete / conflict per object); writes
         nothing."""
         fabric = self._fabric(request, pk)
+        data = self._input(serializers.FabricPlanInputSerializer, request)
         try:
-            plan, changes = diff_fabric(fabric, confirm_delete=bool(request.data.get('confirm_delete')))
+            plan, changes = diff_fabric(fabric, confirm_delete=data['confirm_delete'])
         except PlanError as e:
             return self._plan_error(e)
         return Response(self._body(fabric, plan, changes, applied=False))
 
-    @extend_schema(request=None, responses={200: dict})
+    @extend_schema(
+        request=serializers.FabricApplyInputSerializer,
+        responses={
+            200: serializers.FabricPlanSerializer,
+            202: serializers.FabricApplyJobSerializer,
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description='An invalid body or fabric: {field: [message]}.'),
+            409: serializers.FabricApplyConflictSerializer,
+        },
+    )
     @action(detail=True, methods=['post'])
     def apply(self, request, pk):
         """Apply the plan in one transaction. Body: ``{"confirm_delete": true}`` also deletes owned objects the plan
@@ -129,15 +151,16 @@ class FabricViewSet(NetBoxModelViewSet):
         job and answers 202 with the job. 409 with the conflicts (nothing written) when the plan collides with objects
         not owned."""
         fabric = self._fabric(request, pk)
+        data = self._input(serializers.FabricApplyInputSerializer, request)
         if not request.user.has_perm('netbox_aifabric.apply_fabric', obj=fabric):
             raise PermissionDenied(_('This user does not have permission to apply this fabric.'))
-        confirm_delete = bool(request.data.get('confirm_delete'))
+        confirm_delete = data['confirm_delete']
         try:
             _plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
             missing = missing_permissions(request.user, preview, confirm_delete)
             if missing:
                 raise PermissionDenied(missing_permissions_message(missing))
-            if runs_in_background(_plan, bool(request.data.get('background'))):
+            if runs_in_background(_plan, data['background']):
                 job = ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=confirm_delete)
                 return Response(
                     {
@@ -155,7 +178,7 @@ class FabricViewSet(NetBoxModelViewSet):
             return Response(body, status=status.HTTP_409_CONFLICT)
         return Response(self._body(fabric, plan, changes, applied=True))
 
-    @extend_schema(request=None, responses={200: dict})
+    @extend_schema(request=None, responses={200: serializers.FabricAVDSerializer})
     @action(detail=True, methods=['get'])
     def avd(self, request, pk):
         """Arista AVD structured config (``eos_cli_config_gen``) of every switch the fabric applied, from its
@@ -170,13 +193,16 @@ class FabricViewSet(NetBoxModelViewSet):
         return Response({'fabric': fabric.pk, 'devices': configs})
 
     @extend_schema(
-        request=RenderConfigInputSerializer,
+        request=serializers.FabricRenderConfigInputSerializer,
         parameters=[
             OpenApiParameter(
                 'device_id', int, many=True, description='Render only these devices of the fabric (repeatable).'
             )
         ],
-        responses={200: serializers.FabricRenderConfigSerializer},
+        responses={
+            200: serializers.FabricRenderConfigSerializer,
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description='An invalid body: {field: [message]}.'),
+        },
     )
     @action(detail=True, methods=['post'], url_path='render-config')
     def render_config(self, request, pk):
@@ -188,8 +214,9 @@ class FabricViewSet(NetBoxModelViewSet):
         fabric = self._fabric(request, pk)
         if not request.user.has_perm('dcim.render_config_device'):
             raise PermissionDenied(_('This user does not have permission to render device configurations.'))
+        data = self._input(serializers.FabricRenderConfigInputSerializer, request)
         override = None
-        if config_template_id := request.data.get('config_template_id'):
+        if config_template_id := data.get('config_template_id'):
             try:
                 override = ConfigTemplate.objects.restrict(request.user, 'view').get(pk=config_template_id)
             except (ConfigTemplate.DoesNotExist, ValueError):
