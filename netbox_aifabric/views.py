@@ -20,7 +20,7 @@ from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
 from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, plan_of, summarize
-from .apply.permissions import missing_permissions, missing_permissions_message
+from .apply.permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
 from .checks.intent import intent_warnings
 from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
@@ -346,7 +346,7 @@ class FabricApplyView(generic.ObjectView):
                     ),
                 )
             else:
-                _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
+                _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=request.user)
                 counts = Counter(c.action for c in changes)
                 messages.success(
                     request,
@@ -361,6 +361,8 @@ class FabricApplyView(generic.ObjectView):
             messages.error(request, f'{e.field}: {e.message}')
         except ApplyConflictError as e:
             messages.error(request, _('Nothing was applied: {error}').format(error=e))
+        except ObjectPermissionError as e:
+            messages.error(request, str(e))
         return redirect(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': fabric.pk}))
 
 

@@ -147,7 +147,7 @@ class FabricViewSet(NetBoxModelViewSet):
                     },
                     status=status.HTTP_202_ACCEPTED,
                 )
-            plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
+            plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=request.user)
         except PlanError as e:
             return self._plan_error(e)
         except ApplyConflictError as e:

@@ -34,6 +34,7 @@ from vpn.models import L2VPN, L2VPNTermination
 from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
 from ..render.context import CONTEXT_KEY, build_contexts, intent_of, server_port_modes
+from .permissions import ObjectPermissions
 from .spec import fabric_spec
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
@@ -604,8 +605,9 @@ def _m2m_resolved(item, objects):
     return {name: [_resolve(ref, objects) for ref in refs] for name, refs in item.m2m.items()}
 
 
-def _compute(fabric, desired, confirm_delete, conflicts=()):
-    """(changes, owned records by key, owned objects by key) without writing anything."""
+def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
+    """(changes, owned records by key, owned objects by key) without writing anything; ``adopted``, when given,
+    receives the existing objects an adoption takes over, by key."""
     owned = {o.key: o for o in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
     owned_objects = {}
     by_type = {}
@@ -670,6 +672,8 @@ def _compute(fabric, desired, confirm_delete, conflicts=()):
             existing = None  # deleted before the new object is created
         if existing is not None and item.adopt is not None and item.adopt(existing, values):
             objects[item.key] = existing
+            if adopted is not None:
+                adopted[item.key] = existing
             diff = _differences(existing, values, m2m)
             changes.append(Change('adopt', item.key, label, str(existing), diff, reason='existing object taken over'))
             continue
@@ -795,12 +799,16 @@ def _set_m2m(obj, item, objects, changed):
 PROGRESS_EVERY = 50  # objects between two progress reports
 
 
-def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None):
+def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None, user=None):
     """Apply the fabric's plan in one transaction: create and update owned objects, delete (when confirmed) owned
     objects the plan no longer has. Raises :class:`ApplyConflictError` (and writes nothing) on any conflict.
 
     ``progress(done, total, model)``, when given, is called before the first write, every ``PROGRESS_EVERY`` objects
     written and at the end (``done`` counts the creates, updates, adoptions and deletions done so far).
+
+    ``user``, when given, must be allowed each write by the constraints of its ObjectPermissions, as in NetBox's own
+    views: every object changed or deleted before the write, every object created or changed after it (inside the
+    transaction); else :class:`~netbox_aifabric.apply.permissions.ObjectPermissionError` and nothing is written.
 
     Returns:
         ``(plan, changes)`` as :func:`diff_fabric`.
@@ -808,22 +816,41 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callabl
     # NetBox caches custom fields and object types per request (and job); give a shell or script apply the same
     cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
     try:
-        return _apply(fabric, confirm_delete, progress)
+        return _apply(fabric, confirm_delete, progress, user)
     finally:
         if cache_token is not None:
             query_cache.reset(cache_token)
 
 
-def _apply(fabric, confirm_delete, progress):
+def _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete):
+    """The objects the apply will change or delete, as they are before it, into ``permissions``."""
+    by_key = {c.key: c for c in changes}
+    for item in desired:
+        change = by_key[item.key]
+        if change.action not in ('update', 'adopt'):
+            continue
+        key = item.attribute_of or item.key
+        permissions.add(owned_objects.get(key) or adopted.get(key), 'change')  # None: created by this apply
+    if confirm_delete:
+        for change in changes:
+            if change.action == 'delete' and not owned[change.key].adopted:
+                permissions.add(owned_objects.get(change.key), 'delete')
+
+
+def _apply(fabric, confirm_delete, progress, user=None):
+    permissions = ObjectPermissions(user)
     with transaction.atomic():
         _lock(fabric)
         fabric.refresh_from_db()
         fabric.sync_nodes()  # fabrics written without save() (bulk) get their nodes here
         plan, conflicts = _plan(fabric)
         desired = desired_objects(fabric, plan)
-        changes, owned, owned_objects = _compute(fabric, desired, confirm_delete, conflicts)
+        adopted = {}
+        changes, owned, owned_objects = _compute(fabric, desired, confirm_delete, conflicts, adopted)
         if any(c.action == 'conflict' for c in changes):
             raise ApplyConflictError(changes)
+        _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete)
+        permissions.check()
         writes = [
             c for c in changes if c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete)
         ]
@@ -875,6 +902,7 @@ def _apply(fabric, confirm_delete, progress):
                         _set(target, name, value)
                     target.full_clean()
                     target.save()
+                    permissions.add(target, 'change')
                 continue
             if change.action in ('keep', 'use'):
                 objects[item.key] = owned_objects.get(item.key) or item.model.objects.get(
@@ -889,6 +917,7 @@ def _apply(fabric, confirm_delete, progress):
                     obj.full_clean()
                     obj.save()
                     _set_m2m(obj, item, objects, change.fields)
+                permissions.add(obj, 'change')
                 if change.action == 'adopt':
                     if tag is not None and hasattr(obj, 'tags'):
                         obj.tags.add(tag)
@@ -923,6 +952,7 @@ def _apply(fabric, confirm_delete, progress):
                 _set_m2m(obj, item, objects, item.m2m)
                 if tag is not None and hasattr(obj, 'tags'):
                     obj.tags.add(tag)
+                permissions.add(obj, 'add')
                 OwnedObject.objects.create(
                     fabric=fabric,
                     key=item.key,
@@ -933,6 +963,7 @@ def _apply(fabric, confirm_delete, progress):
             if item.key == 'tag':
                 tag = objects[item.key]
 
+        permissions.check()  # after the writes, inside the transaction: a violation rolls everything back
         report()
         allocations = dict(plan.allocations)
         if fabric.applied_allocations != allocations:
