@@ -26,7 +26,12 @@ from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultiple
 from utilities.forms.rendering import FieldSet
 
 from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
-from .apply.permissions import missing_permissions, missing_permissions_message
+from .apply.permissions import (
+    ObjectPermissionError,
+    ObjectPermissions,
+    missing_permissions,
+    missing_permissions_message,
+)
 from .checks.intent import intent_warnings
 from .choices import DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
@@ -310,7 +315,7 @@ class WizardState:
         return cleaned, None
 
 
-def _pool(prefix, fabric_name, field):
+def _pool(prefix, fabric_name, field, created):
     if not prefix:
         return None
     existing = Prefix.objects.filter(prefix=prefix, vrf=None).first()
@@ -323,10 +328,11 @@ def _pool(prefix, fabric_name, field):
     )
     pool.full_clean()
     pool.save()
+    created.append(pool)
     return pool
 
 
-def _asn_range(start, end, fabric_name, slug):
+def _asn_range(start, end, fabric_name, slug, created):
     if start is None:
         return None
     existing = ASNRange.objects.filter(start=start, end=end).first()
@@ -337,15 +343,21 @@ def _asn_range(start, end, fabric_name, slug):
         rir = RIR(name='Private ASNs', slug='private-asns', is_private=True)
         rir.full_clean()
         rir.save()
+        created.append(rir)
     asn_range = ASNRange(name=f'{fabric_name} leaves'[:100], slug=f'{slug}-leaves'[:100], rir=rir, start=start, end=end)
     asn_range.full_clean()
     asn_range.save()
+    created.append(asn_range)
     return asn_range
 
 
-def build_fabric(cleaned, save):
+def build_fabric(cleaned, save, user=None):
     """The Fabric of the wizard's data; with ``save`` the pools, ASN range and fabric are written (the caller's
-    transaction decides whether they stay). Raises ValidationError with the fabric's field errors."""
+    transaction decides whether they stay). Raises ValidationError with the fabric's field errors.
+
+    With ``user``, what is written must be allowed to that user, as NetBox's views allow it: the add permission of
+    every Prefix, RIR and ASNRange created (and the fabric), within the constraints of the user's ObjectPermissions;
+    else :class:`~netbox_aifabric.apply.permissions.ObjectPermissionError` (the caller rolls back)."""
     design, topology, pools, intent = (cleaned.get(step, {}) for step in ('design', 'topology', 'pools', 'intent'))
     name = design.get('name', '')
     fabric = Fabric(
@@ -362,10 +374,14 @@ def build_fabric(cleaned, save):
     )
     if intent.get('l2vni_base') is None:
         fabric.l2vni_base = 10000
+    created = []
     if save:
         for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
-            setattr(fabric, field, _pool(pools.get(field), name, field))
-        fabric.leaf_asn_range = _asn_range(pools.get('leaf_asn_start'), pools.get('leaf_asn_end'), name, fabric.slug)
+            setattr(fabric, field, _pool(pools.get(field), name, field, created))
+        fabric.leaf_asn_range = _asn_range(
+            pools.get('leaf_asn_start'), pools.get('leaf_asn_end'), name, fabric.slug, created
+        )
+        _check_adds(user, created)
     else:
         for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
             if pools.get(field):
@@ -382,7 +398,29 @@ def build_fabric(cleaned, save):
         fabric.save()
         fabric.traffic_classes.set(fabric._m2m_values['traffic_classes'])
         fabric.tenants.set(fabric._m2m_values['tenants'])
+        _check_adds(user, [fabric])
     return fabric
+
+
+def _check_adds(user, created):
+    """``user`` may add each of ``created`` (just saved): its model's add permission and its constraints."""
+    if user is None or not created:
+        return
+    missing = sorted({f'{o._meta.app_label}.add_{o._meta.model_name}' for o in created} - _granted(user, created))
+    if missing:
+        raise ObjectPermissionError(
+            _('Nothing was written: creating this fabric needs these permissions: {perms}.').format(
+                perms=', '.join(missing)
+            )
+        )
+    permissions = ObjectPermissions(user)
+    for obj in created:
+        permissions.add(obj, 'add')
+    permissions.check()
+
+
+def _granted(user, objects):
+    return {perm for perm in (f'{o._meta.app_label}.add_{o._meta.model_name}' for o in objects) if user.has_perm(perm)}
 
 
 class _Rollback(Exception):
@@ -485,7 +523,7 @@ class FabricWizardView(View):
         context = {}
         try:
             with transaction.atomic():
-                fabric = build_fabric(cleaned, save=True)
+                fabric = build_fabric(cleaned, save=True, user=request.user)
                 try:
                     plan, changes = diff_fabric(fabric)
                     context = {
@@ -502,6 +540,9 @@ class FabricWizardView(View):
             pass
         except ValidationError as e:
             return self._back_to_error(request, state, e)
+        except ObjectPermissionError as e:
+            messages.error(request, str(e))
+            return redirect(self._url('pools'))
         context['can_apply'] = request.user.has_perm('netbox_aifabric.apply_fabric')
         return self._render(request, 'preview', **context)
 
@@ -524,7 +565,7 @@ class FabricWizardView(View):
             return redirect(self._url('preview'))
         try:
             with transaction.atomic():
-                fabric = build_fabric(cleaned, save=True)
+                fabric = build_fabric(cleaned, save=True, user=request.user)
                 if apply:
                     plan, preview = diff_fabric(fabric)
                     missing = missing_permissions(request.user, preview, False)
@@ -536,12 +577,15 @@ class FabricWizardView(View):
                         )
                         messages.info(request, _('The fabric was created; its apply runs in the background.'))
                     else:
-                        apply_fabric(fabric)
+                        apply_fabric(fabric, user=request.user)
                         messages.success(request, _('Fabric {fabric} created and applied.').format(fabric=fabric))
                 else:
                     messages.success(request, _('Fabric {fabric} created (not applied yet).').format(fabric=fabric))
         except ValidationError as e:
             return self._back_to_error(request, state, e)
+        except ObjectPermissionError as e:
+            messages.error(request, str(e))
+            return redirect(self._url('pools'))
         except (PlanError, ApplyConflictError, PermissionError) as e:
             messages.error(request, _('Nothing was written: {error}').format(error=e))
             return redirect(self._url('preview'))
