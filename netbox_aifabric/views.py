@@ -20,7 +20,7 @@ from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
 from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, plan_of, summarize
-from .apply.permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
+from .apply.permissions import ObjectPermissionError, missing_permissions, missing_permissions_message, visible_changes
 from .checks.intent import intent_warnings
 from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
@@ -303,6 +303,7 @@ class FabricPlanView(generic.ObjectView):
             plan, changes = diff_fabric(instance, confirm_delete=True)
         except PlanError as e:
             return {'plan': None, 'plan_error': e}
+        changes = visible_changes(request.user, changes)  # as NetBox's views: only objects the user may view
         return {
             'plan': plan,
             'plan_error': None,

@@ -31,6 +31,7 @@ from .apply.permissions import (
     ObjectPermissions,
     missing_permissions,
     missing_permissions_message,
+    visible_changes,
 )
 from .checks.intent import intent_warnings
 from .choices import DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
@@ -526,6 +527,7 @@ class FabricWizardView(View):
                 fabric = build_fabric(cleaned, save=True, user=request.user)
                 try:
                     plan, changes = diff_fabric(fabric)
+                    changes = visible_changes(request.user, changes)
                     context = {
                         'plan': plan,
                         'apply_diff': summarize(changes),

@@ -14,7 +14,7 @@ from netbox.api.viewsets import NetBoxModelViewSet
 
 from .. import filtersets
 from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
-from ..apply.permissions import missing_permissions, missing_permissions_message
+from ..apply.permissions import missing_permissions, missing_permissions_message, visible_changes
 from ..jobs import ApplyFabricJob, runs_in_background
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from ..planner import PlanError
@@ -119,7 +119,7 @@ class FabricViewSet(NetBoxModelViewSet):
             plan, changes = diff_fabric(fabric, confirm_delete=bool(request.data.get('confirm_delete')))
         except PlanError as e:
             return self._plan_error(e)
-        return Response(self._body(fabric, plan, changes, applied=False))
+        return Response(self._body(fabric, plan, visible_changes(request.user, changes), applied=False))
 
     @extend_schema(request=None, responses={200: dict})
     @action(detail=True, methods=['post'])

@@ -123,6 +123,7 @@ class Change:
     object: str
     fields: dict = field(default_factory=dict)
     reason: str = ''
+    pk: int | None = None  # the existing NetBox object's, when there is one (for view permissions)
 
     def to_dict(self) -> dict:
         return {
@@ -644,7 +645,7 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
         if obj is not None:
             objects[item.key] = obj
             diff = _differences(obj, values, m2m)
-            changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff))
+            changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff, pk=obj.pk))
             continue
         unresolved = any(v is None for k, v in lookup.items() if isinstance(item.lookup.get(k), Ref))
         existing = None if unresolved else item.model.objects.filter(**lookup).first()
@@ -654,7 +655,9 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
         )
         if existing is not None and parent_owned:
             objects[item.key] = existing
-            changes.append(Change('create', item.key, _label(item.model), str(existing), reason='made by its device'))
+            changes.append(
+                Change('create', item.key, label, str(existing), reason='made by its device', pk=existing.pk)
+            )
             continue
         replaced = leaving.get((item.model, existing.pk)) if existing is not None else None
         if replaced is not None and not confirm_delete:
@@ -665,6 +668,7 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
                     label,
                     str(existing),
                     reason=f'held by {replaced}, which the plan no longer has: confirm deletions to replace it',
+                    pk=existing.pk,
                 )
             )
             continue
@@ -675,14 +679,20 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
             if adopted is not None:
                 adopted[item.key] = existing
             diff = _differences(existing, values, m2m)
-            changes.append(Change('adopt', item.key, label, str(existing), diff, reason='existing object taken over'))
+            changes.append(
+                Change(
+                    'adopt', item.key, label, str(existing), diff, reason='existing object taken over', pk=existing.pk
+                )
+            )
             continue
         if existing is not None:
             if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
                 objects[item.key] = existing
-                changes.append(Change('use', item.key, label, str(existing), reason='existing object, not owned'))
+                changes.append(
+                    Change('use', item.key, label, str(existing), reason='existing object, not owned', pk=existing.pk)
+                )
             else:
-                changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason))
+                changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason, pk=existing.pk))
             continue
         create_only = _resolved(item.create_only, objects)
         fields = {k: _shown(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
@@ -703,6 +713,7 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
                 reason=('released (adopted, not deleted)' if record.adopted else '')
                 if confirm_delete
                 else 'kept until the apply confirms deletions',
+                pk=record.object_id,
             )
         )
     return changes, owned, owned_objects

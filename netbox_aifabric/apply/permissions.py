@@ -8,11 +8,19 @@ write, inside the apply's transaction, so a violation rolls everything back. One
 """
 
 from collections import defaultdict
+from dataclasses import replace
 
+from django.apps import apps
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext as _
 
-__all__ = ('ObjectPermissionError', 'ObjectPermissions', 'missing_permissions', 'missing_permissions_message')
+__all__ = (
+    'ObjectPermissionError',
+    'ObjectPermissions',
+    'missing_permissions',
+    'missing_permissions_message',
+    'visible_changes',
+)
 
 PERMISSION_OF_ACTION = {'create': 'add', 'update': 'change', 'adopt': 'change', 'delete': 'delete'}
 
@@ -67,3 +75,24 @@ class ObjectPermissions:
                         action=action, model=model._meta.label_lower, objects=shown
                     )
                 )
+
+
+HIDDEN = '(an object you may not view)'
+
+
+def visible_changes(user, changes):
+    """``changes`` as ``user`` may see them: a change of an existing object the user may not view (NetBox's
+    ``restrict(user, 'view')``) keeps its action, model and key but not the object's name or fields. One query per
+    model."""
+    pks = defaultdict(set)
+    for change in changes:
+        if change.pk is not None:
+            pks[change.model].add(change.pk)
+    hidden = set()
+    for label, wanted in pks.items():
+        model = apps.get_model(label)
+        seen = set(model.objects.restrict(user, 'view').filter(pk__in=wanted).values_list('pk', flat=True))
+        hidden.update((label, pk) for pk in wanted - seen)
+    if not hidden:
+        return changes
+    return [replace(c, object=HIDDEN, fields={}) if (c.model, c.pk) in hidden else c for c in changes]

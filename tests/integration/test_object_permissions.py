@@ -11,6 +11,7 @@ from ipam.models import RIR, ASNRange, IPAddress, Prefix
 from users.models import ObjectPermission
 from utilities.testing import APITestCase
 
+from netbox_aifabric.apply.permissions import HIDDEN
 from netbox_aifabric.models import Fabric, FabricNode, OwnedObject
 from netbox_aifabric.seed import load_demo
 
@@ -131,6 +132,19 @@ class AdoptionPermissionsTestCase(APITestCase):
         self.uplink.refresh_from_db()
         self.assertEqual(self.uplink.mtu, 9216)
         self.assertTrue(OwnedObject.objects.filter(key='interface:rack1-tor-a:Ethernet97', adopted=True).exists())
+
+    def test_the_plan_hides_objects_the_user_may_not_view(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        url = reverse('plugins-api:netbox_aifabric-api:fabric-plan', kwargs={'pk': self.fabric.pk})
+        response = self.client.post(url, {}, format='json', **self.header)
+        self.assertHttpStatus(response, 200)
+        adopted = {c['key']: c for c in response.data['changes']}['interface:rack1-tor-a:Ethernet97']
+        self.assertEqual((adopted['action'], adopted['object'], adopted['fields']), ('adopt', HIDDEN, {}))
+        self.add_permissions('dcim.view_interface')
+        response = self.client.post(url, {}, format='json', **self.header)
+        adopted = {c['key']: c for c in response.data['changes']}['interface:rack1-tor-a:Ethernet97']
+        self.assertNotEqual(adopted['object'], HIDDEN)
+        self.assertEqual(adopted['fields']['mtu'], 9216)
 
 
 def wizard_written():
