@@ -25,18 +25,12 @@ from ipam.models import RIR, ASNRange, Prefix
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, SlugField
 from utilities.forms.rendering import FieldSet
 
-from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
-from .apply.permissions import (
-    ObjectPermissionError,
-    ObjectPermissions,
-    missing_permissions,
-    missing_permissions_message,
-    visible_changes,
-)
+from .apply.engine import ApplyConflictError, diff_fabric, summarize
+from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
+from .apply.service import MissingPermissionsError, request_apply
 from .checks.intent import intent_warnings
 from .choices import DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
-from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
 
@@ -409,7 +403,7 @@ def _check_adds(user, created):
         return
     missing = sorted({f'{o._meta.app_label}.add_{o._meta.model_name}' for o in created} - _granted(user, created))
     if missing:
-        raise ObjectPermissionError(
+        raise CreatePermissionError(
             _('Nothing was written: creating this fabric needs these permissions: {perms}.').format(
                 perms=', '.join(missing)
             )
@@ -417,7 +411,14 @@ def _check_adds(user, created):
     permissions = ObjectPermissions(user)
     for obj in created:
         permissions.add(obj, 'add')
-    permissions.check()
+    try:
+        permissions.check()
+    except ObjectPermissionError as e:
+        raise CreatePermissionError(*e.args) from e
+
+
+class CreatePermissionError(ObjectPermissionError):
+    """The user may not create the pools, RIR, ASN range or fabric the wizard would write."""
 
 
 def _granted(user, objects):
@@ -542,7 +543,7 @@ class FabricWizardView(View):
             pass
         except ValidationError as e:
             return self._back_to_error(request, state, e)
-        except ObjectPermissionError as e:
+        except CreatePermissionError as e:
             messages.error(request, str(e))
             return redirect(self._url('pools'))
         context['can_apply'] = request.user.has_perm('netbox_aifabric.apply_fabric')
@@ -569,27 +570,23 @@ class FabricWizardView(View):
             with transaction.atomic():
                 fabric = build_fabric(cleaned, save=True, user=request.user)
                 if apply:
-                    plan, preview = diff_fabric(fabric)
-                    missing = missing_permissions(request.user, preview, False)
-                    if missing:
-                        raise PermissionError(missing_permissions_message(missing))
-                    if runs_in_background(plan, bool(request.POST.get('background'))):
-                        transaction.on_commit(
-                            lambda: ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=False)
-                        )
+                    background = bool(request.POST.get('background'))
+                    if request_apply(fabric, request.user, background=background, on_commit=True).queued:
                         messages.info(request, _('The fabric was created; its apply runs in the background.'))
                     else:
-                        apply_fabric(fabric, user=request.user)
                         messages.success(request, _('Fabric {fabric} created and applied.').format(fabric=fabric))
                 else:
                     messages.success(request, _('Fabric {fabric} created (not applied yet).').format(fabric=fabric))
         except ValidationError as e:
             return self._back_to_error(request, state, e)
-        except ObjectPermissionError as e:
+        except CreatePermissionError as e:  # the pools, RIR, ASN range or fabric
             messages.error(request, str(e))
             return redirect(self._url('pools'))
-        except (PlanError, ApplyConflictError, PermissionError) as e:
+        except (PlanError, ApplyConflictError, MissingPermissionsError) as e:
             messages.error(request, _('Nothing was written: {error}').format(error=e))
+            return redirect(self._url('preview'))
+        except ObjectPermissionError as e:  # the apply's objects, outside the user's constraints
+            messages.error(request, str(e))
             return redirect(self._url('preview'))
         state.clear()
         return redirect(fabric.get_absolute_url())

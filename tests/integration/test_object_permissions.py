@@ -9,6 +9,7 @@ from core.models import ObjectChange, ObjectType
 from dcim.models import Device, DeviceRole, DeviceType, Interface, Manufacturer, Site
 from ipam.models import RIR, ASNRange, IPAddress, Prefix
 from users.models import ObjectPermission
+from utilities.permissions import resolve_permission_type
 from utilities.testing import APITestCase
 
 from netbox_aifabric.apply.permissions import HIDDEN
@@ -75,6 +76,16 @@ class ApplyObjectPermissionsTestCase(APITestCase):
             reverse('plugins:netbox_aifabric:fabric_apply', kwargs={'pk': self.fabric.pk}), follow=True
         )
         self.assertContains(response, 'your permissions do not allow to add dcim.device')
+        self.assertEqual(written_all(), before)
+
+    def test_the_apply_view_names_missing_permissions(self):
+        self.add_permissions(*[p for p in APPLY_PERMISSIONS if p != 'ipam.add_prefix'])
+        self.client.force_login(self.user)
+        before = written_all()
+        response = self.client.post(
+            reverse('plugins:netbox_aifabric:fabric_apply', kwargs={'pk': self.fabric.pk}), follow=True
+        )
+        self.assertContains(response, 'Applying this fabric needs these permissions: ipam.add_prefix.')
         self.assertEqual(written_all(), before)
 
 
@@ -203,3 +214,33 @@ class WizardAddPermissionsTestCase(WizardBase):
         self.assertEqual(str(fabric.loopback_pool.prefix), '10.254.0.0/24')
         self.assertEqual(ASNRange.objects.filter(start=65201).count(), 1)
         self.assertEqual(Prefix.objects.filter(prefix__net_contained='10.254.0.0/16').count(), 4)
+
+
+class WizardApplyConstraintsTestCase(WizardBase):
+    """ "Create and apply" with the apply's devices outside the user's constraints: neither the fabric, nor its pools,
+    nor any applied object is left."""
+
+    def setUp(self):
+        from users.models import User
+
+        self.user = User.objects.create_user(username='constrained')
+        self.client.force_login(self.user)
+        constrained(self.user, 'fabrics', ['add', 'view', 'apply'], ['netbox_aifabric.fabric'], {})
+        limited = ('dcim.add_device', 'dcim.change_device', 'dcim.add_interface')
+        for name in APPLY_PERMISSIONS:
+            if name not in limited:
+                object_type, action = resolve_permission_type(name)
+                permission = ObjectPermission.objects.create(name=name, actions=[action])
+                permission.object_types.add(object_type)
+                permission.users.add(self.user)
+        constrained(self.user, 'ipam', ['add'], ['ipam.prefix', 'ipam.asnrange', 'ipam.vrf', 'ipam.rir'], {})
+        constrained(self.user, 'devices', ['add', 'change'], ['dcim.device'], {'site__slug': 'elsewhere'})
+        constrained(self.user, 'interfaces', ['add'], ['dcim.interface'], {'device__site__slug': 'elsewhere'})
+
+    def test_create_and_apply_writes_nothing(self):
+        self.walk()
+        before = wizard_written()
+        response = self.client.post(url('preview'), {'_apply': '1'}, follow=True)
+        self.assertContains(response, 'your permissions do not allow to add dcim.device')
+        self.assertEqual(wizard_written(), before)
+        self.assertFalse(Fabric.objects.filter(slug='wizard-cluster').exists())
