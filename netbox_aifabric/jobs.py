@@ -10,6 +10,7 @@ from netbox.plugins import get_plugin_config
 from utilities.request import NetBoxFakeRequest, apply_request_processors
 
 from .apply.engine import ApplyConflictError, apply_fabric, summarize
+from .apply.permissions import ObjectPermissionError
 from .planner import PlanError
 
 __all__ = ('ApplyFabricJob', 'job_progress', 'runs_in_background')
@@ -59,8 +60,10 @@ class ApplyFabricJob(JobRunner):
         )
         try:
             with apply_request_processors(request):
-                _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, progress=self.progress)
-        except (PlanError, ApplyConflictError) as e:
+                _plan, changes = apply_fabric(
+                    fabric, confirm_delete=confirm_delete, progress=self.progress, user=self.job.user
+                )
+        except (PlanError, ApplyConflictError, ObjectPermissionError) as e:
             self.logger.error(f'Nothing was applied: {e}')
             raise JobFailed(str(e)) from e
         summary = summarize(changes)

@@ -19,10 +19,10 @@ from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
-from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, plan_of, summarize
-from .apply.permissions import missing_permissions, missing_permissions_message
+from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
+from .apply.permissions import ObjectPermissionError, visible_changes
+from .apply.service import request_apply
 from .checks.intent import intent_warnings
-from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
@@ -303,6 +303,7 @@ class FabricPlanView(generic.ObjectView):
             plan, changes = diff_fabric(instance, confirm_delete=True)
         except PlanError as e:
             return {'plan': None, 'plan_error': e}
+        changes = visible_changes(request.user, changes)  # as NetBox's views: only objects the user may view
         return {
             'plan': plan,
             'plan_error': None,
@@ -331,12 +332,9 @@ class FabricApplyView(generic.ObjectView):
         fabric = self.get_object(**kwargs)
         confirm_delete = bool(request.POST.get('confirm_delete'))
         try:
-            _plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
-            missing = missing_permissions(request.user, preview, confirm_delete)
-            if missing:
-                messages.error(request, missing_permissions_message(missing))
-            elif runs_in_background(_plan, bool(request.POST.get('background'))):
-                job = ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=confirm_delete)
+            outcome = request_apply(fabric, request.user, confirm_delete, bool(request.POST.get('background')))
+            if outcome.queued:
+                job = outcome.job
                 messages.info(
                     request,
                     mark_safe(  # the job link is built here, not from user input
@@ -346,8 +344,7 @@ class FabricApplyView(generic.ObjectView):
                     ),
                 )
             else:
-                _plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
-                counts = Counter(c.action for c in changes)
+                counts = Counter(c.action for c in outcome.changes)
                 messages.success(
                     request,
                     _('Applied: {create} created, {update} updated, {delete} deleted, {keep} unchanged.').format(
@@ -361,6 +358,8 @@ class FabricApplyView(generic.ObjectView):
             messages.error(request, f'{e.field}: {e.message}')
         except ApplyConflictError as e:
             messages.error(request, _('Nothing was applied: {error}').format(error=e))
+        except ObjectPermissionError as e:
+            messages.error(request, str(e))
         return redirect(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': fabric.pk}))
 
 

@@ -25,12 +25,12 @@ from ipam.models import RIR, ASNRange, Prefix
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, SlugField
 from utilities.forms.rendering import FieldSet
 
-from .apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
-from .apply.permissions import missing_permissions, missing_permissions_message
+from .apply.engine import ApplyConflictError, diff_fabric, summarize
+from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
+from .apply.service import MissingPermissionsError, request_apply
 from .checks.intent import intent_warnings
 from .choices import DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
-from .jobs import ApplyFabricJob, runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
 
@@ -310,7 +310,7 @@ class WizardState:
         return cleaned, None
 
 
-def _pool(prefix, fabric_name, field):
+def _pool(prefix, fabric_name, field, created):
     if not prefix:
         return None
     existing = Prefix.objects.filter(prefix=prefix, vrf=None).first()
@@ -323,10 +323,11 @@ def _pool(prefix, fabric_name, field):
     )
     pool.full_clean()
     pool.save()
+    created.append(pool)
     return pool
 
 
-def _asn_range(start, end, fabric_name, slug):
+def _asn_range(start, end, fabric_name, slug, created):
     if start is None:
         return None
     existing = ASNRange.objects.filter(start=start, end=end).first()
@@ -337,15 +338,21 @@ def _asn_range(start, end, fabric_name, slug):
         rir = RIR(name='Private ASNs', slug='private-asns', is_private=True)
         rir.full_clean()
         rir.save()
+        created.append(rir)
     asn_range = ASNRange(name=f'{fabric_name} leaves'[:100], slug=f'{slug}-leaves'[:100], rir=rir, start=start, end=end)
     asn_range.full_clean()
     asn_range.save()
+    created.append(asn_range)
     return asn_range
 
 
-def build_fabric(cleaned, save):
+def build_fabric(cleaned, save, user=None):
     """The Fabric of the wizard's data; with ``save`` the pools, ASN range and fabric are written (the caller's
-    transaction decides whether they stay). Raises ValidationError with the fabric's field errors."""
+    transaction decides whether they stay). Raises ValidationError with the fabric's field errors.
+
+    With ``user``, what is written must be allowed to that user, as NetBox's views allow it: the add permission of
+    every Prefix, RIR and ASNRange created (and the fabric), within the constraints of the user's ObjectPermissions;
+    else :class:`~netbox_aifabric.apply.permissions.ObjectPermissionError` (the caller rolls back)."""
     design, topology, pools, intent = (cleaned.get(step, {}) for step in ('design', 'topology', 'pools', 'intent'))
     name = design.get('name', '')
     fabric = Fabric(
@@ -362,10 +369,14 @@ def build_fabric(cleaned, save):
     )
     if intent.get('l2vni_base') is None:
         fabric.l2vni_base = 10000
+    created = []
     if save:
         for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
-            setattr(fabric, field, _pool(pools.get(field), name, field))
-        fabric.leaf_asn_range = _asn_range(pools.get('leaf_asn_start'), pools.get('leaf_asn_end'), name, fabric.slug)
+            setattr(fabric, field, _pool(pools.get(field), name, field, created))
+        fabric.leaf_asn_range = _asn_range(
+            pools.get('leaf_asn_start'), pools.get('leaf_asn_end'), name, fabric.slug, created
+        )
+        _check_adds(user, created)
     else:
         for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
             if pools.get(field):
@@ -382,7 +393,36 @@ def build_fabric(cleaned, save):
         fabric.save()
         fabric.traffic_classes.set(fabric._m2m_values['traffic_classes'])
         fabric.tenants.set(fabric._m2m_values['tenants'])
+        _check_adds(user, [fabric])
     return fabric
+
+
+def _check_adds(user, created):
+    """``user`` may add each of ``created`` (just saved): its model's add permission and its constraints."""
+    if user is None or not created:
+        return
+    missing = sorted({f'{o._meta.app_label}.add_{o._meta.model_name}' for o in created} - _granted(user, created))
+    if missing:
+        raise CreatePermissionError(
+            _('Nothing was written: creating this fabric needs these permissions: {perms}.').format(
+                perms=', '.join(missing)
+            )
+        )
+    permissions = ObjectPermissions(user)
+    for obj in created:
+        permissions.add(obj, 'add')
+    try:
+        permissions.check()
+    except ObjectPermissionError as e:
+        raise CreatePermissionError(*e.args) from e
+
+
+class CreatePermissionError(ObjectPermissionError):
+    """The user may not create the pools, RIR, ASN range or fabric the wizard would write."""
+
+
+def _granted(user, objects):
+    return {perm for perm in (f'{o._meta.app_label}.add_{o._meta.model_name}' for o in objects) if user.has_perm(perm)}
 
 
 class _Rollback(Exception):
@@ -485,9 +525,10 @@ class FabricWizardView(View):
         context = {}
         try:
             with transaction.atomic():
-                fabric = build_fabric(cleaned, save=True)
+                fabric = build_fabric(cleaned, save=True, user=request.user)
                 try:
                     plan, changes = diff_fabric(fabric)
+                    changes = visible_changes(request.user, changes)
                     context = {
                         'plan': plan,
                         'apply_diff': summarize(changes),
@@ -502,6 +543,9 @@ class FabricWizardView(View):
             pass
         except ValidationError as e:
             return self._back_to_error(request, state, e)
+        except CreatePermissionError as e:
+            messages.error(request, str(e))
+            return redirect(self._url('pools'))
         context['can_apply'] = request.user.has_perm('netbox_aifabric.apply_fabric')
         return self._render(request, 'preview', **context)
 
@@ -524,26 +568,25 @@ class FabricWizardView(View):
             return redirect(self._url('preview'))
         try:
             with transaction.atomic():
-                fabric = build_fabric(cleaned, save=True)
+                fabric = build_fabric(cleaned, save=True, user=request.user)
                 if apply:
-                    plan, preview = diff_fabric(fabric)
-                    missing = missing_permissions(request.user, preview, False)
-                    if missing:
-                        raise PermissionError(missing_permissions_message(missing))
-                    if runs_in_background(plan, bool(request.POST.get('background'))):
-                        transaction.on_commit(
-                            lambda: ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=False)
-                        )
+                    background = bool(request.POST.get('background'))
+                    if request_apply(fabric, request.user, background=background, on_commit=True).queued:
                         messages.info(request, _('The fabric was created; its apply runs in the background.'))
                     else:
-                        apply_fabric(fabric)
                         messages.success(request, _('Fabric {fabric} created and applied.').format(fabric=fabric))
                 else:
                     messages.success(request, _('Fabric {fabric} created (not applied yet).').format(fabric=fabric))
         except ValidationError as e:
             return self._back_to_error(request, state, e)
-        except (PlanError, ApplyConflictError, PermissionError) as e:
+        except CreatePermissionError as e:  # the pools, RIR, ASN range or fabric
+            messages.error(request, str(e))
+            return redirect(self._url('pools'))
+        except (PlanError, ApplyConflictError, MissingPermissionsError) as e:
             messages.error(request, _('Nothing was written: {error}').format(error=e))
+            return redirect(self._url('preview'))
+        except ObjectPermissionError as e:  # the apply's objects, outside the user's constraints
+            messages.error(request, str(e))
             return redirect(self._url('preview'))
         state.clear()
         return redirect(fabric.get_absolute_url())

@@ -13,7 +13,7 @@ from netbox.api.viewsets import NetBoxModelViewSet
 
 from .. import filtersets
 from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
-from ..apply.permissions import missing_permissions, missing_permissions_message
+from ..apply.permissions import missing_permissions, missing_permissions_message, visible_changes
 from ..jobs import ApplyFabricJob, runs_in_background
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from ..planner import PlanError
@@ -133,7 +133,7 @@ class FabricViewSet(NetBoxModelViewSet):
             plan, changes = diff_fabric(fabric, confirm_delete=data['confirm_delete'])
         except PlanError as e:
             return self._plan_error(e)
-        return Response(self._body(fabric, plan, changes, applied=False))
+        return Response(self._body(fabric, plan, visible_changes(request.user, changes), applied=False))
 
     @extend_schema(
         request=serializers.FabricApplyInputSerializer,
@@ -170,7 +170,7 @@ class FabricViewSet(NetBoxModelViewSet):
                     },
                     status=status.HTTP_202_ACCEPTED,
                 )
-            plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete)
+            plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=request.user)
         except PlanError as e:
             return self._plan_error(e)
         except ApplyConflictError as e:

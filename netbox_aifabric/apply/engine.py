@@ -34,6 +34,7 @@ from vpn.models import L2VPN, L2VPNTermination
 from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
 from ..render.context import CONTEXT_KEY, build_contexts, intent_of, server_port_modes
+from .permissions import ObjectPermissions
 from .spec import fabric_spec
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
@@ -122,6 +123,7 @@ class Change:
     object: str
     fields: dict = field(default_factory=dict)
     reason: str = ''
+    pk: int | None = None  # the existing NetBox object's, when there is one (for view permissions)
 
     def to_dict(self) -> dict:
         return {
@@ -604,8 +606,9 @@ def _m2m_resolved(item, objects):
     return {name: [_resolve(ref, objects) for ref in refs] for name, refs in item.m2m.items()}
 
 
-def _compute(fabric, desired, confirm_delete, conflicts=()):
-    """(changes, owned records by key, owned objects by key) without writing anything."""
+def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
+    """(changes, owned records by key, owned objects by key) without writing anything; ``adopted``, when given,
+    receives the existing objects an adoption takes over, by key."""
     owned = {o.key: o for o in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
     owned_objects = {}
     by_type = {}
@@ -642,7 +645,7 @@ def _compute(fabric, desired, confirm_delete, conflicts=()):
         if obj is not None:
             objects[item.key] = obj
             diff = _differences(obj, values, m2m)
-            changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff))
+            changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff, pk=obj.pk))
             continue
         unresolved = any(v is None for k, v in lookup.items() if isinstance(item.lookup.get(k), Ref))
         existing = None if unresolved else item.model.objects.filter(**lookup).first()
@@ -652,7 +655,9 @@ def _compute(fabric, desired, confirm_delete, conflicts=()):
         )
         if existing is not None and parent_owned:
             objects[item.key] = existing
-            changes.append(Change('create', item.key, _label(item.model), str(existing), reason='made by its device'))
+            changes.append(
+                Change('create', item.key, label, str(existing), reason='made by its device', pk=existing.pk)
+            )
             continue
         replaced = leaving.get((item.model, existing.pk)) if existing is not None else None
         if replaced is not None and not confirm_delete:
@@ -663,6 +668,7 @@ def _compute(fabric, desired, confirm_delete, conflicts=()):
                     label,
                     str(existing),
                     reason=f'held by {replaced}, which the plan no longer has: confirm deletions to replace it',
+                    pk=existing.pk,
                 )
             )
             continue
@@ -670,15 +676,23 @@ def _compute(fabric, desired, confirm_delete, conflicts=()):
             existing = None  # deleted before the new object is created
         if existing is not None and item.adopt is not None and item.adopt(existing, values):
             objects[item.key] = existing
+            if adopted is not None:
+                adopted[item.key] = existing
             diff = _differences(existing, values, m2m)
-            changes.append(Change('adopt', item.key, label, str(existing), diff, reason='existing object taken over'))
+            changes.append(
+                Change(
+                    'adopt', item.key, label, str(existing), diff, reason='existing object taken over', pk=existing.pk
+                )
+            )
             continue
         if existing is not None:
             if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
                 objects[item.key] = existing
-                changes.append(Change('use', item.key, label, str(existing), reason='existing object, not owned'))
+                changes.append(
+                    Change('use', item.key, label, str(existing), reason='existing object, not owned', pk=existing.pk)
+                )
             else:
-                changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason))
+                changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason, pk=existing.pk))
             continue
         create_only = _resolved(item.create_only, objects)
         fields = {k: _shown(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
@@ -699,6 +713,7 @@ def _compute(fabric, desired, confirm_delete, conflicts=()):
                 reason=('released (adopted, not deleted)' if record.adopted else '')
                 if confirm_delete
                 else 'kept until the apply confirms deletions',
+                pk=record.object_id,
             )
         )
     return changes, owned, owned_objects
@@ -795,12 +810,16 @@ def _set_m2m(obj, item, objects, changed):
 PROGRESS_EVERY = 50  # objects between two progress reports
 
 
-def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None):
+def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None, user=None):
     """Apply the fabric's plan in one transaction: create and update owned objects, delete (when confirmed) owned
     objects the plan no longer has. Raises :class:`ApplyConflictError` (and writes nothing) on any conflict.
 
     ``progress(done, total, model)``, when given, is called before the first write, every ``PROGRESS_EVERY`` objects
     written and at the end (``done`` counts the creates, updates, adoptions and deletions done so far).
+
+    ``user``, when given, must be allowed each write by the constraints of its ObjectPermissions, as in NetBox's own
+    views: every object changed or deleted before the write, every object created or changed after it (inside the
+    transaction); else :class:`~netbox_aifabric.apply.permissions.ObjectPermissionError` and nothing is written.
 
     Returns:
         ``(plan, changes)`` as :func:`diff_fabric`.
@@ -808,22 +827,41 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callabl
     # NetBox caches custom fields and object types per request (and job); give a shell or script apply the same
     cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
     try:
-        return _apply(fabric, confirm_delete, progress)
+        return _apply(fabric, confirm_delete, progress, user)
     finally:
         if cache_token is not None:
             query_cache.reset(cache_token)
 
 
-def _apply(fabric, confirm_delete, progress):
+def _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete):
+    """The objects the apply will change or delete, as they are before it, into ``permissions``."""
+    by_key = {c.key: c for c in changes}
+    for item in desired:
+        change = by_key[item.key]
+        if change.action not in ('update', 'adopt'):
+            continue
+        key = item.attribute_of or item.key
+        permissions.add(owned_objects.get(key) or adopted.get(key), 'change')  # None: created by this apply
+    if confirm_delete:
+        for change in changes:
+            if change.action == 'delete' and not owned[change.key].adopted:
+                permissions.add(owned_objects.get(change.key), 'delete')
+
+
+def _apply(fabric, confirm_delete, progress, user=None):
+    permissions = ObjectPermissions(user)
     with transaction.atomic():
         _lock(fabric)
         fabric.refresh_from_db()
         fabric.sync_nodes()  # fabrics written without save() (bulk) get their nodes here
         plan, conflicts = _plan(fabric)
         desired = desired_objects(fabric, plan)
-        changes, owned, owned_objects = _compute(fabric, desired, confirm_delete, conflicts)
+        adopted = {}
+        changes, owned, owned_objects = _compute(fabric, desired, confirm_delete, conflicts, adopted)
         if any(c.action == 'conflict' for c in changes):
             raise ApplyConflictError(changes)
+        _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete)
+        permissions.check()
         writes = [
             c for c in changes if c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete)
         ]
@@ -875,6 +913,7 @@ def _apply(fabric, confirm_delete, progress):
                         _set(target, name, value)
                     target.full_clean()
                     target.save()
+                    permissions.add(target, 'change')
                 continue
             if change.action in ('keep', 'use'):
                 objects[item.key] = owned_objects.get(item.key) or item.model.objects.get(
@@ -889,6 +928,7 @@ def _apply(fabric, confirm_delete, progress):
                     obj.full_clean()
                     obj.save()
                     _set_m2m(obj, item, objects, change.fields)
+                permissions.add(obj, 'change')
                 if change.action == 'adopt':
                     if tag is not None and hasattr(obj, 'tags'):
                         obj.tags.add(tag)
@@ -923,6 +963,7 @@ def _apply(fabric, confirm_delete, progress):
                 _set_m2m(obj, item, objects, item.m2m)
                 if tag is not None and hasattr(obj, 'tags'):
                     obj.tags.add(tag)
+                permissions.add(obj, 'add')
                 OwnedObject.objects.create(
                     fabric=fabric,
                     key=item.key,
@@ -933,6 +974,7 @@ def _apply(fabric, confirm_delete, progress):
             if item.key == 'tag':
                 tag = objects[item.key]
 
+        permissions.check()  # after the writes, inside the transaction: a violation rolls everything back
         report()
         allocations = dict(plan.allocations)
         if fabric.applied_allocations != allocations:

@@ -1,0 +1,52 @@
+"""The apply as a user asks for it: check the permissions, then queue a background job or apply now.
+
+The UI's Apply button and the wizard's "Create and apply" call :func:`request_apply`; the apply itself
+(:func:`~netbox_aifabric.apply.engine.apply_fabric`) enforces the constraints of the user's ObjectPermissions on
+every object it writes.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from ..jobs import ApplyFabricJob, runs_in_background
+from .engine import apply_fabric, diff_fabric
+from .permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
+
+__all__ = ('ApplyOutcome', 'MissingPermissionsError', 'request_apply')
+
+
+class MissingPermissionsError(ObjectPermissionError):
+    """The user lacks model permissions (add/change/delete) of object types the apply writes; nothing was written."""
+
+
+@dataclass
+class ApplyOutcome:
+    plan: Any
+    changes: list | None = None  # None when the apply was queued
+    job: Any = None  # the queued job (None when applied now, or queued on commit)
+
+    @property
+    def queued(self) -> bool:
+        return self.changes is None
+
+
+def request_apply(fabric, user, confirm_delete=False, background=False, on_commit=False) -> ApplyOutcome:
+    """Check ``user``'s permissions for the apply of ``fabric``'s plan, then apply it now or queue it as a job (asked
+    for, or above ``background_apply_threshold`` links; with ``on_commit`` the job is queued when the caller's
+    transaction commits). Raises :class:`MissingPermissionsError`, ``ObjectPermissionError``, ``PlanError`` or
+    ``ApplyConflictError``, each with nothing written. The caller checks the fabric's own ``apply`` permission."""
+    plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
+    missing = missing_permissions(user, preview, confirm_delete)
+    if missing:
+        raise MissingPermissionsError(missing_permissions_message(missing))
+    if runs_in_background(plan, background):
+        if on_commit:
+            transaction.on_commit(
+                lambda: ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete)
+            )
+            return ApplyOutcome(plan)
+        return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
+    plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
+    return ApplyOutcome(plan, changes)
