@@ -12,9 +12,9 @@ from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxModelViewSet
 
 from .. import filtersets
-from ..apply.engine import ApplyConflictError, apply_fabric, diff_fabric, summarize
-from ..apply.permissions import missing_permissions, missing_permissions_message, visible_changes
-from ..jobs import ApplyFabricJob, runs_in_background
+from ..apply.engine import ApplyConflictError, diff_fabric, summarize
+from ..apply.permissions import visible_changes
+from ..apply.service import MissingPermissionsError, request_apply
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from ..planner import PlanError
 from ..render.avd import avd_structured_config
@@ -154,29 +154,19 @@ class FabricViewSet(NetBoxModelViewSet):
         data = self._input(serializers.FabricApplyInputSerializer, request)
         if not request.user.has_perm('netbox_aifabric.apply_fabric', obj=fabric):
             raise PermissionDenied(_('This user does not have permission to apply this fabric.'))
-        confirm_delete = data['confirm_delete']
         try:
-            _plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
-            missing = missing_permissions(request.user, preview, confirm_delete)
-            if missing:
-                raise PermissionDenied(missing_permissions_message(missing))
-            if runs_in_background(_plan, data['background']):
-                job = ApplyFabricJob.enqueue(instance=fabric, user=request.user, confirm_delete=confirm_delete)
-                return Response(
-                    {
-                        'fabric': fabric.pk,
-                        'applied': False,
-                        'job': JobSerializer(job, context={'request': request}).data,
-                    },
-                    status=status.HTTP_202_ACCEPTED,
-                )
-            plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=request.user)
+            outcome = request_apply(fabric, request.user, data['confirm_delete'], data['background'])
+        except MissingPermissionsError as e:
+            raise PermissionDenied(str(e)) from None
         except PlanError as e:
             return self._plan_error(e)
         except ApplyConflictError as e:
             body = {'detail': str(e), 'changes': [c.to_dict() for c in e.changes if c.action == 'conflict']}
             return Response(body, status=status.HTTP_409_CONFLICT)
-        return Response(self._body(fabric, plan, changes, applied=True))
+        if outcome.queued:
+            job = JobSerializer(outcome.job, context={'request': request}).data
+            return Response({'fabric': fabric.pk, 'applied': False, 'job': job}, status=status.HTTP_202_ACCEPTED)
+        return Response(self._body(fabric, outcome.plan, outcome.changes, applied=True))
 
     @extend_schema(request=None, responses={200: serializers.FabricAVDSerializer})
     @action(detail=True, methods=['get'])
