@@ -121,6 +121,10 @@ class FabricNode(NetBoxModel):
                 )
             elif self.device.name != self.name:
                 self.name = self.device.name
+                try:  # the device's name becomes the node's, past the field's own validation
+                    validate_no_control_characters(self.name)
+                except ValidationError as e:
+                    errors['device'] = _('{device}: {error}').format(device=repr(self.name), error=e.messages[0])
         if errors:
             raise ValidationError(errors)
 

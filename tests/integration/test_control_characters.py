@@ -10,6 +10,7 @@ from django.test import TestCase as DjangoTestCase
 from django.urls import reverse
 from rest_framework import status
 
+from dcim.models import Device, DeviceRole, DeviceType, Manufacturer
 from users.constants import TOKEN_PREFIX
 from users.models import Token
 from utilities.testing import TestCase
@@ -67,6 +68,26 @@ class ModelFullCleanTestCase(DjangoTestCase):
                 QoSProfile._meta.get_field(field).run_validators(name)
             for model in (Fabric, FabricNode, TrafficClass, EVPNTenant):
                 model._meta.get_field('name').run_validators(name)
+
+
+class AdoptedDeviceTestCase(DjangoTestCase):
+    def test_an_adopted_device_name_with_a_newline_is_refused(self):
+        world = make_world()
+        fabric = Fabric.objects.create(name='F', slug='f', site=world['sites'][0], **FABRIC_SHAPE)
+        manufacturer = Manufacturer.objects.create(name='M', slug='m')
+        device = Device.objects.create(
+            name='leaf9\nrouter bgp 666',
+            site=world['sites'][0],
+            device_type=DeviceType.objects.create(manufacturer=manufacturer, model='T', slug='t'),
+            role=DeviceRole.objects.create(name='R', slug='r'),
+        )
+        node = FabricNode(fabric=fabric, role='gpu', node_id=9, name='gpu9', device=device)
+        with self.assertRaises(ValidationError) as raised:
+            node.full_clean()
+        self.assertIn(MESSAGE, ' '.join(raised.exception.message_dict['device']))
+        with self.assertRaises(ValidationError):
+            fabric.adopt_devices([device], 'gpu')
+        self.assertFalse(FabricNode.objects.filter(device=device).exists())
 
 
 class FormAndAPITestCase(TestCase):
