@@ -4,13 +4,40 @@ Each rule raises Django's ``ValidationError`` keyed by the offending field, with
 and the numbers involved, so the UI shows it at the field and the API returns it as a field error (HTTP 400).
 """
 
+import re
+
 import netaddr
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from .constants import VNI_MAX, VNI_MIN
 
-__all__ = ('check_pool', 'find_vni_reuse', 'm2m_members', 'normalize_mac', 'validate_mac', 'validate_vni')
+__all__ = (
+    'CONTROL_CHARACTERS',
+    'check_pool',
+    'find_vni_reuse',
+    'm2m_members',
+    'normalize_mac',
+    'validate_mac',
+    'validate_no_control_characters',
+    'validate_vni',
+)
+
+# C0 controls (NUL, tab, newline, CR, escape, …), DEL, C1 controls (NEL \x85 among them) and the Unicode line and
+# paragraph separators: every character a device config, YAML or a terminal may take as a line break or a control.
+CONTROL_CHARACTERS = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029]')
+
+
+def validate_no_control_characters(value):
+    """Refuse a name with a control character (newline, CR, NUL, tab, escape, …): names reach device configs
+    (``render-config``), where a newline would start a configuration line of its own (issue 11)."""
+    if value and (found := CONTROL_CHARACTERS.search(str(value))):
+        raise ValidationError(
+            _('Control characters are not allowed (found {char} at position {position}).').format(
+                char=repr(found.group())[1:-1], position=found.start() + 1
+            ),
+            code='control_characters',
+        )
 
 
 def validate_vni(value):

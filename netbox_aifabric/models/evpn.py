@@ -5,7 +5,14 @@ from django.utils.translation import gettext_lazy as _
 from netbox.models import PrimaryModel
 
 from ..constants import VLAN_VID_MAX, VNI_MAX
-from ..validators import find_vni_reuse, m2m_members, normalize_mac, validate_mac, validate_vni
+from ..validators import (
+    find_vni_reuse,
+    m2m_members,
+    normalize_mac,
+    validate_mac,
+    validate_no_control_characters,
+    validate_vni,
+)
 
 __all__ = ('EVPNTenant',)
 
@@ -16,7 +23,9 @@ class EVPNTenant(PrimaryModel):
     and the anycast gateway MAC its SVIs share on every leaf.
     """
 
-    name = models.CharField(verbose_name=_('name'), max_length=100, unique=True)
+    name = models.CharField(
+        verbose_name=_('name'), max_length=100, unique=True, validators=[validate_no_control_characters]
+    )
     slug = models.SlugField(verbose_name=_('slug'), max_length=100, unique=True)
     tenant = models.ForeignKey(
         to='tenancy.Tenant', on_delete=models.PROTECT, related_name='+', blank=True, null=True, verbose_name=_('tenant')

@@ -20,7 +20,15 @@ from ..choices import (
 )
 from ..constants import MTU_MAX, MTU_MIN
 from ..planner import asn_need, pool_needs
-from ..validators import check_pool, find_vni_reuse, m2m_members, normalize_mac, validate_mac, validate_vni
+from ..validators import (
+    check_pool,
+    find_vni_reuse,
+    m2m_members,
+    normalize_mac,
+    validate_mac,
+    validate_no_control_characters,
+    validate_vni,
+)
 
 __all__ = ('Fabric',)
 
@@ -64,7 +72,9 @@ class Fabric(JobsMixin, PrimaryModel):
     QoS profile and EVPN tenants it carries. It stores intent only; the planner turns it into allocations.
     """
 
-    name = models.CharField(verbose_name=_('name'), max_length=100, unique=True)
+    name = models.CharField(
+        verbose_name=_('name'), max_length=100, unique=True, validators=[validate_no_control_characters]
+    )
     slug = models.SlugField(verbose_name=_('slug'), max_length=100, unique=True)
     site = models.ForeignKey(to='dcim.Site', on_delete=models.PROTECT, related_name='+', verbose_name=_('site'))
     status = models.CharField(

@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from netbox.models import NetBoxModel
 
 from ..choices import FabricNodeRoleChoices
+from ..validators import validate_no_control_characters
 
 __all__ = ('GPU_SERVERS_PER_PAIR', 'FabricNode', 'node_name')
 
@@ -48,7 +49,9 @@ class FabricNode(NetBoxModel):
         validators=[MinValueValidator(1)],
         help_text=_('Stable number within the role; loopbacks, ASNs and links are numbered from it'),
     )
-    name = models.CharField(verbose_name=_('name'), max_length=64, help_text=_('Device name'))
+    name = models.CharField(
+        verbose_name=_('name'), max_length=64, help_text=_('Device name'), validators=[validate_no_control_characters]
+    )
     pair = models.PositiveSmallIntegerField(
         verbose_name=_('leaf pair'),
         blank=True,
@@ -118,6 +121,10 @@ class FabricNode(NetBoxModel):
                 )
             elif self.device.name != self.name:
                 self.name = self.device.name
+                try:  # the device's name becomes the node's, past the field's own validation
+                    validate_no_control_characters(self.name)
+                except ValidationError as e:
+                    errors['device'] = _('{device}: {error}').format(device=repr(self.name), error=e.messages[0])
         if errors:
             raise ValidationError(errors)
 

@@ -17,6 +17,7 @@ from ..constants import (
     PRIORITY_MAX,
     PRIORITY_MIN,
 )
+from ..validators import validate_no_control_characters
 
 __all__ = ('QoSProfile',)
 
@@ -44,7 +45,9 @@ class QoSProfile(PrimaryModel):
     Presets from vendor documentation are shipped as data (see ``netbox_aifabric/data/qos_presets.json``).
     """
 
-    name = models.CharField(verbose_name=_('name'), max_length=100, unique=True)
+    name = models.CharField(
+        verbose_name=_('name'), max_length=100, unique=True, validators=[validate_no_control_characters]
+    )
     slug = models.SlugField(verbose_name=_('slug'), max_length=100, unique=True)
     mode = models.CharField(
         verbose_name=_('mode'), max_length=20, choices=QoSModeChoices, default=QoSModeChoices.LOSSLESS
@@ -152,6 +155,7 @@ class QoSProfile(PrimaryModel):
         max_length=100,
         blank=True,
         help_text=_('The shipped preset this profile was loaded from'),
+        validators=[validate_no_control_characters],
     )
     source = models.CharField(
         verbose_name=_('source'),

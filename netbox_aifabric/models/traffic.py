@@ -8,6 +8,7 @@ from netbox.models import PrimaryModel
 
 from ..choices import TrafficPurposeChoices
 from ..constants import DSCP_MAX, DSCP_MIN, MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN, VLAN_VID_MAX, VLAN_VID_MIN
+from ..validators import validate_no_control_characters
 
 __all__ = ('TrafficClass',)
 
@@ -18,7 +19,9 @@ class TrafficClass(PrimaryModel):
     lives in, how switches mark, queue and protect it, and which other classes may reach it (the security matrix).
     """
 
-    name = models.CharField(verbose_name=_('name'), max_length=100, unique=True)
+    name = models.CharField(
+        verbose_name=_('name'), max_length=100, unique=True, validators=[validate_no_control_characters]
+    )
     slug = models.SlugField(verbose_name=_('slug'), max_length=100, unique=True)
     purpose = models.CharField(verbose_name=_('purpose'), max_length=30, choices=TrafficPurposeChoices)
     vid = models.PositiveSmallIntegerField(

@@ -1,12 +1,27 @@
 """Jinja2 filters for the device-config templates, registered with NetBox (``jinja_env.filters``) so that templates
-stay logic-free: every address computation happens here, with netaddr, and every unit conversion."""
+stay logic-free: every address computation happens here, with netaddr, and every unit conversion; and every free
+text (names, descriptions) is printed through one of the quoting filters ``aifabric_line``, ``aifabric_word`` and
+``aifabric_yaml`` (SONiC's JSON uses Jinja's ``tojson``), so that no name can add a line to a config (issue 11)."""
 
+import json
+import re
 from decimal import Decimal
 
 import netaddr
 from jinja2.exceptions import TemplateRuntimeError
 
-__all__ = ('FILTERS', 'UnsupportedFeature', 'eos_esi', 'eos_mac')
+from ..validators import CONTROL_CHARACTERS
+
+__all__ = ('EOS_DESCRIPTION_MAX', 'FILTERS', 'UnsupportedFeature', 'eos_esi', 'eos_mac', 'line', 'word', 'yaml_string')
+
+# EOS takes an interface description of up to 240 characters (Arista's Ansible collection, arista.eos.eos_interface:
+# "Description of Interface upto 240 characters").
+EOS_DESCRIPTION_MAX = 240
+_CONTROL_RUNS = re.compile(f'(?:{CONTROL_CHARACTERS.pattern})+')
+_BLANK_RUNS = re.compile(f'(?:{CONTROL_CHARACTERS.pattern}|\\s)+')
+_YAML_PLAIN = re.compile(r'[A-Za-z_][A-Za-z0-9_./-]*\Z')
+# YAML 1.1 (PyYAML, NVUE) reads these plain scalars as booleans or null, not as strings
+_YAML_WORDS = {'y', 'n', 'yes', 'no', 'true', 'false', 'on', 'off', 'null'}
 
 
 class UnsupportedFeature(TemplateRuntimeError):
@@ -72,6 +87,37 @@ def unsupported(value, message):
     return ''
 
 
+def line(value, limit=None):
+    """Free text as the rest of one config line (a description, a comment): every run of control characters (newline,
+    CR, NUL, tab, escape, DEL, C1, U+2028/9) becomes one space, the ends are trimmed, and the text is cut to ``limit``
+    characters when given (``'a\\nrouter bgp 666' | aifabric_line`` → ``a router bgp 666``; None stays None)."""
+    if value is None:
+        return value
+    text = _CONTROL_RUNS.sub(' ', str(value)).strip()
+    return text[:limit].rstrip() if limit else text
+
+
+def word(value):
+    """Free text as one CLI token (a hostname, a VRF or VLAN name): every run of whitespace or control characters
+    becomes ``_`` (``'Tenant A\\nend'`` → ``Tenant_A_end``; None stays None). The same name always gives the same
+    token, so the references to it in one config still match."""
+    if value is None:
+        return value
+    return _BLANK_RUNS.sub('_', str(value))
+
+
+def yaml_string(value):
+    """Free text as a YAML scalar that parses back to exactly that string: plain when it is a simple name
+    (``ai-lab-leaf1``, ``MGMT``), else a double-quoted JSON string, which YAML reads as is (quotes, ``: - #``, braces,
+    control characters escaped). None gives ``null``."""
+    if value is None:
+        return 'null'
+    text = str(value)
+    if _YAML_PLAIN.match(text) and text.lower() not in _YAML_WORDS:
+        return text
+    return json.dumps(text)
+
+
 FILTERS = {
     'aifabric_ip_host': ip_host,
     'aifabric_prefix_length': prefix_length,
@@ -82,4 +128,7 @@ FILTERS = {
     'aifabric_eos_esi': eos_esi,
     'aifabric_eos_mac': eos_mac,
     'aifabric_unsupported': unsupported,
+    'aifabric_line': line,
+    'aifabric_word': word,
+    'aifabric_yaml': yaml_string,
 }

@@ -34,7 +34,7 @@ def test_at_most():
     assert [FILTERS['aifabric_at_most'](v, 9214) for v in (9216, 9214, 9000, None)] == [9214, 9214, 9000, None]
 
 
-@pytest.mark.parametrize('name', sorted(set(FILTERS) - {'aifabric_at_most', 'aifabric_unsupported'}))
+@pytest.mark.parametrize('name', sorted(set(FILTERS) - {'aifabric_at_most', 'aifabric_unsupported', 'aifabric_yaml'}))
 def test_none_stays_none(name):
     assert FILTERS[name](None) is None
 
@@ -53,3 +53,86 @@ def test_unsupported():
     with pytest.raises(UnsupportedFeature, match='^SONiC cannot$') as raised:
         refuse({'peer': 'leaf2'}, 'SONiC cannot')
     assert isinstance(raised.value, TemplateError)  # NetBox reports it as "UnsupportedFeature: <message>"
+
+
+@pytest.mark.parametrize(
+    ('value', 'expected'),
+    [
+        ('ai-lab-spine1 Ethernet1', 'ai-lab-spine1 Ethernet1'),
+        (
+            'AI Lab\nrouter bgp 666\n neighbor 192.0.2.66 remote-as 666',
+            'AI Lab router bgp 666  neighbor 192.0.2.66 remote-as 666',
+        ),
+        ('a\r\n\x00\t\x1b[2J\x7fb', 'a [2J b'),
+        ('a\x85b\u2028c\u2029d', 'a b c d'),
+        ('\n  padded\t', 'padded'),
+        ('"quotes" {{ braces }} ! # : -', '"quotes" {{ braces }} ! # : -'),
+    ],
+)
+def test_line(value, expected):
+    assert FILTERS['aifabric_line'](value) == expected
+
+
+def test_line_caps_the_length():
+    line = FILTERS['aifabric_line']
+    assert line('x' * 300, 240) == 'x' * 240
+    assert line('a' * 239 + ' \nb', 240) == 'a' * 239  # no trailing blank left by the cut
+    assert line('short', 240) == 'short'
+
+
+@pytest.mark.parametrize(
+    ('value', 'expected'),
+    [
+        ('MGMT', 'MGMT'),
+        ('ai-lab-leaf1', 'ai-lab-leaf1'),
+        ('Tenant A\nrouter bgp 666', 'Tenant_A_router_bgp_666'),
+        ('a \t\r\n b', 'a_b'),
+        ('a\x00b\x85c', 'a_b_c'),
+    ],
+)
+def test_word(value, expected):
+    assert FILTERS['aifabric_word'](value) == expected
+
+
+@pytest.mark.parametrize(
+    ('value', 'expected'),
+    [
+        ('ai-lab-leaf1', 'ai-lab-leaf1'),
+        ('MGMT', 'MGMT'),
+        ('Vrf_a.b/c', 'Vrf_a.b/c'),
+        ('on', '"on"'),
+        ('No', '"No"'),
+        ('null', '"null"'),
+        ('12', '"12"'),
+        ('1e3', '"1e3"'),
+        ('AI Lab', '"AI Lab"'),
+        ('', '""'),
+        (None, 'null'),
+    ],
+)
+def test_yaml_plain_or_quoted(value, expected):
+    assert FILTERS['aifabric_yaml'](value) == expected
+
+
+@pytest.mark.parametrize(
+    'value',
+    [
+        'AI Lab\nrouter bgp 666',
+        'a: b',
+        '- item',
+        '# comment',
+        '&anchor *alias !!str',
+        '{y: z} [x]',
+        '"}, "EVIL": {"x": "',
+        "it's",
+        'a\r\x00\t\x1b\x7f\x85\u2028b',
+        '{{ 7 * 7 }}',
+        '@at `tick` | > ? %',
+    ],
+)
+def test_yaml_parses_back_to_the_same_string(value):
+    import yaml
+
+    text = FILTERS['aifabric_yaml'](value)
+    assert '\n' not in text and '\u2028' not in text and '\x85' not in text
+    assert yaml.safe_load(f'key: {text}\n{text}: 1\n') == {'key': value, value: 1}
