@@ -35,16 +35,13 @@ ESI_LOCAL_IDS = (1, 16_777_215)  # the 3-byte local discriminator (FRR's es-id r
 class _State:
     """What one planning run hands out: the pinned allocations and the values given so far."""
 
-    spec: FabricSpec
     pinned: dict[str, str]
-    current: set[str] = field(default_factory=set)
     values: dict[str, str] = field(default_factory=dict)
     names: dict[tuple[str, int], str] = field(default_factory=dict)  # (role, node id) -> hostname
     blocks: dict[str, tuple[Pool, int]] = field(default_factory=dict)  # new /31s: key -> (pool, block index)
 
     def give(self, key: str, allocate) -> str:
         """The pinned value of ``key``, else ``allocate()``; recorded in ``values``."""
-        self.current.add(key)
         value = self.pinned[key] if key in self.pinned else allocate()
         self.values[key] = value
         return value
@@ -73,15 +70,16 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
     _check_speeds(spec)
     racks = racks_of(spec)
     pinned = check_previous(previous)
-    keys = _current_keys(spec, racks)
+    address_requests, port_requests = list(_address_requests(spec)), list(_port_requests(spec))
+    keys = _current_keys(spec, racks, address_requests, port_requests)
     reserved = tuple(sorted(key for key in pinned if key not in keys)) if not release else ()
     held = {key: value for key, value in pinned.items() if key in keys or not release}
-    state = _State(spec, {key: value for key, value in pinned.items() if key in keys}, names=_node_names(spec))
+    state = _State({key: value for key, value in pinned.items() if key in keys}, names=_node_names(spec))
 
-    pools = _address_pools(spec, networks, held, set(reserved))
-    _allocate_addresses(spec, state, pools)
+    pools = _address_pools(spec, networks, held, set(reserved), address_requests)
+    _allocate_addresses(state, pools, address_requests)
     ports.reserved.update(reserved)
-    _pin_ports(spec, ports, held)
+    _pin_ports(state.names, ports, held, port_requests)
     rack_pools = _rack_pools(spec, racks, held, set(reserved))
     subnets = _allocate_rack_subnets(spec, state, racks, rack_pools)
 
@@ -90,9 +88,9 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
     leaf_by_id = {leaf.id: leaf for leaf in leaves}
     primary_of = _mlag_primaries(spec)
     nodes = _nodes(spec, spines, leaves, primary_of, state.values)
-    links = list(_uplinks(spec, spines, leaves, state, pools, ports))
-    links.extend(_peer_links(spec, leaf_by_id, state, pools, ports))
-    server_links, attachments = _servers(spec, leaf_by_id, state, ports, held, set(reserved))
+    links = list(_uplinks(spec, spines, leaves, state, ports))
+    links.extend(_peer_links(spec, leaf_by_id, state, ports))
+    server_links, attachments = _servers(spec, leaf_by_id, state, ports, held)
     links.extend(server_links)
     vlans, vrfs = _overlay(spec, nodes, subnets)
     capacity = tuple(_capacity(leaves, links))
@@ -158,20 +156,16 @@ def _address_requests(spec: FabricSpec):
             yield f'asn:leaf:{leaf.id}', 'leaf_asn', leaf.id - 1, leaf.name
         for spine in sorted(spec.spines, key=lambda n: n.id):
             for n in range(1, spec.uplinks_per_spine + 1):
-                yield (
-                    f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}',
-                    'p2p',
-                    _uplink_index(spec, leaf.id, spine.id, n),
-                    (leaf.name),
-                )
+                key = f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}'
+                yield key, 'p2p', _uplink_index(spec, leaf.id, spine.id, n), leaf.name
     for primary in sorted(set(primary_of.values())):
         yield f'mlag:leaf:{primary}', 'mlag_peer', primary - 1, leaf_name[primary]
 
 
-def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...]) -> set[str]:
+def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...], address_requests, port_requests) -> set[str]:
     """The keys this spec allocates (a previous plan's other keys belong to removed nodes)."""
-    keys = {key for key, *_ in _address_requests(spec)}
-    keys.update(key for key, *_ in _port_requests(spec))
+    keys = {key for key, *_ in address_requests}
+    keys.update(key for key, *_ in port_requests)
     for server, _ in _bonds(spec):
         keys.add(f'lag:server:{server.id}')
     for server, rack in _mh_bonds(spec):
@@ -181,14 +175,14 @@ def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...]) -> set[str]:
     return keys
 
 
-def _address_pools(spec, networks, held, reserved):
+def _address_pools(spec, networks, held, reserved, address_requests):
     m = spec.maximums
     needs = pool_needs(m.spines, m.leaves, m.parallel_uplinks)
     pools = {name: Pool(name, net, needs[name]) for name, net in networks.items()}
     if spec.underlay == 'ebgp':
         pools['leaf_asn'] = AsnPool(*spec.leaf_asn_range)
     _hold(pools, held, reserved)
-    for key, pool_name, *_ in _address_requests(spec):
+    for _, pool_name, *_ in address_requests:
         pools[pool_name].needed += 1
     return pools
 
@@ -210,8 +204,8 @@ def _hold(pools, held, reserved):
                 pool.reserve(key, network)
 
 
-def _allocate_addresses(spec, state, pools):
-    for key, pool_name, preferred, node in _address_requests(spec):
+def _allocate_addresses(state, pools, address_requests):
+    for key, pool_name, preferred, node in address_requests:
         pool = pools[pool_name]
 
         def allocate(pool=pool, pool_name=pool_name, key=key, preferred=preferred, node=node):
@@ -224,7 +218,7 @@ def _allocate_addresses(spec, state, pools):
         state.give(key, allocate)
 
 
-def _rdma_ports(spec: FabricSpec, server) -> list[tuple[int, int, str]]:
+def _rdma_ports(spec: FabricSpec, server) -> list[tuple[int, int, int]]:
     """``(r, leaf id, preferred port index)`` of each RDMA NIC: in a rail group NIC r goes to leaf r of the group;
     otherwise the NICs spread over the bond leaves, alternating by server id so both leaves carry RDMA."""
     slot, out = server_slot(spec, server.id), []
@@ -268,9 +262,8 @@ def _node_names(spec: FabricSpec) -> dict[tuple[str, int], str]:
     return {**{('spine', n.id): n.name for n in spec.spines}, **{('leaf', n.id): n.name for n in spec.leaves}}
 
 
-def _pin_ports(spec, ports: PortInventory, held) -> None:
+def _pin_ports(names, ports: PortInventory, held, port_requests) -> None:
     """Pinned ports are taken first, so new link ends go around them; removed links' ports stay held (reserved)."""
-    names = _node_names(spec)
     for key in sorted(held):
         parts = key.split(':')
         if parts[0] != 'port' or len(parts) < 3 or not parts[2].isdigit():
@@ -278,7 +271,7 @@ def _pin_ports(spec, ports: PortInventory, held) -> None:
         node = names.get((parts[1], int(parts[2])))
         if node is not None:
             ports.pin(node, key, held[key])
-    for key, role, node_id, use, _ in _port_requests(spec):
+    for _, role, node_id, use, _ in port_requests:
         ports.block(names[role, node_id], role, use).needed += 1
 
 
@@ -302,7 +295,7 @@ def _mh_bonds(spec: FabricSpec):
             yield server, pairs[leaves[0]]
 
 
-def _allocate_lags(spec, state, held, reserved) -> dict[int, str]:
+def _allocate_lags(spec, state, held) -> dict[int, str]:
     """``{server id: LAG name}``: the number is the same on each of the bond's leaves and unique on each leaf."""
     used: dict[int, set[int]] = defaultdict(set)  # leaf id -> numbers in use
     bonds = list(_bonds(spec))
@@ -369,7 +362,7 @@ def _rack_classes(spec: FabricSpec):
     return [tc for tc in sorted(spec.traffic_classes, key=lambda t: t.vlan) if tc.routed and tc.subnet]
 
 
-def _rack_pools(spec, racks, held, reserved) -> dict[str, Pool]:
+def _rack_pools(spec, racks, held, reserved) -> dict[int, Pool]:
     pools = {}
     for tc in _rack_classes(spec):
         index = next(i for i, t in enumerate(spec.traffic_classes) if t.vlan == tc.vlan)
@@ -453,7 +446,7 @@ def _ends(state, key: str) -> tuple[str, str, str]:
     return low, low, f'{netaddr.IPAddress(first + 1)}/{length}'
 
 
-def _uplinks(spec, spines, leaves, state, pools, ports):
+def _uplinks(spec, spines, leaves, state, ports):
     leaf_p, spine_p = spec.leaf_platform, spec.spine_platform
     speed = (
         link_speed('spine_platform.downlink_ports', leaf_p.uplink_ports, spine_p.downlink_ports, '') if spines else 0
@@ -470,7 +463,7 @@ def _uplinks(spec, spines, leaves, state, pools, ports):
                 )
 
 
-def _peer_links(spec, leaf_by_id, state, pools, ports):
+def _peer_links(spec, leaf_by_id, state, ports):
     members = len(spec.leaf_platform.peer_link_interfaces())
     for a, b in sorted(tuple(sorted(pair)) for pair in spec.mlag_pairs):
         subnet, primary_address, secondary_address = _ends(state, f'mlag:leaf:{a}')
@@ -492,9 +485,9 @@ def _peer_links(spec, leaf_by_id, state, pools, ports):
             )
 
 
-def _servers(spec, leaf_by_id, state, ports, held, reserved):
+def _servers(spec, leaf_by_id, state, ports, held):
     nics = spec.nics
-    lags = _allocate_lags(spec, state, held, reserved)
+    lags = _allocate_lags(spec, state, held)
     esis = _allocate_esis(spec, state, held)
     bond_vlans = tuple(sorted(tc.vlan for tc in spec.traffic_classes if not tc.lossless))
     links, attachments = [], []
