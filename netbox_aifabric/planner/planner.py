@@ -300,10 +300,12 @@ def _allocate_lags(spec, state, held) -> dict[int, str]:
     used: dict[int, set[int]] = defaultdict(set)  # leaf id -> numbers in use
     bonds = list(_bonds(spec))
     leaves_of = {server.id: leaves for server, leaves in bonds}
+    every_leaf = tuple(leaf.id for leaf in spec.leaves)
     for key in sorted(held):
         if key.startswith('lag:server:'):
+            # a removed server's number (reserved until --release) is held on every leaf: its leaves are not known
             server_id = int(key.rsplit(':', 1)[1])
-            for leaf in leaves_of.get(server_id, ()):
+            for leaf in leaves_of.get(server_id, every_leaf):
                 used[leaf].add(int(held[key]))
     low, high = LAG_NUMBERS
     names = {}

@@ -362,3 +362,18 @@ def test_multihoming_pair_errors(change, field, message):
 
 def _intent(design):
     return guide_intent(design)
+
+
+def test_a_removed_servers_lag_number_stays_reserved_until_released():
+    """Like its ports: a new server whose preferred LAG number a removed server held gets another one."""
+    spec = example('mlag')
+    before = plan_fabric(load_spec(spec))
+    removed = spec['servers'].pop(4)  # storage1, id 5: LAG number (5 − 1) mod 16 + 1 = 5
+    per_leaf = spec['maximums']['servers_per_leaf']
+    newcomer = removed['id'] + per_leaf  # the same preferred number
+    spec['servers'].append({'id': newcomer, 'name': 'gpu-new', 'leaves': [1, 2]})
+    held = plan_fabric(load_spec(spec), previous=before)
+    lag = dict(before.allocations)[f'lag:server:{removed["id"]}']
+    assert dict(held.allocations)[f'lag:server:{newcomer}'] != lag
+    released = plan_fabric(load_spec(spec), previous=before, release=True)
+    assert dict(released.allocations)[f'lag:server:{newcomer}'] == lag
