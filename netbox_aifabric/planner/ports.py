@@ -12,7 +12,7 @@ import string
 from .errors import PoolExhaustedError, SpecError
 from .spec import FabricSpec, Platform, PortRange
 
-__all__ = ('PortInventory', 'check_name_pattern', 'check_platform', 'link_speed')
+__all__ = ('PortInventory', 'check_name_pattern', 'check_platform', 'link_speed', 'port_names')
 
 _FORMATTER = string.Formatter()
 _EXAMPLES = {'port': 'Ethernet{port}', 'number': 'Port-Channel{number}'}
@@ -43,13 +43,17 @@ def check_name_pattern(field: str, pattern: str, placeholder: str) -> None:
 BLOCKS = ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports')
 
 
-def check_platform(field: str, platform: Platform) -> dict[str, tuple[str, ...]]:
-    """Check a platform's name patterns and port blocks; return ``{block: names}`` plus ``peer_link``. A port in two
-    blocks (e.g. uplinks starting where the RDMA ports are) is an error naming both."""
+def port_names(platform: Platform) -> dict[str, tuple[str, ...]]:
+    """``{block: names}`` of a platform's port blocks, plus ``peer_link`` (the patterns must have been checked)."""
+    names = {block: platform.names_of(getattr(platform, block)) for block in BLOCKS if getattr(platform, block)}
+    return {**names, 'peer_link': platform.peer_link_interfaces()}
+
+
+def check_platform(field: str, platform: Platform) -> None:
+    """Check a platform's name patterns and port blocks. A port in two blocks (e.g. uplinks starting where the RDMA
+    ports are) is an error naming both."""
     check_name_pattern(f'{field}.interface', platform.interface, 'port')
     check_name_pattern(f'{field}.lag', platform.lag, 'number')
-    owner: dict[str, str] = {}
-    names: dict[str, tuple[str, ...]] = {}
     for block_name in BLOCKS:
         block: PortRange | None = getattr(platform, block_name)
         if block is None:
@@ -60,9 +64,8 @@ def check_platform(field: str, platform: Platform) -> dict[str, tuple[str, ...]]
             raise SpecError(
                 f'{field}.{block_name}.count', f'count {block.count} does not match the {len(block.names)} names'
             )
-        names[block_name] = platform.names_of(block)
-    names['peer_link'] = platform.peer_link_interfaces()
-    for block_name, block_names in names.items():
+    owner: dict[str, str] = {}
+    for block_name, block_names in port_names(platform).items():
         for name in block_names:
             if name in owner:
                 other = owner[name]
@@ -70,7 +73,6 @@ def check_platform(field: str, platform: Platform) -> dict[str, tuple[str, ...]]
                     f'{field}.{block_name}', f'port {name} is in {field}.{other} too: a port can have one use only'
                 )
             owner[name] = block_name
-    return names
 
 
 def link_speed(field: str, a: PortRange, b: PortRange, what: str) -> int:
@@ -137,8 +139,9 @@ class PortInventory:
 
     def __init__(self, spec: FabricSpec):
         self.spec = spec
-        self.leaf_names = check_platform('leaf_platform', spec.leaf_platform)
-        self.spine_names = check_platform('spine_platform', spec.spine_platform)
+        # validate_spec has checked both platforms (check_platform)
+        self.leaf_names = port_names(spec.leaf_platform)
+        self.spine_names = port_names(spec.spine_platform)
         self.taken: dict[str, dict[str, str]] = {}
         self.blocks: dict[tuple[str, str], _Block] = {}
         self.reserved: set[str] = set()

@@ -377,3 +377,35 @@ def test_a_removed_servers_lag_number_stays_reserved_until_released():
     assert dict(held.allocations)[f'lag:server:{newcomer}'] != lag
     released = plan_fabric(load_spec(spec), previous=before, release=True)
     assert dict(released.allocations)[f'lag:server:{newcomer}'] == lag
+
+
+@pytest.mark.parametrize(
+    ('block', 'field', 'message'),
+    [
+        (
+            {'names': ['Ethernet49/1', 'Ethernet49/2'], 'count': 3, 'speed': 100},
+            'leaf_platform.uplink_ports.count',
+            'count 3 does not match the 2 names',
+        ),
+        (
+            {'first': 65, 'speed': 100},
+            'leaf_platform.uplink_ports.count',
+            'required key is missing (or give the ports as names)',
+        ),
+        (
+            {'first': 65, 'count': 8, 'speed': 100, 'interface': 'Et{slot}'},
+            'leaf_platform.uplink_ports.interface',
+            '"Et{slot}" may only use {port} (e.g. Ethernet{port}), found {slot}',
+        ),
+        (
+            {'names': ['Ethernet49/1', 'Ethernet49/1'], 'speed': 100},
+            'leaf_platform.uplink_ports',
+            'port Ethernet49/1 is in leaf_platform.uplink_ports too: a port can have one use only',
+        ),
+    ],
+)
+def test_port_block_errors(block, field, message):
+    spec = example('routed')
+    spec['leaf_platform']['uplink_ports'] = block
+    e = rejected(spec)
+    assert (e.field, e.message) == (field, message)
