@@ -6,11 +6,11 @@ import netaddr
 
 from .asns import PRIVATE_TEXT, first_reserved
 from .errors import SpecError
-from .ports import check_platform
+from .ports import BLOCKS, check_platform
 from .requirements import asn_need, pool_needs
 from .spec import DESIGNS, UNDERLAYS, FabricSpec
 
-__all__ = ('VNI_MAX', 'VNI_MIN', 'server_slot', 'validate_spec')
+__all__ = ('MTU_MAX', 'MTU_MIN', 'VNI_MAX', 'VNI_MIN', 'server_slot', 'validate_spec')
 
 VNI_MIN, VNI_MAX = 1, 16_777_215
 RD_NUMBER_MAX = 65_535  # the assigned number of a type-1 route distinguisher (IPv4:number) and of a type-2 RT
@@ -305,8 +305,8 @@ def _subnet(field, value):
         raise SpecError(field, f'"{value}" is not a prefix') from None
 
 
-# The fabric MTU's bounds, as the NetBox models' (constants.MTU_MIN/MAX): 68 is the smallest MTU IPv4 allows
-# (RFC 791), 9216 the largest jumbo frame common switches take
+# The MTU bounds (the NetBox models use them through constants.py): 68 is the smallest MTU IPv4 allows (RFC 791),
+# 9216 the largest jumbo frame common switches take
 MTU_MIN, MTU_MAX = 68, 9216
 
 
@@ -326,7 +326,7 @@ def _check_numbers(spec: FabricSpec):
     _at_least('nics.rdma_speed', nics.rdma_speed, 1, 'RDMA NIC speed', ' Gbit/s')
     for role in ('leaf_platform', 'spine_platform'):
         platform = getattr(spec, role)
-        for block in ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports'):
+        for block in BLOCKS:
             ports = getattr(platform, block)
             if ports is not None:
                 _at_least(f'{role}.{block}.first', ports.first, 0, 'first port')
