@@ -401,7 +401,8 @@ def _check_adds(user, created):
     """``user`` may add each of ``created`` (just saved): its model's add permission and its constraints."""
     if user is None or not created:
         return
-    missing = sorted({f'{o._meta.app_label}.add_{o._meta.model_name}' for o in created} - _granted(user, created))
+    perms = {f'{o._meta.app_label}.add_{o._meta.model_name}' for o in created}
+    missing = sorted(perm for perm in perms if not user.has_perm(perm))
     if missing:
         raise CreatePermissionError(
             _('Nothing was written: creating this fabric needs these permissions: {perms}.').format(
@@ -419,10 +420,6 @@ def _check_adds(user, created):
 
 class CreatePermissionError(ObjectPermissionError):
     """The user may not create the pools, RIR, ASN range or fabric the wizard would write."""
-
-
-def _granted(user, objects):
-    return {perm for perm in (f'{o._meta.app_label}.add_{o._meta.model_name}' for o in objects) if user.has_perm(perm)}
 
 
 class _Rollback(Exception):

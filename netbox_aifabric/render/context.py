@@ -11,7 +11,7 @@ from collections import defaultdict
 
 import netaddr
 
-__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of', 'leaf_gateway', 'server_port_modes')
+__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of', 'server_port_modes')
 
 CONTEXT_KEY = 'aifabric'
 SCHEMA_VERSION = 1
@@ -276,7 +276,7 @@ def build_contexts(plan, intent) -> dict:
         vlans = []
         if is_leaf:
             for vlan in plan.vlans:
-                subnet, gateway = leaf_gateway(vlan, node.name)
+                subnet, gateway = _leaf_gateway(vlan, node.name)
                 vlans.append(
                     {
                         'vid': vlan.vid,
@@ -373,7 +373,7 @@ def _ospf(node, ports, loopbacks, vlans, vrfs):
     }
 
 
-def leaf_gateway(vlan, leaf: str) -> tuple[str | None, str | None]:
+def _leaf_gateway(vlan, leaf: str) -> tuple[str | None, str | None]:
     """The subnet and gateway a VLAN has on ``leaf``: its rack's subnet in the routed and MLAG designs, the anycast
     subnet in the EVPN/VXLAN design, neither for a class that is not routed (nor on a leaf of another rack)."""
     if not vlan.routed:
