@@ -12,7 +12,7 @@ import string
 from .errors import PoolExhaustedError, SpecError
 from .spec import FabricSpec, Platform, PortRange
 
-__all__ = ('PortInventory', 'check_name_pattern', 'check_platform', 'link_speed', 'port_names')
+__all__ = ('BLOCKS', 'PORTS_MAX', 'PortInventory', 'check_name_pattern', 'check_platform', 'link_speed', 'port_names')
 
 _FORMATTER = string.Formatter()
 _EXAMPLES = {'port': 'Ethernet{port}', 'number': 'Port-Channel{number}'}
@@ -41,6 +41,9 @@ def check_name_pattern(field: str, pattern: str, placeholder: str) -> None:
 
 
 BLOCKS = ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports')
+# more ports than any switch has, breakouts included (a 16-slot chassis of 36 ports broken out 4 ways has 2,304): a
+# bound that keeps a mistyped count from making millions of port names
+PORTS_MAX = 4096
 
 
 def port_names(platform: Platform) -> dict[str, tuple[str, ...]]:

@@ -6,7 +6,7 @@ import netaddr
 
 from .asns import PRIVATE_TEXT, first_reserved
 from .errors import SpecError
-from .ports import BLOCKS, check_platform
+from .ports import BLOCKS, PORTS_MAX, check_platform
 from .requirements import asn_need, pool_needs
 from .spec import DESIGNS, UNDERLAYS, FabricSpec
 
@@ -331,6 +331,11 @@ def _check_numbers(spec: FabricSpec):
             if ports is not None:
                 _at_least(f'{role}.{block}.first', ports.first, 0, 'first port')
                 _at_least(f'{role}.{block}.count', ports.count, 0, 'port count')
+                if ports.size > PORTS_MAX:
+                    raise SpecError(
+                        f'{role}.{block}.count',
+                        f'port count {ports.size} is above {PORTS_MAX}: no switch has that many ports',
+                    )
                 _at_least(f'{role}.{block}.speed', ports.speed, 1, 'port speed', ' Gbit/s')
         for index, port in enumerate(platform.peer_link_ports):
             _at_least(f'{role}.peer_link_ports[{index}]', port, 0, 'peer-link port')

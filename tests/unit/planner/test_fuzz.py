@@ -16,7 +16,7 @@ from netbox_aifabric.planner.loader import FIELDS
 from netbox_aifabric.planner.previous import KNOWN_KINDS, check_previous
 from netbox_aifabric.planner.warnings import spec_warnings
 
-from .helpers import DESIGNS, EXAMPLES, example
+from .helpers import EXAMPLES, GUIDES, example
 
 pytestmark = pytest.mark.pure
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -47,7 +47,7 @@ YAML_TOKENS = st.sampled_from([
 
 EXAMPLE_FILES = [
     *(path.read_bytes() for path in sorted(EXAMPLES.glob('guide-*.yaml'))),
-    *(json.dumps(example(design), indent=1).encode() for design in DESIGNS),
+    *(json.dumps(example(design), indent=1).encode() for design in GUIDES),
 ]
 
 
@@ -149,13 +149,35 @@ def mutated(draw, document):
     return document
 
 
+def port_inventory_spec():
+    """The routed guide with the keys no example carries: explicit port names with further speeds, peer-link names,
+    a block's own name pattern, a rack prefix length and an oversubscription target."""
+    spec = example('routed')
+    spec['oversubscription_target'] = 2.5
+    spec['traffic_classes'][1]['rack_prefixlen'] = 26
+    platform = spec['leaf_platform']
+    platform['uplink_ports'] = {'names': [f'Ethernet{65 + i}/1' for i in range(8)], 'speed': 100, 'speeds': [40]}
+    platform['server_ports']['interface'] = 'Ethernet{port:02d}'
+    platform['peer_link_names'] = [f'Ethernet{port}' for port in platform.pop('peer_link_ports')]
+    return spec
+
+
+# the shipped examples (three designs and EVPN multihoming) and the port-inventory variant
+FUZZ_SPECS = {**{name: example(name) for name in GUIDES}, 'port-inventory': port_inventory_spec()}
+
+
 @FUZZ
-@given(data=st.data(), design=st.sampled_from(DESIGNS))
-def test_mutated_example_specs(data, design):
-    plans_or_refuses(data.draw(mutated(example(design))))
+@given(data=st.data(), name=st.sampled_from(sorted(FUZZ_SPECS)))
+def test_mutated_example_specs(data, name):
+    plans_or_refuses(data.draw(mutated(FUZZ_SPECS[name])))
 
 
-PLANS = {design: plan_fabric(load_spec(example(design))).to_dict() for design in DESIGNS}
+def test_the_fuzzed_specs_plan():
+    """The starting points are valid: the mutations, not the originals, are refused."""
+    assert all(plans_or_refuses(spec) is not None for spec in FUZZ_SPECS.values())
+
+
+PLANS = {name: plan_fabric(load_spec(spec)).to_dict() for name, spec in FUZZ_SPECS.items()}
 ALLOCATION_KEYS = st.builds(
     '{}:{}'.format, st.sampled_from([*KNOWN_KINDS, 'gateway', '']), st.sampled_from(['leaf:1', 'spine:2', ''])
 )
@@ -164,7 +186,7 @@ ALLOCATION_KEYS = st.builds(
 @st.composite
 def mutated_previous(draw):
     """A real plan (or its bare allocations) with keys deleted, added or given other values; or no plan at all."""
-    previous = PLANS[draw(st.sampled_from(DESIGNS))]
+    previous = PLANS[draw(st.sampled_from(sorted(PLANS)))]
     allocations = dict(previous['allocations'])
     choice = draw(st.integers(0, 9))
     if choice == 0:
@@ -183,6 +205,6 @@ def mutated_previous(draw):
 
 
 @FUZZ
-@given(previous=mutated_previous(), design=st.sampled_from(DESIGNS), release=st.booleans())
-def test_mutated_previous_plans(previous, design, release):
-    plans_or_refuses(example(design), previous, release)
+@given(previous=mutated_previous(), name=st.sampled_from(sorted(FUZZ_SPECS)), release=st.booleans())
+def test_mutated_previous_plans(previous, name, release):
+    plans_or_refuses(copy.deepcopy(FUZZ_SPECS[name]), previous, release)

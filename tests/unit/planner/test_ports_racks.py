@@ -9,6 +9,7 @@ import pytest
 
 from netbox_aifabric.cli import format_table
 from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner.ports import PORTS_MAX
 from netbox_aifabric.render.context import build_contexts
 from tests.render_fixtures import guide_intent
 
@@ -409,3 +410,15 @@ def test_port_block_errors(block, field, message):
     spec['leaf_platform']['uplink_ports'] = block
     e = rejected(spec)
     assert (e.field, e.message) == (field, message)
+
+
+@pytest.mark.parametrize('block', ['server_ports', 'rdma_ports', 'uplink_ports'])
+def test_a_port_count_no_switch_has_is_refused(block):
+    """A mistyped count used to make that many port names (16,777,216 took gigabytes): now a named error."""
+    spec = example('routed')
+    spec['leaf_platform'][block]['count'] = PORTS_MAX + 1
+    e = rejected(spec)
+    assert (e.field, e.message) == (
+        f'leaf_platform.{block}.count',
+        f'port count {PORTS_MAX + 1} is above {PORTS_MAX}: no switch has that many ports',
+    )
