@@ -35,9 +35,9 @@ def format_table(plan) -> str:
         f'Fabric {plan.fabric}: {plan.design}, {plan.underlay} underlay',
         _table(
             'Nodes',
-            ('role', 'id', 'name', 'asn', 'loopback', 'vtep', 'mlag peer', 'mlag role', 'mh peer'),
+            ('role', 'id', 'name', 'asn', 'loopback', 'vtep', 'mlag peer', 'mlag role', 'mh peer', 'management'),
             [
-                (n.role, n.id, n.name, n.asn, n.loopback, n.vtep, n.mlag_peer, n.mlag_role, n.mh_peer)
+                (n.role, n.id, n.name, n.asn, n.loopback, n.vtep, n.mlag_peer, n.mlag_role, n.mh_peer, n.management)
                 for n in plan.nodes
             ],
         ),

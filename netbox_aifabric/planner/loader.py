@@ -135,6 +135,7 @@ def _platform(path, data):
             'uplink_ports': _optional(_port_range),
             'downlink_ports': _optional(_port_range),
             'rdma_ports': _optional(_port_range),
+            'bmc_ports': _optional(_port_range),
             'peer_link_ports': _ints,
             'peer_link_speed': _int,
             'peer_link_names': _strs,
@@ -170,6 +171,7 @@ def _traffic_class(path, data):
             'mtu': _optional(_int),
             'routed': _bool,
             'rack_prefixlen': _optional(_int),
+            'purpose': _str,
         },
         ('name', 'vlan'),
     )
@@ -211,7 +213,13 @@ FIELDS = {
         p,
         d,
         Pools,
-        {'loopback': _str, 'p2p': _optional(_str), 'vtep': _optional(_str), 'mlag_peer': _optional(_str)},
+        {
+            'loopback': _str,
+            'p2p': _optional(_str),
+            'vtep': _optional(_str),
+            'mlag_peer': _optional(_str),
+            'management': _optional(_str),
+        },
         ('loopback',),
     ),
     'spines': _each(_node),
@@ -228,12 +236,14 @@ FIELDS = {
     'traffic_classes': _each(_traffic_class),
     'tenants': _each(_tenant),
     'nics': lambda p, d: _record(
-        p, d, NicLayout, {'count': _int, 'speed': _int, 'rdma_count': _int, 'rdma_speed': _int}
+        p, d, NicLayout, {'count': _int, 'speed': _int, 'rdma_count': _int, 'rdma_speed': _int, 'bmc_speed': _int}
     ),
     'leaf_platform': _platform,
     'spine_platform': _platform,
     'mtu': _int,
     'oversubscription_target': _optional(_number),
+    'management_gateway': _optional(_str),
+    'bmc': _str,
 }
 
 

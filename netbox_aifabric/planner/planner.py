@@ -12,19 +12,26 @@ from dataclasses import dataclass, field
 import netaddr
 
 from .errors import SpecError
-from .pools import AsnPool, Pool
+from .pools import AsnPool, ManagementPool, Pool
 from .ports import PortInventory, check_nic_speed, link_speed
 from .previous import check_previous
 from .racks import Rack, check_pairs, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
 from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
-from .spec import FabricSpec
-from .validate import server_slot, validate_spec
+from .spec import NON_DATA_PURPOSES, FabricSpec
+from .validate import management_gateway, server_slot, validate_spec
 from .warnings import spec_warnings
 
 __all__ = ('plan_fabric',)
 
-POOL_OF_KIND = {'loopback': 'loopback', 'vtep': 'vtep', 'uplink': 'p2p', 'mlag': 'mlag_peer', 'asn': 'leaf_asn'}
+POOL_OF_KIND = {
+    'loopback': 'loopback',
+    'vtep': 'vtep',
+    'uplink': 'p2p',
+    'mlag': 'mlag_peer',
+    'asn': 'leaf_asn',
+    'mgmt': 'management',
+}
 ADDRESS_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'subnet')
 LAG_NUMBERS = (1, 999)  # server bonds; Port-Channel1000 is the MLAG peer link
 ESI_SYSTEM_MAC = '02:ae:00:00:{high:02x}:{low:02x}'  # locally administered, one per EVPN multihoming pair
@@ -111,6 +118,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
         allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values}.items())),
         reserved=reserved,
         warnings=(*spec_warnings(spec), *_warnings(spec, capacity, racks)),
+        management_gateway=str(management_gateway(spec, networks['management'])) if 'management' in networks else None,
     )
 
 
@@ -119,6 +127,8 @@ def _check_speeds(spec: FabricSpec) -> None:
     leaf, spine = spec.leaf_platform, spec.spine_platform
     if spec.servers:
         check_nic_speed('nics.speed', leaf.server_ports, spec.nics.speed, 'a bonded server NIC')
+        if spec.bmc == 'leaf':
+            check_nic_speed('nics.bmc_speed', leaf.bmc_ports, spec.nics.bmc_speed, 'a BMC port')
         if spec.nics.rdma_count:
             check_nic_speed('nics.rdma_speed', leaf.rdma_ports, spec.nics.rdma_speed, 'an RDMA NIC')
     if spec.spines and leaf.uplink_ports and spine.downlink_ports:
@@ -160,6 +170,11 @@ def _address_requests(spec: FabricSpec):
                 yield key, 'p2p', _uplink_index(spec, leaf.id, spine.id, n), leaf.name
     for primary in sorted(set(primary_of.values())):
         yield f'mlag:leaf:{primary}', 'mlag_peer', primary - 1, leaf_name[primary]
+    if spec.pools.management is not None:
+        for spine in sorted(spec.spines, key=lambda n: n.id):
+            yield f'mgmt:spine:{spine.id}', 'management', spine.id, spine.name
+        for leaf in sorted(spec.leaves, key=lambda n: n.id):
+            yield f'mgmt:leaf:{leaf.id}', 'management', m.spines + leaf.id, leaf.name
 
 
 def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...], address_requests, port_requests) -> set[str]:
@@ -178,7 +193,10 @@ def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...], address_requests, p
 def _address_pools(spec, networks, held, reserved, address_requests):
     m = spec.maximums
     needs = pool_needs(m.spines, m.leaves, m.parallel_uplinks)
-    pools = {name: Pool(name, net, needs[name]) for name, net in networks.items()}
+    pools = {name: Pool(name, net, needs[name]) for name, net in networks.items() if name != 'management'}
+    if 'management' in networks:
+        network = networks['management']
+        pools['management'] = ManagementPool(network, management_gateway(spec, network))
     if spec.underlay == 'ebgp':
         pools['leaf_asn'] = AsnPool(*spec.leaf_asn_range)
     _hold(pools, held, reserved)
@@ -199,7 +217,7 @@ def _hold(pools, held, reserved):
             addresses.append((key, netaddr.IPNetwork(held[key])))
     for pool in pools.values():
         pool.reserved = reserved
-        if isinstance(pool, Pool):
+        if isinstance(pool, Pool):  # the management network is apart from every pool (validate_spec)
             for key, network in addresses:
                 pool.reserve(key, network)
 
@@ -256,6 +274,13 @@ def _port_requests(spec: FabricSpec):
             yield f'port:leaf:{leaf}:server:{server.id}', 'leaf', leaf, 'server', server_slot(spec, server.id)
         for r, leaf, preferred in _rdma_ports(spec, server):
             yield f'port:leaf:{leaf}:rdma:{server.id}:{r + 1}', 'leaf', leaf, 'rdma', preferred
+        if spec.bmc == 'leaf':
+            yield _bmc_key(server), 'leaf', server.leaves[0], 'bmc', server_slot(spec, server.id)
+
+
+def _bmc_key(server) -> str:
+    """A server's BMC port: an access port of its first leaf."""
+    return f'port:leaf:{server.leaves[0]}:bmc:{server.id}'
 
 
 def _node_names(spec: FabricSpec) -> dict[tuple[str, int], str]:
@@ -406,7 +431,9 @@ def _nodes(spec, spines, leaves, primary_of, values):
     nodes = []
     for spine in spines:
         asn = spec.spine_asn if (spec.underlay == 'ebgp' or spec.evpn) else None
-        nodes.append(NodePlan('spine', spine.id, spine.name, asn, values[f'loopback:spine:{spine.id}']))
+        loopback = values[f'loopback:spine:{spine.id}']
+        management = values.get(f'mgmt:spine:{spine.id}')
+        nodes.append(NodePlan('spine', spine.id, spine.name, asn, loopback, management=management))
     names = {leaf.id: leaf.name for leaf in leaves}
     mlag_peer, mh_peer = {}, {}
     for pairs, peer_of in ((spec.mlag_pairs, mlag_peer), (spec.mh_pairs, mh_peer)):
@@ -430,6 +457,7 @@ def _nodes(spec, spines, leaves, primary_of, values):
                 mlag_peer=names[peer] if peer else None,
                 mlag_role=('primary' if primary == leaf.id else 'secondary') if peer else None,
                 mh_peer=names[mh_peer[leaf.id]] if leaf.id in mh_peer else None,
+                management=values.get(f'mgmt:leaf:{leaf.id}'),
             )
         )
     return nodes
@@ -491,7 +519,10 @@ def _servers(spec, leaf_by_id, state, ports, held):
     nics = spec.nics
     lags = _allocate_lags(spec, state, held)
     esis = _allocate_esis(spec, state, held)
-    bond_vlans = tuple(sorted(tc.vlan for tc in spec.traffic_classes if not tc.lossless))
+    bond_vlans = tuple(
+        sorted(tc.vlan for tc in spec.traffic_classes if not tc.lossless and tc.purpose not in NON_DATA_PURPOSES)
+    )
+    bmc_vlan = next((tc.vlan for tc in spec.traffic_classes if tc.purpose == 'management'), None)
     links, attachments = [], []
     for server in sorted(spec.servers, key=lambda s: s.id):
         slot = server_slot(spec, server.id)
@@ -509,6 +540,12 @@ def _servers(spec, leaf_by_id, state, ports, held):
             leaf = leaf_by_id[leaf_id]
             links.append(Link(kind, leaf.name, interface, server.name, f'rdma{r + 1}', nics.rdma_speed))
             rdma.append((leaf.name, interface))
+        bmc = None
+        if spec.bmc == 'leaf':
+            leaf = leaf_by_id[server.leaves[0]]
+            interface = _port(state, ports, _bmc_key(server), 'leaf', leaf.id, 'bmc', slot)
+            links.append(Link('bmc', leaf.name, interface, server.name, 'bmc', nics.bmc_speed))
+            bmc = (leaf.name, interface)
         attachments.append(
             Attachment(
                 server.name,
@@ -518,6 +555,8 @@ def _servers(spec, leaf_by_id, state, ports, held):
                 tuple(rdma),
                 bond_vlans,
                 esis.get(server.id),
+                bmc,
+                bmc_vlan if bmc else None,
             )
         )
     return links, attachments

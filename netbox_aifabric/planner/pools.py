@@ -6,7 +6,7 @@ from .errors import PoolExhaustedError
 from .requirements import PoolNeed
 from .result import PoolUsage
 
-__all__ = ('AsnPool', 'Blocks', 'NumberPool', 'Pool')
+__all__ = ('AsnPool', 'Blocks', 'ManagementPool', 'NumberPool', 'Pool')
 
 
 class Blocks:
@@ -89,6 +89,37 @@ class Pool(Blocks):
 
     def address(self, index: int) -> str:
         return f'{netaddr.IPAddress(self.network.first + (index << self.shift))}/{self.prefixlen}'
+
+
+class ManagementPool(Blocks):
+    """Host addresses of the out-of-band management network, counted down from its last host: index ``i`` is the
+    address ``broadcast − i`` (index 0, the broadcast address, is never used), written with the network's prefix
+    length since the switch's management port sits on that network. The gateway's index is held."""
+
+    skip = 1
+
+    def __init__(self, network: netaddr.IPNetwork, gateway: netaddr.IPAddress, needed: int = 0):
+        self.name = 'management'
+        self.network = network
+        self.prefix = str(network)
+        self.field = 'pools.management'
+        self.description = f'management network {network}'
+        self.unit = 'management addresses'
+        self.size = network.size - 1  # the network address (the last index) is never used either
+        super().__init__()
+        self.used[network.last - int(gateway)] = 'gateway'
+
+    def pin(self, key: str, value: str):
+        address = netaddr.IPNetwork(value).ip
+        if self.network.first < int(address) < self.network.last:
+            self.used[self.network.last - int(address)] = key
+
+    def address(self, index: int) -> str:
+        return f'{netaddr.IPAddress(self.network.last - index)}/{self.network.prefixlen}'
+
+    def usage(self) -> PoolUsage:
+        size, used = self.size - self.skip - 1, len(self.used) - 1  # the gateway is neither free nor allocated
+        return PoolUsage(self.name, self.prefix, self.unit, size, used, size - used, _percent(used, size))
 
 
 class NumberPool(Blocks):

@@ -40,7 +40,7 @@ def check_name_pattern(field: str, pattern: str, placeholder: str) -> None:
         raise SpecError(field, f'"{pattern}" has no {{{placeholder}}}: every {noun} would get the same name')
 
 
-BLOCKS = ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports')
+BLOCKS = ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports', 'bmc_ports')
 # more ports than any switch has, breakouts included (a 16-slot chassis of 36 ports broken out 4 ways has 2,304): a
 # bound that keeps a mistyped count from making millions of port names
 PORTS_MAX = 4096

@@ -33,6 +33,15 @@ def _ipv4(value: str, prefixlen: int | None = None) -> bool:
     )
 
 
+def _ipv4_host(value: str) -> bool:
+    """An IPv4 host address with the prefix length of its network (``a.b.c.d/len``), not the network address."""
+    try:
+        network = netaddr.IPNetwork(value)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return False
+    return network.version == 4 and str(network) == value and network.first < int(network.ip) < network.last
+
+
 def _number(value: str, low: int, high: int) -> bool:
     return bool(_DECIMAL.fullmatch(value)) and low <= int(value) <= high
 
@@ -48,6 +57,7 @@ VALUE_CHECKS = {
     'lag': (lambda v: _number(v, 1, 4094), 'a LAG number (1–4094)'),
     'esi': (lambda v: bool(_ESI.fullmatch(v)), 'an ESI (10 colon-separated hex bytes)'),
     'subnet': (lambda v: _ipv4(v) and int(v.rsplit('/', 1)[1]) <= 30, 'an IPv4 rack subnet of /30 or shorter'),
+    'mgmt': (_ipv4_host, 'an IPv4 host address with its prefix length'),
 }
 KNOWN_KINDS = tuple(VALUE_CHECKS)
 

@@ -19,7 +19,8 @@ __all__ = (
 @dataclass(frozen=True)
 class NodePlan:
     """One switch: role (spine/leaf), stable id, hostname, ASN, router-id loopback, VTEP, its MLAG peer and role or
-    its EVPN multihoming peer (``mh_peer``)."""
+    its EVPN multihoming peer (``mh_peer``), and its management address (``management``: address/prefix length on the
+    out-of-band management network, None without one)."""
 
     role: str
     id: int
@@ -30,6 +31,7 @@ class NodePlan:
     mlag_peer: str | None = None
     mlag_role: str | None = None
     mh_peer: str | None = None
+    management: str | None = None
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Link:
     """A cable: both ends with interface names, the /31 and addresses where routed, speed and kind.
 
     ``kind`` is ``uplink`` (leaf–spine), ``mlag-peer``, ``server`` (bonded server NIC), ``rdma`` (RDMA NIC on the
-    bond leaves) or ``rail`` (RDMA NIC n to leaf n of its rail group).
+    bond leaves), ``rail`` (RDMA NIC n to leaf n of its rail group) or ``bmc`` (a server's BMC port on a leaf).
     """
 
     kind: str
@@ -53,9 +55,10 @@ class Link:
 
 @dataclass(frozen=True)
 class Attachment:
-    """How one server attaches: its bond (LAG members on the leaves and the VLANs), its RDMA NICs, and on an EVPN
-    multihoming pair the bond's Ethernet segment identifier (``esi``: type 3, ``03`` + the pair's system MAC + a
-    3-byte local discriminator, colon-separated hex)."""
+    """How one server attaches: its bond (LAG members on the leaves and the VLANs: the data classes only), its RDMA
+    NICs, on an EVPN multihoming pair the bond's Ethernet segment identifier (``esi``: type 3, ``03`` + the pair's
+    system MAC + a 3-byte local discriminator, colon-separated hex), and its BMC port (``bmc``: leaf and port, an
+    access port in ``bmc_vlan``) when BMCs attach to the leaves."""
 
     server: str
     kind: str
@@ -64,6 +67,8 @@ class Attachment:
     rdma: tuple[tuple[str, str], ...]
     vlans: tuple[int, ...]
     esi: str | None = None
+    bmc: tuple[str, str] | None = None
+    bmc_vlan: int | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,7 @@ class Plan:
     allocations: tuple[tuple[str, str], ...]
     reserved: tuple[str, ...] = ()
     warnings: tuple[PlanWarning, ...] = ()
+    management_gateway: str | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (tuples become lists)."""

@@ -7,7 +7,10 @@ declared maximums, never from how many nodes exist, so a fabric grows without re
 from dataclasses import dataclass, field
 
 __all__ = (
+    'BMC_ATTACHMENTS',
     'DESIGNS',
+    'NON_DATA_PURPOSES',
+    'PURPOSES',
     'UNDERLAYS',
     'FabricSpec',
     'Maximums',
@@ -24,6 +27,12 @@ __all__ = (
 
 DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
 UNDERLAYS = ('ebgp', 'ospf')
+# where a server's BMC (baseboard management controller) port goes: a management switch outside the fabric (``oob``)
+# or an access port of its first leaf in the management class's VLAN (``leaf``)
+BMC_ATTACHMENTS = ('oob', 'leaf')
+# classes that never ride a server's data bond: root on a GPU node must not be able to tag its way into them
+NON_DATA_PURPOSES = ('management', 'telemetry')
+PURPOSES = ('management', 'user-access', 'storage', 'rdma', 'telemetry', 'backup', 'other')
 
 
 @dataclass(frozen=True)
@@ -61,8 +70,8 @@ class Platform:
 
     ``interface`` is formatted with ``port`` (e.g. ``Ethernet{port}`` → ``Ethernet49``); ``lag`` names a
     port-channel from its number. A leaf has ``server_ports`` (bonded server NICs), ``rdma_ports`` (RDMA NICs;
-    without them RDMA NICs use ``server_ports``), ``uplink_ports`` and ``peer_link_ports``; a spine has
-    ``downlink_ports``.
+    without them RDMA NICs use ``server_ports``), ``uplink_ports``, ``peer_link_ports`` and ``bmc_ports`` (servers'
+    BMC ports when they attach to the leaves); a spine has ``downlink_ports``.
     """
 
     name: str = 'generic'
@@ -72,6 +81,7 @@ class Platform:
     uplink_ports: PortRange | None = None
     downlink_ports: PortRange | None = None
     rdma_ports: PortRange | None = None
+    bmc_ports: PortRange | None = None
     peer_link_ports: tuple[int, ...] = ()
     peer_link_speed: int = 100
     peer_link_names: tuple[str, ...] = ()
@@ -121,12 +131,14 @@ class Server:
 
 @dataclass(frozen=True)
 class NicLayout:
-    """Server NICs: ``count`` × ``speed`` bonded general-traffic NICs, ``rdma_count`` × ``rdma_speed`` RDMA NICs."""
+    """Server NICs: ``count`` × ``speed`` bonded general-traffic NICs, ``rdma_count`` × ``rdma_speed`` RDMA NICs and
+    the BMC port at ``bmc_speed``."""
 
     count: int = 2
     speed: int = 25
     rdma_count: int = 1
     rdma_speed: int = 100
+    bmc_speed: int = 1
 
 
 @dataclass(frozen=True)
@@ -148,17 +160,24 @@ class Maximums:
 
 @dataclass(frozen=True)
 class Pools:
-    """IPv4 pools (CIDR strings). ``vtep`` is needed for EVPN/VXLAN, ``mlag_peer`` when leaves are paired."""
+    """IPv4 pools (CIDR strings). ``vtep`` is needed for EVPN/VXLAN, ``mlag_peer`` when leaves are paired.
+    ``management`` is the out-of-band network of the switches' management ports: each switch gets an address in it
+    (with its prefix length), counted down from its last address, so the first hosts stay free for the gateway and
+    jump hosts."""
 
     loopback: str
     p2p: str | None = None
     vtep: str | None = None
     mlag_peer: str | None = None
+    management: str | None = None
 
 
 @dataclass(frozen=True)
 class TrafficClass:
     """A traffic class with its VLAN and ``subnet``.
+
+    ``purpose`` is the class's role (``management``, ``user-access``, ``storage``, ``rdma``, ``telemetry``, ``backup``,
+    ``other``): classes of a purpose in :data:`NON_DATA_PURPOSES` never ride a server's data bond.
 
     ``routed`` classes get a gateway on the leaves: in the EVPN/VXLAN and MLAG designs one anycast gateway for the
     subnet; in the routed design one subnet of ``/rack_prefixlen`` per rack (a leaf pair or a single leaf), carved
@@ -174,6 +193,7 @@ class TrafficClass:
     mtu: int | None = None
     routed: bool = True
     rack_prefixlen: int | None = None
+    purpose: str = 'other'
 
 
 @dataclass(frozen=True)
@@ -193,7 +213,9 @@ class FabricSpec:
 
     ``mlag_pairs`` are MLAG leaf pairs (any design); ``mh_pairs`` EVPN multihoming pairs (EVPN/VXLAN only). A rack is
     a pair or a single leaf, and a server bonds to one rack. ``oversubscription_target`` is the downlink:uplink ratio
-    per leaf above which the plan warns (None: no check).
+    per leaf above which the plan warns (None: no check). ``management_gateway`` is the default gateway of the
+    management network (default: its first host); ``bmc`` says where servers' BMC ports attach
+    (:data:`BMC_ATTACHMENTS`).
     """
 
     name: str
@@ -229,6 +251,8 @@ class FabricSpec:
     )
     mtu: int = 9216
     oversubscription_target: float | None = None
+    management_gateway: str | None = None
+    bmc: str = 'oob'
 
     @property
     def evpn(self) -> bool:

@@ -8,9 +8,9 @@ from .asns import PRIVATE_TEXT, first_reserved
 from .errors import SpecError
 from .ports import BLOCKS, PORTS_MAX, check_platform
 from .requirements import asn_need, pool_needs
-from .spec import DESIGNS, UNDERLAYS, FabricSpec
+from .spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec
 
-__all__ = ('MTU_MAX', 'MTU_MIN', 'VNI_MAX', 'VNI_MIN', 'server_slot', 'validate_spec')
+__all__ = ('MTU_MAX', 'MTU_MIN', 'VNI_MAX', 'VNI_MIN', 'management_gateway', 'server_slot', 'validate_spec')
 
 VNI_MIN, VNI_MAX = 1, 16_777_215
 RD_NUMBER_MAX = 65_535  # the assigned number of a type-1 route distinguisher (IPv4:number) and of a type-2 RT
@@ -324,6 +324,7 @@ def _check_numbers(spec: FabricSpec):
     _at_least('nics.rdma_count', nics.rdma_count, 0, 'RDMA NIC count')
     _at_least('nics.speed', nics.speed, 1, 'NIC speed', ' Gbit/s')
     _at_least('nics.rdma_speed', nics.rdma_speed, 1, 'RDMA NIC speed', ' Gbit/s')
+    _at_least('nics.bmc_speed', nics.bmc_speed, 1, 'BMC port speed', ' Gbit/s')
     for role in ('leaf_platform', 'spine_platform'):
         platform = getattr(spec, role)
         for block in BLOCKS:
@@ -377,6 +378,8 @@ def _check_class_subnets(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]):
     pools and from the other classes' subnets."""
     seen = []
     for index, tc in enumerate(spec.traffic_classes):
+        if tc.purpose not in PURPOSES:
+            raise SpecError(f'traffic_classes[{index}].purpose', f'"{tc.purpose}" is not one of {", ".join(PURPOSES)}')
         if tc.subnet is None:
             continue
         field = f'traffic_classes[{index}].subnet'
@@ -389,6 +392,9 @@ def _check_class_subnets(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]):
                 field, f'subnet {network} of {tc.name} has no room for a gateway and hosts: needs /{longest} or shorter'
             )
         for name, pool in pools.items():
+            # switch management addresses may share a class's subnet only where the planner puts no gateway
+            if name == 'management' and not tc.routed:
+                continue
             if _overlap(network, pool):
                 raise SpecError(field, f'subnet {network} of {tc.name} overlaps pools.{name} {pool}')
         for other_index, other_name, other in seen:
@@ -426,5 +432,57 @@ def validate_spec(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
     _check_asns(spec)
     _check_overlay(spec)
     pools = _check_pools(spec)
+    _check_management(spec, pools)
     _check_class_subnets(spec, pools)
+    _check_bmc(spec)
     return pools
+
+
+def management_gateway(spec: FabricSpec, network: netaddr.IPNetwork) -> netaddr.IPAddress:
+    """The management network's gateway: ``management_gateway``, else the network's first host."""
+    return netaddr.IPAddress(spec.management_gateway) if spec.management_gateway else network.ip + 1
+
+
+def _check_management(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]) -> None:
+    """The management network: IPv4, apart from the fabric's pools, room for a gateway and one address per switch
+    the maximums allow; the gateway a host of it. Adds it to ``pools`` as ``management``."""
+    if spec.management_gateway is not None and spec.pools.management is None:
+        raise SpecError('management_gateway', 'a management gateway needs a management network (pools.management)')
+    if spec.pools.management is None:
+        return
+    field = 'pools.management'
+    network = _network(field, spec.pools.management)  # IPv4, no host bits set
+    switches = spec.maximums.spines + spec.maximums.leaves
+    hosts = max(network.size - 2, 0)
+    if hosts < switches + 1:
+        raise SpecError(
+            field,
+            f'management network {network} has {hosts} host addresses; the gateway and {switches} switches '
+            '(maximums.spines + maximums.leaves) need '
+            f'{switches + 1}',
+        )
+    for name, other in pools.items():
+        if _overlap(network, other):
+            raise SpecError(field, f'management network {network} overlaps pools.{name} {other}')
+    try:
+        gateway = management_gateway(spec, network)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        raise SpecError('management_gateway', f'"{spec.management_gateway}" is not an IPv4 address') from None
+    if gateway.version != 4 or not network.first < int(gateway) < network.last:
+        raise SpecError('management_gateway', f'gateway {gateway} is not a host address of {network}')
+    pools['management'] = network
+
+
+def _check_bmc(spec: FabricSpec) -> None:
+    """BMC ports on the leaves need a leaf port block for them, at a speed the BMC runs, and a management class
+    (the VLAN they sit in)."""
+    if spec.bmc not in BMC_ATTACHMENTS:
+        raise SpecError('bmc', f'"{spec.bmc}" is not one of {", ".join(BMC_ATTACHMENTS)}')
+    if spec.bmc != 'leaf' or not spec.servers:
+        return
+    if spec.leaf_platform.bmc_ports is None:
+        raise SpecError('leaf_platform.bmc_ports', 'BMC ports on the leaves (bmc: leaf) need a block of leaf ports')
+    if not any(tc.purpose == 'management' for tc in spec.traffic_classes):
+        raise SpecError(
+            'bmc', 'BMC ports on the leaves (bmc: leaf) need a traffic class of purpose management for their VLAN'
+        )

@@ -43,7 +43,7 @@ def test_ospf_underlay_routed_has_no_asns():
     plan = plan_fabric(load_spec(spec))
     assert {n.asn for n in plan.nodes} == {None}
     assert 'leaf_asn' not in [p.name for p in plan.pools]
-    assert [p.name for p in plan.pools][:3] == ['loopback', 'mlag_peer', 'p2p']
+    assert [p.name for p in plan.pools][:4] == ['loopback', 'management', 'mlag_peer', 'p2p']
 
 
 def test_ospf_underlay_evpn_uses_ibgp_overlay_asn():

@@ -697,4 +697,4 @@ def test_empty_key_is_named():
     spec = example('routed')
     spec['nics'][''] = 1
     e = rejected(spec)
-    assert (e.field, e.message) == ("nics.''", 'unknown key (known: count, speed, rdma_count, rdma_speed)')
+    assert (e.field, e.message) == ("nics.''", 'unknown key (known: count, speed, rdma_count, rdma_speed, bmc_speed)')
