@@ -20,6 +20,7 @@ from netbox_aifabric.render.context import build_contexts
 __all__ = (
     'DESIGNS',
     'GUIDES',
+    'JUMP_HOSTS',
     'VARIANTS',
     'contexts_of',
     'design_of',
@@ -39,11 +40,13 @@ DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
 VARIANTS = {'evpn-mh': 'evpn-vxlan'}  # EVPN multihoming: an ESI-LAG pair instead of MLAG
 GUIDES = (*DESIGNS, *VARIANTS)
 QOS_PRESET = 'nvidia-cumulus-lossless'
+JUMP_HOSTS = '192.0.2.0/28'  # the demo's jump-host subnet: a small subnet inside MGMT, as the seed sets it
 
 
 def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
     classes = json.loads((DATA / 'traffic_classes.json').read_text())
     preset = next(p for p in json.loads((DATA / 'qos_presets.json').read_text()) if p['slug'] == QOS_PRESET)
+    names = {tc['slug']: tc['name'] for tc in classes}
     return {
         'fabric': {'name': 'AI Lab', 'slug': 'ai-lab', 'design': design, 'underlay': underlay, 'mtu': 9216},
         'roles': {},
@@ -59,9 +62,12 @@ def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
                 'ecn': tc['ecn'],
                 'mtu': tc['mtu'],
                 'prefix': tc['prefix'],
+                'reachability': tc['reachability'],
+                'reachable_from': sorted(names[slug] for slug in tc['reachable_from']),
             }
             for tc in sorted(classes, key=lambda tc: tc['vid'])
         ],
+        'management': {'jump_hosts': [JUMP_HOSTS]},
         'qos': {
             'profile': preset['name'],
             'preset': preset['slug'],

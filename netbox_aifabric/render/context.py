@@ -11,6 +11,8 @@ from collections import defaultdict
 
 import netaddr
 
+from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes, vlan_is_advertised
+
 __all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of', 'server_port_modes')
 
 CONTEXT_KEY = 'aifabric'
@@ -37,8 +39,12 @@ def intent_of(fabric) -> dict:
             'ecn': tc.ecn,
             'mtu': tc.mtu,
             'prefix': str(tc.prefix.prefix) if tc.prefix_id else None,
+            'reachability': tc.reachability,
+            'reachable_from': sorted(other.name for other in tc.reachable_from.all()),
         }
-        for tc in fabric.traffic_classes.select_related('prefix').order_by('vid', 'name')
+        for tc in fabric.traffic_classes.select_related('prefix')
+        .prefetch_related('reachable_from')
+        .order_by('vid', 'name')
     ]
     qos = None
     if profile is not None:
@@ -84,6 +90,7 @@ def intent_of(fabric) -> dict:
         'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
         'traffic_classes': classes,
         'qos': qos,
+        'management': {'jump_hosts': [str(fabric.jump_host_prefix.prefix)] if fabric.jump_host_prefix_id else []},
     }
 
 
@@ -143,15 +150,22 @@ def _watchdog(watchdog):
     return {**watchdog, 'timeout': timeout}
 
 
-def _management(intent):
-    sources = [tc['prefix'] for tc in intent['traffic_classes'] if tc['purpose'] == 'management' and tc['prefix']]
-    return {'vrf': MGMT_VRF, 'services': list(MGMT_SERVICES), 'allowed_sources': sources}
+def _management(intent, plan):
+    """The fabric-wide management settings: the VRF, the services, the jump-host subnets and the gateway."""
+    jump_hosts = (intent.get('management') or {}).get('jump_hosts') or []
+    return {
+        'vrf': MGMT_VRF,
+        'services': list(MGMT_SERVICES),
+        'jump_hosts': list(jump_hosts),
+        'gateway': plan.management_gateway,
+    }
 
 
 def server_port_modes(plan) -> dict:
     """``{(leaf, interface): (mode, untagged VID, tagged VIDs)}`` of the leaves' server-facing ports: each server
-    bond (or single member port) is an 802.1Q trunk of the server's VLANs that are not lossless; each RDMA port is an
-    access port in the (first) lossless VLAN. Shared by the apply (NetBox interface modes) and the contexts."""
+    bond (or single member port) is an 802.1Q trunk of the server's data VLANs; each RDMA port is an access port in
+    the (first) lossless VLAN; a BMC port on a leaf is an access port in the management VLAN. Shared by the apply
+    (NetBox interface modes) and the contexts."""
     lossless = [v.vid for v in plan.vlans if v.lossless]
     modes = {}
     for attachment in plan.attachments:
@@ -161,6 +175,8 @@ def server_port_modes(plan) -> dict:
         for leaf, port in attachment.rdma:
             if lossless:
                 modes[leaf, port] = ('access', lossless[0], ())
+        if attachment.bmc and attachment.bmc_vlan:
+            modes[attachment.bmc] = ('access', attachment.bmc_vlan, ())
     return modes
 
 
@@ -172,7 +188,9 @@ def build_contexts(plan, intent) -> dict:
     nodes = {n.name: n for n in plan.nodes}
     lossless_qos = intent['qos'] is not None and intent['qos']['mode'] == 'lossless'
     qos = _qos(intent)
-    management = _management(intent)
+    management = _management(intent, plan)
+    classes = security_classes(intent, plan)
+    purpose_of = {c['name']: c['purpose'] for c in classes}
     class_mtu = {tc['name']: tc['mtu'] or fabric['mtu'] for tc in intent['traffic_classes']}
 
     vlan_mode = server_port_modes(plan)
@@ -202,7 +220,8 @@ def build_contexts(plan, intent) -> dict:
                 'peer_interface': peer_if,
                 'lag': lag,
                 'pfc': bool(switch and lossless_qos and link.kind in PFC_KINDS),
-                'trust': intent['qos']['trust'] if switch and intent['qos'] else None,
+                'trust': _trust(intent['qos'], link.kind) if switch else None,
+                'cnp_police': cnp_policer(qos, link.kind, link.speed) if switch else None,
             }
             mode = vlan_mode.get((me, my_if))
             entry.update(_mode(mode))
@@ -273,22 +292,11 @@ def build_contexts(plan, intent) -> dict:
                         'anycast_gateway_mac': vrf.anycast_gateway_mac,
                     }
                 )
-        vlans = []
-        if is_leaf:
-            for vlan in plan.vlans:
-                subnet, gateway = _leaf_gateway(vlan, node.name)
-                vlans.append(
-                    {
-                        'vid': vlan.vid,
-                        'name': vlan.name,
-                        'l2vni': vlan.l2vni,
-                        'vrf': vlan.vrf,
-                        'subnet': subnet,
-                        'gateway': gateway,
-                        'lossless': vlan.lossless,
-                        'mtu': class_mtu.get(vlan.name, fabric['mtu']),
-                    }
-                )
+        vlans = _leaf_vlans(plan, node, vrfs, purpose_of, class_mtu, fabric['mtu']) if is_leaf else []
+        acls = class_acls(classes, vlans)
+        acl_of = {acl['vlan']: acl['name'] for acl in acls}
+        for vlan in vlans:
+            vlan['acl'] = acl_of.get(vlan['vid'])
         ospf = None if ebgp else _ospf(node, interfaces[node.name], loopbacks, vlans, vrfs)
         mlag = None
         if node.mlag_peer:
@@ -322,7 +330,8 @@ def build_contexts(plan, intent) -> dict:
             'vrfs': vrfs,
             'qos': qos,
             'mtu': {'fabric': fabric['mtu'], 'classes': class_mtu},
-            'management': management,
+            'management': management_plane(management, node),
+            'security': {'default': 'deny', 'classes': classes, 'acls': acls},
         }
     for attachment in plan.attachments:
         name = attachment.server
@@ -353,9 +362,40 @@ def build_contexts(plan, intent) -> dict:
             'vrfs': [],
             'qos': None,
             'mtu': {'fabric': fabric['mtu'], 'classes': class_mtu},
-            'management': management,
+            'management': management_plane(management, None),
+            'security': {'default': 'deny', 'classes': classes, 'acls': []},
         }
     return contexts
+
+
+def _leaf_vlans(plan, node, vrfs, purpose_of, class_mtu, fabric_mtu):
+    """A leaf's VLANs: VNI, VRF, its subnet and gateway there, and whether it announces the subnet."""
+    l3vni_vrfs = {vrf['name'] for vrf in vrfs}
+    vlans = []
+    for vlan in plan.vlans:
+        subnet, gateway = _leaf_gateway(vlan, node.name)
+        entry = {
+            'vid': vlan.vid,
+            'name': vlan.name,
+            'purpose': purpose_of.get(vlan.name),
+            'l2vni': vlan.l2vni,
+            'vrf': vlan.vrf,
+            'subnet': subnet,
+            'gateway': gateway,
+            'lossless': vlan.lossless,
+            'mtu': class_mtu.get(vlan.name, fabric_mtu),
+        }
+        entry['advertise'] = vlan_is_advertised(entry, entry['purpose'], l3vni_vrfs)
+        vlans.append(entry)
+    return vlans
+
+
+def _trust(qos, kind):
+    """What a switch port trusts: the profile's marking on links to switches and RDMA NICs, nothing (``none``: all
+    traffic in the default class) on server bonds and BMC ports; None without a QoS profile."""
+    if qos is None:
+        return None
+    return qos['trust'] if kind in TRUSTED_KINDS else 'none'
 
 
 def _ospf(node, ports, loopbacks, vlans, vrfs):
@@ -369,7 +409,7 @@ def _ospf(node, ports, loopbacks, vlans, vrfs):
         'router_id': _host(node.loopback),
         'area': OSPF_AREA,
         'interfaces': [i['name'] for i in ports if i['kind'] == 'uplink'] + [lo['name'] for lo in loopbacks],
-        'networks': [v['subnet'] for v in vlans if v['gateway'] and not v['l2vni'] and v['vrf'] not in l3vni_vrfs],
+        'networks': [v['subnet'] for v in vlans if v['advertise'] and not v['l2vni'] and v['vrf'] not in l3vni_vrfs],
     }
 
 
