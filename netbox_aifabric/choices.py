@@ -117,6 +117,35 @@ class LeafPairingChoices(ChoiceSet):
     CHOICES = [(MLAG, _('MLAG (peer link)'), 'blue'), (EVPN_MH, _('EVPN multihoming (ESI-LAG)'), 'purple')]
 
 
+class BmcAttachmentChoices(ChoiceSet):
+    """Where the servers' BMC ports attach: a management switch outside the fabric, or an access port of the
+    server's first leaf in the management class's VLAN."""
+
+    key = 'Fabric.bmc_attachment'
+
+    OOB = 'oob'
+    LEAF = 'leaf'
+
+    CHOICES = [(OOB, _('Management switch (out of band)'), 'gray'), (LEAF, _('Leaf access port (MGMT VLAN)'), 'red')]
+
+
+class ReachabilityChoices(ChoiceSet):
+    """Who may reach a traffic class (the security matrix): the classes listed in ``reachable_from``, any class, or
+    no other class."""
+
+    key = 'TrafficClass.reachability'
+
+    LISTED = 'listed'
+    ANY = 'any'
+    NONE = 'none'
+
+    CHOICES = [
+        (LISTED, _('Listed classes only'), 'blue'),
+        (ANY, _('Any class'), 'green'),
+        (NONE, _('No other class'), 'red'),
+    ]
+
+
 class FabricNodeRoleChoices(ChoiceSet):
     key = 'FabricNode.role'
 

@@ -10,6 +10,7 @@ from utilities.filters import NumericArrayFilter, TreeNodeMultipleChoiceFilter
 from utilities.filtersets import register_filterset
 
 from .choices import (
+    BmcAttachmentChoices,
     DesignOptionChoices,
     FabricNodeRoleChoices,
     FabricStatusChoices,
@@ -17,6 +18,7 @@ from .choices import (
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
@@ -59,6 +61,7 @@ class TrafficClassFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     vrf = _multi(VRF, _('VRF (RD)'), field_name='vrf__rd', to_field_name='rd')
     prefix_id = _multi(Prefix, _('Prefix (ID)'))
     dscp = NumericArrayFilter(field_name='dscp', lookup_expr='contains')
+    reachability = django_filters.MultipleChoiceFilter(choices=ReachabilityChoices)
     reachable_from_id = _multi(TrafficClass, _('Reachable from (ID)'), field_name='reachable_from')
     can_reach_id = _multi(TrafficClass, _('Can reach (ID)'), field_name='can_reach')
     evpn_tenant_id = _multi(EVPNTenant, _('EVPN tenant (ID)'), field_name='evpn_tenants')
@@ -159,6 +162,9 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     vtep_pool_id = _multi(Prefix, _('VTEP pool (ID)'))
     p2p_pool_id = _multi(Prefix, _('Point-to-point pool (ID)'))
     mlag_peer_pool_id = _multi(Prefix, _('MLAG peer pool (ID)'))
+    management_pool_id = _multi(Prefix, _('Management network (ID)'))
+    jump_host_prefix_id = _multi(Prefix, _('Jump-host subnet (ID)'))
+    bmc_attachment = django_filters.MultipleChoiceFilter(choices=BmcAttachmentChoices)
     leaf_asn_range_id = _multi(ASNRange, _('Leaf ASN range (ID)'))
     spine_device_type_id = _multi(DeviceType, _('Spine device type (ID)'))
     leaf_device_type_id = _multi(DeviceType, _('Leaf device type (ID)'))
@@ -204,6 +210,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'spine_asn',
             'l2vni_base',
             'anycast_gateway_mac',
+            'management_gateway',
             'description',
         )
 

@@ -21,6 +21,7 @@ class TrafficClassTable(PrimaryModelTable):
     lossless = columns.BooleanColumn(verbose_name=_('Lossless'))
     ecn = columns.BooleanColumn(verbose_name=_('ECN'))
     routed = columns.BooleanColumn(verbose_name=_('Routed'))
+    reachability = columns.ChoiceFieldColumn(verbose_name=_('Reachability'))
     reachable_from = columns.ManyToManyColumn(verbose_name=_('Reachable from'), linkify_item=True)
     tags = columns.TagColumn(url_name='plugins:netbox_aifabric:trafficclass_list')
 
@@ -43,6 +44,7 @@ class TrafficClassTable(PrimaryModelTable):
             'ecn',
             'mtu',
             'routed',
+            'reachability',
             'reachable_from',
             'description',
             'owner',
@@ -188,6 +190,9 @@ class FabricTable(PrimaryModelTable):
     vtep_pool = tables.Column(verbose_name=_('VTEP pool'), linkify=True)
     p2p_pool = tables.Column(verbose_name=_('P2P pool'), linkify=True)
     mlag_peer_pool = tables.Column(verbose_name=_('MLAG peer pool'), linkify=True)
+    management_pool = tables.Column(verbose_name=_('Management network'), linkify=True)
+    jump_host_prefix = tables.Column(verbose_name=_('Jump-host subnet'), linkify=True)
+    bmc_attachment = columns.ChoiceFieldColumn(verbose_name=_('BMC attachment'))
     leaf_asn_range = tables.Column(verbose_name=_('Leaf ASN range'), linkify=True)
     qos_profile = tables.Column(verbose_name=_('QoS profile'), linkify=True)
     traffic_classes = columns.ManyToManyColumn(verbose_name=_('Traffic classes'), linkify_item=True)
@@ -225,6 +230,10 @@ class FabricTable(PrimaryModelTable):
             'vtep_pool',
             'p2p_pool',
             'mlag_peer_pool',
+            'management_pool',
+            'management_gateway',
+            'jump_host_prefix',
+            'bmc_attachment',
             'leaf_asn_range',
             'spine_asn',
             'l2vni_base',

@@ -242,7 +242,7 @@ class FabricView(generic.ObjectView):
     template_name = 'generic/object.html'
     layout = layout.SimpleLayout(
         left_panels=[panels.FabricPanel(), panels.FabricSizePanel(), panels.FabricDevicesPanel(), TagsPanel()],
-        right_panels=[panels.FabricIntentPanel(), CustomFieldsPanel(), CommentsPanel()],
+        right_panels=[panels.FabricIntentPanel(), panels.FabricManagementPanel(), CustomFieldsPanel(), CommentsPanel()],
         bottom_panels=[
             ObjectsTablePanel(
                 model='netbox_aifabric.TrafficClass', filters={'fabric_id': lambda ctx: ctx['object'].pk}

@@ -29,7 +29,7 @@ from .apply.engine import ApplyConflictError, diff_fabric, summarize
 from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
 from .apply.service import MissingPermissionsError, request_apply
 from .checks.intent import intent_warnings
-from .choices import DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
+from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
@@ -171,10 +171,39 @@ class PoolsForm(forms.Form):
     spine_asn = forms.IntegerField(
         label=_('Spine ASN'), required=False, min_value=1, max_value=4294967295, initial=65100
     )
+    jump_host_prefix = PrefixTextField(
+        label=_('Jump-host subnet'),
+        required=False,
+        help_text=_(
+            "The only source allowed to reach the switches' SSH, HTTPS/API and SNMP (e.g. a /28 inside MGMT). "
+            'Empty: the management services stay open to every source, and the security check says so'
+        ),
+    )
+    management_pool = PrefixTextField(
+        label=_('Management network'),
+        required=False,
+        help_text=_("The switches' out-of-band management ports: an address each, counted down from its last host"),
+    )
+    management_gateway = forms.GenericIPAddressField(
+        label=_('Management gateway'),
+        protocol='IPv4',
+        required=False,
+        help_text=_("Default route of the switches' management VRF (empty: the network's first host)"),
+    )
+    bmc_attachment = forms.ChoiceField(
+        label=_('BMC attachment'),
+        choices=BmcAttachmentChoices,
+        required=False,
+        initial=BmcAttachmentChoices.OOB,
+        help_text=Fabric._meta.get_field('bmc_attachment').help_text,
+    )
 
     fieldsets = (
         FieldSet('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', name=_('Address pools')),
         FieldSet('leaf_asn_start', 'leaf_asn_end', 'spine_asn', name=_('ASNs (eBGP underlay)')),
+        FieldSet(
+            'jump_host_prefix', 'management_pool', 'management_gateway', 'bmc_attachment', name=_('Management plane')
+        ),
     )
 
     def clean(self):
@@ -310,6 +339,10 @@ class WizardState:
         return cleaned, None
 
 
+# the fabric's prefixes the pools step types as text and the wizard finds or creates
+PREFIX_FIELDS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'management_pool', 'jump_host_prefix')
+
+
 def _pool(prefix, fabric_name, field, created):
     if not prefix:
         return None
@@ -364,6 +397,8 @@ def build_fabric(cleaned, save, user=None):
         leaf_pairing=design.get('leaf_pairing') or LeafPairingChoices.MLAG,
         description=design.get('description', ''),
         spine_asn=pools.get('spine_asn'),
+        management_gateway=pools.get('management_gateway') or None,
+        bmc_attachment=pools.get('bmc_attachment') or BmcAttachmentChoices.OOB,
         **{k: v for k, v in topology.items()},
         **{k: v for k, v in intent.items() if k not in ('traffic_classes', 'tenants')},
     )
@@ -371,14 +406,14 @@ def build_fabric(cleaned, save, user=None):
         fabric.l2vni_base = 10000
     created = []
     if save:
-        for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
+        for field in PREFIX_FIELDS:
             setattr(fabric, field, _pool(pools.get(field), name, field, created))
         fabric.leaf_asn_range = _asn_range(
             pools.get('leaf_asn_start'), pools.get('leaf_asn_end'), name, fabric.slug, created
         )
         _check_adds(user, created)
     else:
-        for field in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'):
+        for field in PREFIX_FIELDS:
             if pools.get(field):
                 setattr(fabric, field, Prefix(prefix=pools[field]))
         if pools.get('leaf_asn_start') is not None:

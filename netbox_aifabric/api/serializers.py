@@ -23,6 +23,7 @@ from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
 from tenancy.api.serializers import TenantSerializer
 
 from ..choices import (
+    BmcAttachmentChoices,
     DesignOptionChoices,
     ECNThresholdUnitChoices,
     FabricNodeRoleChoices,
@@ -31,6 +32,7 @@ from ..choices import (
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
@@ -50,6 +52,7 @@ class TrafficClassSerializer(PrimaryModelSerializer):
     vlan = VLANSerializer(nested=True, required=False, allow_null=True)
     vrf = VRFSerializer(nested=True, required=False, allow_null=True)
     prefix = PrefixSerializer(nested=True, required=False, allow_null=True)
+    reachability = ChoiceField(choices=ReachabilityChoices, required=False)
     reachable_from = serializers.PrimaryKeyRelatedField(queryset=TrafficClass.objects.all(), many=True, required=False)
 
     class Meta:
@@ -73,6 +76,7 @@ class TrafficClassSerializer(PrimaryModelSerializer):
             'ecn',
             'mtu',
             'routed',
+            'reachability',
             'reachable_from',
             'description',
             'owner',
@@ -196,6 +200,9 @@ class FabricSerializer(PrimaryModelSerializer):
     vtep_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
     p2p_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
     mlag_peer_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
+    management_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
+    jump_host_prefix = PrefixSerializer(nested=True, required=False, allow_null=True)
+    bmc_attachment = ChoiceField(choices=BmcAttachmentChoices, required=False)
     leaf_asn_range = ASNRangeSerializer(nested=True, required=False, allow_null=True)
     qos_profile = QoSProfileSerializer(nested=True, required=False, allow_null=True)
     spine_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
@@ -262,6 +269,10 @@ class FabricSerializer(PrimaryModelSerializer):
             'spine_asn',
             'l2vni_base',
             'anycast_gateway_mac',
+            'management_pool',
+            'management_gateway',
+            'jump_host_prefix',
+            'bmc_attachment',
             'qos_profile',
             'traffic_classes',
             'tenants',

@@ -13,13 +13,14 @@ their prefix whether routed or not (a class that is not routed gets no gateway),
 target becomes the planner's, which warns about the leaves above it.
 """
 
-from ..choices import LeafPairingChoices
+from ..choices import BmcAttachmentChoices, LeafPairingChoices
 from ..planner import FabricSpec, Maximums, NicLayout, Node, Platform, Pools, PortRange, Server, Tenant, TrafficClass
 
 __all__ = ('SERVERS_PER_LEAF', 'fabric_spec')
 
 SERVERS_PER_LEAF = 48
 STORAGE_SLOTS = 8  # the last server ports of the first leaf pair are kept for storage nodes
+BMC_SPEED = 1  # Gbit/s: a BMC's port (and the leaf ports BMCs land on when they attach to the leaves)
 
 
 def _prefix(prefix):
@@ -56,6 +57,7 @@ def fabric_spec(fabric) -> FabricSpec:
             servers.append(Server(((n.pair or 1) - 1) * SERVERS_PER_LEAF + port, n.name, group[:nics], 'storage'))
 
     per_leaf_rdma = -(-fabric.rdma_nic_count // max(fabric.server_nic_count, 1))
+    bmc_on_leaf = fabric.bmc_attachment == BmcAttachmentChoices.LEAF
     uplink_ports = fabric.max_spines * fabric.max_parallel_uplinks
     rdma_first = SERVERS_PER_LEAF + 1
     uplink_first = rdma_first + SERVERS_PER_LEAF * per_leaf_rdma
@@ -66,6 +68,8 @@ def fabric_spec(fabric) -> FabricSpec:
         uplink_ports=PortRange(uplink_first, uplink_ports, fabric.uplink_speed),
         peer_link_ports=(uplink_first + uplink_ports, uplink_first + uplink_ports + 1) if mlag_pairs else (),
         peer_link_speed=fabric.uplink_speed,
+        # after the two peer-link ports (kept even without a pair, so pairing later moves nothing)
+        bmc_ports=PortRange(uplink_first + uplink_ports + 2, SERVERS_PER_LEAF, BMC_SPEED) if bmc_on_leaf else None,
     )
     spine_platform = Platform(
         name=f'{slug} spine',
@@ -99,7 +103,10 @@ def fabric_spec(fabric) -> FabricSpec:
             p2p=_prefix(fabric.p2p_pool),
             vtep=_prefix(fabric.vtep_pool),
             mlag_peer=_prefix(fabric.mlag_peer_pool),
+            management=_prefix(fabric.management_pool),
         ),
+        management_gateway=str(fabric.management_gateway) if fabric.management_gateway else None,
+        bmc=fabric.bmc_attachment,
         spines=spines,
         leaves=leaves,
         servers=tuple(servers),
@@ -119,11 +126,14 @@ def fabric_spec(fabric) -> FabricSpec:
                 tc.lossless,
                 tc.mtu,
                 routed=tc.routed,
+                purpose=tc.purpose,
             )
             for tc in classes
         ),
         tenants=tuple(tenants),
-        nics=NicLayout(fabric.server_nic_count, fabric.server_nic_speed, fabric.rdma_nic_count, fabric.rdma_nic_speed),
+        nics=NicLayout(
+            fabric.server_nic_count, fabric.server_nic_speed, fabric.rdma_nic_count, fabric.rdma_nic_speed, BMC_SPEED
+        ),
         leaf_platform=leaf_platform,
         spine_platform=spine_platform,
         mtu=fabric.mtu,

@@ -11,11 +11,13 @@ from utilities.forms.rendering import FieldSet
 from utilities.forms.widgets import BulkEditNullBooleanSelect
 
 from ..choices import (
+    BmcAttachmentChoices,
     DesignOptionChoices,
     FabricStatusChoices,
     LeafPairingChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
@@ -48,11 +50,12 @@ class TrafficClassBulkEditForm(PrimaryModelBulkEditForm):
     lossless = _flag(_('Lossless (PFC)'))
     ecn = _flag(_('ECN'))
     routed = _flag(_('Routed'))
+    reachability = _choice(ReachabilityChoices, _('Reachability'))
     mtu = _mtu()
 
     model = TrafficClass
     fieldsets = (
-        FieldSet('purpose', 'vrf', 'routed', 'mtu', 'description'),
+        FieldSet('purpose', 'vrf', 'routed', 'reachability', 'mtu', 'description'),
         FieldSet('switch_priority', 'queue', 'lossless', 'ecn', name=_('QoS')),
     )
     nullable_fields = ('vrf', 'switch_priority', 'queue', 'mtu', 'description', 'comments')
@@ -87,6 +90,7 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
     design_option = _choice(DesignOptionChoices, _('Design option'))
     underlay = _choice(UnderlayChoices, _('Underlay'))
     leaf_pairing = _choice(LeafPairingChoices, _('Leaf pairing'))
+    bmc_attachment = _choice(BmcAttachmentChoices, _('BMC attachment'))
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     mtu = _mtu()
     oversubscription_target = forms.DecimalField(
@@ -106,6 +110,7 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
             'design_option',
             'underlay',
             'leaf_pairing',
+            'bmc_attachment',
             'qos_profile',
             'mtu',
             'oversubscription_target',

@@ -7,6 +7,7 @@ from tenancy.models import Tenant
 from utilities.forms.fields import CSVChoiceField, CSVModelChoiceField, CSVModelMultipleChoiceField, SlugField
 
 from ..choices import (
+    BmcAttachmentChoices,
     DesignOptionChoices,
     ECNThresholdUnitChoices,
     FabricStatusChoices,
@@ -14,6 +15,7 @@ from ..choices import (
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
@@ -36,6 +38,7 @@ class ModelDefaultsMixin:
 class TrafficClassImportForm(PrimaryModelImportForm):
     slug = SlugField()
     purpose = CSVChoiceField(choices=TrafficPurposeChoices, label=_('Purpose'))
+    reachability = CSVChoiceField(choices=ReachabilityChoices, required=False, label=_('Reachability'))
     vlan = CSVModelChoiceField(
         queryset=VLAN.objects.all(),
         required=False,
@@ -73,6 +76,7 @@ class TrafficClassImportForm(PrimaryModelImportForm):
             'ecn',
             'mtu',
             'routed',
+            'reachability',
             'reachable_from',
             'description',
             'owner',
@@ -174,6 +178,13 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
     design_option = CSVChoiceField(choices=DesignOptionChoices, label=_('Design option'))
     underlay = CSVChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
     leaf_pairing = CSVChoiceField(choices=LeafPairingChoices, required=False, label=_('Leaf pairing'))
+    bmc_attachment = CSVChoiceField(choices=BmcAttachmentChoices, required=False, label=_('BMC attachment'))
+    management_pool = CSVModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Management network')
+    )
+    jump_host_prefix = CSVModelChoiceField(
+        queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Jump-host subnet')
+    )
     loopback_pool = CSVModelChoiceField(
         queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Loopback pool')
     )
@@ -232,6 +243,10 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
             'spine_asn',
             'l2vni_base',
             'anycast_gateway_mac',
+            'management_pool',
+            'management_gateway',
+            'jump_host_prefix',
+            'bmc_attachment',
             'qos_profile',
             'traffic_classes',
             'tenants',

@@ -10,12 +10,14 @@ from utilities.forms.fields import DynamicModelMultipleChoiceField, TagFilterFie
 from utilities.forms.rendering import FieldSet
 
 from ..choices import (
+    BmcAttachmentChoices,
     DesignOptionChoices,
     FabricNodeRoleChoices,
     FabricStatusChoices,
     LeafPairingChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
@@ -40,7 +42,7 @@ class TrafficClassFilterForm(PrimaryModelFilterSetForm):
     model = TrafficClass
     fieldsets = (
         FieldSet('q', 'filter_id', 'tag'),
-        FieldSet('purpose', 'vid', 'vrf_id', 'routed', name=_('Network')),
+        FieldSet('purpose', 'vid', 'vrf_id', 'routed', 'reachability', name=_('Network')),
         FieldSet('dscp', 'switch_priority', 'queue', 'lossless', 'ecn', name=_('QoS')),
         OWNERSHIP,
     )
@@ -53,6 +55,7 @@ class TrafficClassFilterForm(PrimaryModelFilterSetForm):
     lossless = _yes_no(_('Lossless (PFC)'))
     ecn = _yes_no(_('ECN'))
     routed = _yes_no(_('Routed'))
+    reachability = forms.MultipleChoiceField(choices=ReachabilityChoices, required=False, label=_('Reachability'))
     tag = TagFilterField(model)
 
 
@@ -100,7 +103,7 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     model = Fabric
     fieldsets = (
         FieldSet('q', 'filter_id', 'tag'),
-        FieldSet('site_id', 'status', 'design_option', 'underlay', 'leaf_pairing', name=_('Fabric')),
+        FieldSet('site_id', 'status', 'design_option', 'underlay', 'leaf_pairing', 'bmc_attachment', name=_('Fabric')),
         FieldSet('qos_profile_id', 'traffic_class_id', 'evpn_tenant_id', name=_('Intent')),
         OWNERSHIP,
     )
@@ -109,6 +112,7 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     design_option = forms.MultipleChoiceField(choices=DesignOptionChoices, required=False, label=_('Design option'))
     underlay = forms.MultipleChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
     leaf_pairing = forms.MultipleChoiceField(choices=LeafPairingChoices, required=False, label=_('Leaf pairing'))
+    bmc_attachment = forms.MultipleChoiceField(choices=BmcAttachmentChoices, required=False, label=_('BMC attachment'))
     qos_profile_id = DynamicModelMultipleChoiceField(
         queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile')
     )

@@ -34,7 +34,7 @@ class TrafficClassForm(PrimaryModelForm):
         FieldSet('name', 'slug', 'purpose', 'description', 'tags', name=_('Traffic class')),
         FieldSet('vid', 'vlan', 'vrf', 'prefix', 'routed', 'mtu', name=_('Network')),
         FieldSet('dscp', 'switch_priority', 'queue', 'lossless', 'ecn', name=_('QoS')),
-        FieldSet('reachable_from', name=_('Security matrix')),
+        FieldSet('reachability', 'reachable_from', name=_('Security matrix')),
     )
 
     class Meta:
@@ -54,6 +54,7 @@ class TrafficClassForm(PrimaryModelForm):
             'ecn',
             'mtu',
             'routed',
+            'reachability',
             'reachable_from',
             'description',
             'owner',
@@ -239,6 +240,8 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
     vtep_pool = _pool_choice(_('VTEP pool'))
     p2p_pool = _pool_choice(_('Point-to-point pool'))
     mlag_peer_pool = _pool_choice(_('MLAG peer pool'))
+    management_pool = _pool_choice(_('Management network'))
+    jump_host_prefix = _pool_choice(_('Jump-host subnet'))
     leaf_asn_range = DynamicModelChoiceField(queryset=ASNRange.objects.all(), required=False, label=_('Leaf ASN range'))
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     traffic_classes = DynamicModelMultipleChoiceField(
@@ -271,6 +274,9 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
         ),
         FABRIC_DEVICES_FIELDSET,
         FieldSet('l2vni_base', 'anycast_gateway_mac', 'tenants', name=_('Overlay')),
+        FieldSet(
+            'management_pool', 'management_gateway', 'jump_host_prefix', 'bmc_attachment', name=_('Management plane')
+        ),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
     )
 
@@ -316,6 +322,10 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'spine_asn',
             'l2vni_base',
             'anycast_gateway_mac',
+            'management_pool',
+            'management_gateway',
+            'jump_host_prefix',
+            'bmc_attachment',
             'qos_profile',
             'traffic_classes',
             'tenants',

@@ -27,6 +27,7 @@ class TrafficClassFilter(PrimaryModelFilter):
     lossless: FilterLookup[bool] | None = strawberry_django.filter_field()
     ecn: FilterLookup[bool] | None = strawberry_django.filter_field()
     routed: FilterLookup[bool] | None = strawberry_django.filter_field()
+    reachability: StrFilterLookup | None = strawberry_django.filter_field()
     mtu: IntegerLookup | None = strawberry_django.filter_field()
 
 
@@ -62,6 +63,7 @@ class FabricFilter(PrimaryModelFilter):
     design_option: StrFilterLookup | None = strawberry_django.filter_field()
     underlay: StrFilterLookup | None = strawberry_django.filter_field()
     leaf_pairing: StrFilterLookup | None = strawberry_django.filter_field()
+    bmc_attachment: StrFilterLookup | None = strawberry_django.filter_field()
     oversubscription_target: FloatLookup | None = strawberry_django.filter_field()
     spine_count: IntegerLookup | None = strawberry_django.filter_field()
     leaf_count: IntegerLookup | None = strawberry_django.filter_field()

@@ -60,6 +60,8 @@ class FabricType(PrimaryObjectType):
     vtep_pool: PrefixType | None
     p2p_pool: PrefixType | None
     mlag_peer_pool: PrefixType | None
+    management_pool: PrefixType | None
+    jump_host_prefix: PrefixType | None
     leaf_asn_range: Annotated['ASNRangeType', strawberry.lazy('ipam.graphql.types')] | None
     spine_asn: BigInt | None
     qos_profile: QoSProfileType | None

@@ -11,6 +11,7 @@ from netbox.models import PrimaryModel
 from netbox.models.features import JobsMixin
 
 from ..choices import (
+    BmcAttachmentChoices,
     DesignOptionChoices,
     FabricNodeRoleChoices,
     FabricStatusChoices,
@@ -156,6 +157,29 @@ class Fabric(JobsMixin, PrimaryModel):
     vtep_pool = _pool_field(_('VTEP pool'), _('IPv4 prefix for VTEP loopbacks (/32 each, EVPN/VXLAN)'))
     p2p_pool = _pool_field(_('point-to-point pool'), _('IPv4 prefix for leaf–spine links (/31 each)'))
     mlag_peer_pool = _pool_field(_('MLAG peer pool'), _('IPv4 prefix for MLAG peer links (/31 per pair)'))
+
+    # Management plane (the guide: a management VRF, SSH/HTTPS/SNMP only from a jump-host subnet)
+    management_pool = _pool_field(
+        _('management network'),
+        _("IPv4 network of the switches' out-of-band management ports: an address each, counted down from its last"),
+    )
+    management_gateway = models.GenericIPAddressField(
+        verbose_name=_('management gateway'),
+        protocol='IPv4',
+        blank=True,
+        null=True,
+        help_text=_("Default route of the switches' management VRF (empty: the network's first host)"),
+    )
+    jump_host_prefix = _pool_field(
+        _('jump-host subnet'), _("The only source allowed to reach the switches' SSH, HTTPS/API and SNMP")
+    )
+    bmc_attachment = models.CharField(
+        verbose_name=_('BMC attachment'),
+        max_length=10,
+        choices=BmcAttachmentChoices,
+        default=BmcAttachmentChoices.OOB,
+        help_text=_("Where the servers' BMC ports attach: a management switch, or a leaf access port in MGMT"),
+    )
     leaf_asn_range = models.ForeignKey(
         to='ipam.ASNRange',
         on_delete=models.PROTECT,
@@ -231,6 +255,9 @@ class Fabric(JobsMixin, PrimaryModel):
         'rack',
         'l2vni_base',
         'anycast_gateway_mac',
+        'management_gateway',
+        'jump_host_prefix',
+        'bmc_attachment',
     )
 
     class Meta:

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.models import PrimaryModel
 
-from ..choices import TrafficPurposeChoices
+from ..choices import ReachabilityChoices, TrafficPurposeChoices
 from ..constants import DSCP_MAX, DSCP_MIN, MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN, VLAN_VID_MAX, VLAN_VID_MIN
 from ..validators import validate_no_control_characters
 
@@ -80,6 +80,13 @@ class TrafficClass(PrimaryModel):
     routed = models.BooleanField(
         verbose_name=_('routed'), default=True, help_text=_('Whether the class is routed beyond its VLAN')
     )
+    reachability = models.CharField(
+        verbose_name=_('reachability'),
+        max_length=10,
+        choices=ReachabilityChoices,
+        default=ReachabilityChoices.LISTED,
+        help_text=_('Who may reach this class: the classes listed below, any class, or no other class'),
+    )
     reachable_from = models.ManyToManyField(
         to='self',
         symmetrical=False,
@@ -89,7 +96,7 @@ class TrafficClass(PrimaryModel):
         help_text=_('Traffic classes allowed to reach this one (the security matrix)'),
     )
 
-    clone_fields = ('purpose', 'vrf', 'switch_priority', 'queue', 'lossless', 'ecn', 'mtu', 'routed')
+    clone_fields = ('purpose', 'vrf', 'switch_priority', 'queue', 'lossless', 'ecn', 'mtu', 'routed', 'reachability')
 
     class Meta:
         ordering = ('vid', 'name')

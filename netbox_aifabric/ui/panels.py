@@ -6,6 +6,7 @@ __all__ = (
     'EVPNTenantPanel',
     'FabricDevicesPanel',
     'FabricIntentPanel',
+    'FabricManagementPanel',
     'FabricNodePanel',
     'FabricPanel',
     'FabricSizePanel',
@@ -37,6 +38,7 @@ class TrafficClassQoSPanel(panels.ObjectAttributesPanel):
     queue = attrs.NumericAttr('queue', label=_('Traffic class (queue)'))
     lossless = attrs.BooleanAttr('lossless', label=_('Lossless (PFC)'))
     ecn = attrs.BooleanAttr('ecn', label=_('ECN'))
+    reachability = attrs.ChoiceAttr('reachability')
     reachable_from = attrs.RelatedObjectListAttr('reachable_from', linkify=True, label=_('Reachable from'))
 
 
@@ -133,6 +135,14 @@ class FabricIntentPanel(panels.ObjectAttributesPanel):
     l2vni_base = attrs.NumericAttr('l2vni_base', label=_('L2VNI base'))
     anycast_gateway_mac = attrs.TextAttr('anycast_gateway_mac', label=_('Anycast gateway MAC'), style='font-monospace')
     qos_profile = attrs.RelatedObjectAttr('qos_profile', linkify=True, label=_('QoS profile'))
+
+
+class FabricManagementPanel(panels.ObjectAttributesPanel):
+    title = _('Management plane')
+    management_pool = attrs.RelatedObjectAttr('management_pool', linkify=True, label=_('Management network'))
+    management_gateway = attrs.TextAttr('management_gateway', label=_('Management gateway'), style='font-monospace')
+    jump_host_prefix = attrs.RelatedObjectAttr('jump_host_prefix', linkify=True, label=_('Jump-host subnet'))
+    bmc_attachment = attrs.ChoiceAttr('bmc_attachment', label=_('BMC attachment'))
 
 
 class FabricDevicesPanel(panels.ObjectAttributesPanel):

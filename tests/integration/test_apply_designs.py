@@ -12,6 +12,7 @@ from vpn.models import L2VPN
 
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import EVPNTenant, Fabric
+from netbox_aifabric.planner.spec import NON_DATA_PURPOSES
 from netbox_aifabric.seed import load_demo
 
 PEER_LINK_MEMBERS = 2  # the apply's peer link: two member ports per leaf (apply/spec.py)
@@ -148,6 +149,9 @@ class ApplyPerDesignTestCase(TestCase):
         apply_fabric(self.fabric)
         bond = Interface.objects.get(device__name='ai-lab-fabric-leaf1', name='Port-Channel1')
         self.assertEqual(bond.mode, 'tagged')
-        self.assertEqual(sorted(v.vid for v in bond.tagged_vlans.all()), [10, 20, 30, 50])
+        data = sorted(tc.vid for tc in self.fabric.traffic_classes.all() if tc.purpose not in NON_DATA_PURPOSES)
+        data = [vid for vid in data if vid != 40]  # RDMA: an access port of its own
+        self.assertEqual(sorted(v.vid for v in bond.tagged_vlans.all()), data)
+        self.assertEqual(data, [20, 30])
         rdma = Interface.objects.get(device__name='ai-lab-fabric-leaf1', name='Ethernet49')
         self.assertEqual((rdma.mode, rdma.untagged_vlan.vid), ('access', 40))

@@ -123,16 +123,25 @@ class ContextTestCase(APITestCase):
         self.assertEqual((rdma['kind'], rdma['mode'], rdma['untagged_vlan'], rdma['pfc']), ('rdma', 'access', 40, True))
         bond = next(lag for lag in leaf['lags'] if lag['name'] == 'Port-Channel1')
         self.assertEqual(
-            (bond['members'], bond['mode'], bond['tagged_vlans']), (['Ethernet1'], 'tagged', [10, 20, 30, 50])
-        )
+            (bond['members'], bond['mode'], bond['tagged_vlans']), (['Ethernet1'], 'tagged', [20, 30])
+        )  # the data classes only: MGMT (the BMCs) and TELEMETRY stay off the servers' bonds
         # QoS from the NVIDIA Cumulus lossless preset: RoCE DSCP 26 → priority 3 → TC 3, CNP 48 → 6, PFC on 3
         qos = leaf['qos']
         self.assertEqual((qos['dscp_to_priority']['26'], qos['priority_to_tc']['3']), (3, 3))
         self.assertEqual(qos['dscp_to_priority']['48'], 6)
         self.assertEqual(qos['pfc_priorities'], [3])
+        # the demo's management plane: the jump hosts (a /28 inside MGMT) only; leaf1 = max_spines + 1 down from the
+        # management network's last host, the gateway its first host
         self.assertEqual(
             leaf['management'],
-            {'vrf': 'mgmt', 'services': ['ssh', 'https', 'snmp'], 'allowed_sources': ['192.0.2.0/24']},
+            {
+                'vrf': 'mgmt',
+                'services': ['ssh', 'https', 'snmp'],
+                'address': f'10.254.0.{254 - self.fabric.max_spines}/24',
+                'gateway': '10.254.0.1',
+                'jump_hosts': ['192.0.2.0/28'],
+                'allowed_sources': ['192.0.2.0/28'],
+            },
         )
 
     def test_spine_and_server_contexts(self):
@@ -166,6 +175,9 @@ class ContextTestCase(APITestCase):
         with self.captureOnCommitCallbacks(execute=True):
             self.fabric.traffic_classes.remove(mgmt)
         self.assertEqual([v['vid'] for v in self.context('ai-lab-fabric-leaf1')['vlans']], [20, 30, 40, 50])
+        with self.captureOnCommitCallbacks(execute=True):
+            self.fabric.jump_host_prefix = None
+            self.fabric.save()
         self.assertEqual(self.context('ai-lab-fabric-leaf1')['management']['allowed_sources'], [])
 
     def test_contexts_are_deterministic(self):

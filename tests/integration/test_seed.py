@@ -7,7 +7,7 @@ from dcim.models import Site
 from ipam.models import Prefix
 
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.seed import load_demo, load_qos_presets, load_traffic_classes
+from netbox_aifabric.seed import DEMO_POOLS, load_demo, load_qos_presets, load_traffic_classes, traffic_class_seed
 
 
 class SeedTestCase(TestCase):
@@ -121,7 +121,12 @@ class SeedTestCase(TestCase):
             EVPNTenant.objects.count(),
             Fabric.objects.count(),
         )
-        self.assertEqual(counts, (1, 9, 5, 5, 1, 1))
+        # prefixes: one per traffic class and one per demo pool (the jump-host subnet and the management network too)
+        self.assertEqual(counts, (1, len(traffic_class_seed()) + len(DEMO_POOLS), 5, 5, 1, 1))
+        fabric = Fabric.objects.get()
+        self.assertEqual(
+            (str(fabric.jump_host_prefix.prefix), str(fabric.management_pool.prefix)), ('192.0.2.0/28', '10.254.0.0/24')
+        )
         report = load_demo()
         self.assertEqual(report.created, [])
         self.assertEqual(report.kept, [])
