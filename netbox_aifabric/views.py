@@ -23,9 +23,11 @@ from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
 from .apply.permissions import ObjectPermissionError, visible_changes
 from .apply.service import request_apply
 from .checks.intent import intent_warnings
+from .checks.matrix import security_matrix
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
+from .render.context import build_contexts, intent_of
 from .topology import topology_svg
 from .ui import panels
 
@@ -314,6 +316,23 @@ class FabricPlanView(generic.ObjectView):
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
             'intent_warnings': intent_warnings(instance),
         }
+
+
+@register_model_view(Fabric, 'security', path='security')
+class FabricSecurityView(generic.ObjectView):
+    """The security matrix: which class may reach which (the intent) against what the rendered intent enforces
+    (``checks.matrix``), and the switches' management plane."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_security.html'
+    tab = ViewTab(label=_('Security'), weight=520)
+
+    def get_extra_context(self, request, instance):
+        try:
+            contexts = build_contexts(plan_of(instance), intent_of(instance))
+        except PlanError as e:
+            return {'plan_error': e}
+        return {'plan_error': None, **security_matrix(contexts)}
 
 
 @register_model_view(Fabric, 'apply', path='apply')

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import netaddr
 
-__all__ = ('Verdict', 'evaluate', 'management_violations', 'violations')
+__all__ = ('Verdict', 'evaluate', 'management_violations', 'security_matrix', 'violations')
 
 
 @dataclass(frozen=True)
@@ -144,3 +144,31 @@ def management_violations(contexts: dict) -> list[str]:
         if not plane['vrf']:
             found.append(f'{name}: management services are not bound to a management VRF')
     return found
+
+
+def _cell(source: dict, destination: dict, verdict: Verdict | None) -> dict:
+    """One cell of the matrix: the intent, what the fabric does, and the state a reader needs (``ok``: both agree
+    the pair talks; ``blocked``: both agree it does not; ``violation``: it talks though it may not; ``unreachable``:
+    allowed, but the design gives it no path, e.g. a class that is not routed)."""
+    if verdict is None:
+        return {'state': 'self', 'allowed': True, 'reaches': True, 'reason': ''}
+    allowed = _allowed(source, destination) or _allowed(destination, source)
+    if verdict.reaches:
+        state = 'ok' if allowed else 'violation'
+    else:
+        state = 'unreachable' if allowed else 'blocked'
+    allowed_here = _allowed(source, destination)
+    return {'state': state, 'allowed': allowed_here, 'reaches': verdict.reaches, 'reason': verdict.reason}
+
+
+def security_matrix(contexts: dict) -> dict:
+    """What the fabric's Security tab shows: ``classes``, ``rows`` (source class, its cells by destination),
+    ``violations`` and each switch's management plane."""
+    classes = [c for c in _classes(contexts) if c['prefix']]
+    verdicts = evaluate(contexts)
+    rows = [
+        {'source': s, 'cells': [_cell(s, d, verdicts.get((s['name'], d['name']))) for d in classes]} for s in classes
+    ]
+    switches = sorted((name, ctx) for name, ctx in contexts.items() if ctx.get('node_id') is not None)
+    planes = [{'device': name, **ctx['management']} for name, ctx in switches]
+    return {'classes': classes, 'rows': rows, 'violations': violations(contexts), 'planes': planes}
