@@ -24,6 +24,7 @@ pages = [
     ('fabric-allocations', '/plugins/aifabric/fabrics/1/allocations/', False),
     ('fabric-nodes', '/plugins/aifabric/fabrics/1/nodes/', False),
     ('fabric-configs', '/plugins/aifabric/fabrics/1/configurations/', False),
+    ('fabric-security', '/plugins/aifabric/fabrics/1/security/', False),
     ('wizard', None, False),
 ]
 
