@@ -24,7 +24,7 @@ import netaddr
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 
-from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, Manufacturer
+from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, InterfaceTemplate, Manufacturer
 from extras.models import Tag
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix, RouteTarget, VLANGroup
 from netbox.constants import ADVISORY_LOCK_KEYS
@@ -259,6 +259,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
                 )
             )
     items.extend(_rack_subnets(fabric, plan))
+    items.extend(_management_addresses(fabric, plan, adopted))
     for node in plan.nodes:
         items.append(
             Desired(
@@ -383,6 +384,47 @@ def _same_assignment(existing, values):
     )
 
 
+MANAGEMENT_INTERFACE = 'mgmt0'  # a switch's management port when its device type names none (mgmt only)
+
+
+def management_interfaces(fabric) -> dict[str, str]:
+    """``{role: interface name}`` of the switches' management port: the first management-only interface of the
+    role's device type (``Management1``, ``eth0``… as the device type library names it), else ``mgmt0``."""
+    names = {}
+    for role, device_type in (('spine', fabric.spine_device_type), ('leaf', fabric.leaf_device_type)):
+        template = None
+        if device_type is not None:
+            template = (
+                InterfaceTemplate.objects.filter(device_type=device_type, mgmt_only=True).order_by('name').first()
+            )
+        names[role] = template.name if template is not None else MANAGEMENT_INTERFACE
+    return names
+
+
+def _management_addresses(fabric, plan, adopted):
+    """Each switch's management address on its management port (an IPAddress) and as the device's out-of-band IP."""
+    ports = management_interfaces(fabric)
+    for node in plan.nodes:
+        if not node.management:
+            continue
+        key = f'ip:mgmt:{node.role}:{node.id}'
+        yield Desired(
+            key,
+            IPAddress,
+            {'address__net_host': node.management.split('/')[0], 'vrf': None},
+            {
+                'address': node.management,
+                'status': 'active',
+                'role': None,
+                'description': f'{node.name} management'[:200],
+                **_on(f'interface:{node.name}:{ports[node.role]}'),
+            },
+            adopt=_same_assignment if node.name in adopted else None,
+            reason='the management address is already used elsewhere in NetBox',
+        )
+        yield Desired(f'oob-ip:{node.name}', Device, {}, {'oob_ip': Ref(key)}, attribute_of=f'device:{node.name}')
+
+
 def _device_objects(fabric, plan):
     """Manufacturer, device types and roles (the fabric's chosen ones, or generic ones created or used), then per
     node its device (or the adopted device), loopbacks, LAGs and cabled interfaces, then the cables. New devices start
@@ -445,8 +487,13 @@ def _device_objects(fabric, plan):
         (a.server, a.kind, 'server') for a in plan.attachments
     ]
     interfaces = {name: {} for name, _, _ in devices}  # device -> interface name -> (type, lag, description)
+    management_ports = set()
+    ports = management_interfaces(fabric)
     for node in plan.nodes:
         interfaces[node.name]['Loopback0'] = ('virtual', None, 'router id')
+        if node.management:
+            interfaces[node.name][ports[node.role]] = ('1000base-t', None, 'management (out of band)')
+            management_ports.add((node.name, ports[node.role]))
         if node.vtep and node.mlag_role != 'secondary':
             interfaces[node.name]['Loopback1'] = ('virtual', None, 'VTEP')
     for attachment in plan.attachments:
@@ -509,6 +556,8 @@ def _device_objects(fabric, plan):
                 'mtu': fabric.mtu if kind == 'switch' and kind_ != 'virtual' else None,
                 'description': description[:200],
             }
+            if (name, interface) in management_ports:
+                values['mgmt_only'] = True
             m2m = {}
             if (name, interface) in vlan_modes:
                 mode, untagged, tagged = vlan_modes[name, interface]

@@ -34,7 +34,9 @@ from ..validators import (
 __all__ = ('Fabric',)
 
 OVERSUBSCRIPTION_MIN, OVERSUBSCRIPTION_MAX = Decimal('1'), Decimal('100')
-POOL_FIELDS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool')
+# the prefixes a fabric numbers from: apart from each other and from every other fabric's (the management network too:
+# two fabrics counting switch addresses down from the same network's top would collide)
+POOL_FIELDS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'management_pool')
 
 
 def _count_field(verbose_name, default, help_text=''):

@@ -4,9 +4,10 @@ and EVPN/VXLAN with EVPN multihoming.
 The expected numbers are derived from the fabric's intent (its counts, NICs, pairing, traffic classes and tenants),
 never read back from the plan, so a planner change that adds or loses objects fails here."""
 
+import netaddr
 from django.test import TestCase
 
-from dcim.models import Cable, Device, Interface
+from dcim.models import Cable, Device, DeviceType, Interface, InterfaceTemplate, Manufacturer
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix
 from vpn.models import L2VPN
 
@@ -35,7 +36,8 @@ def counts():
 def expected(fabric):
     """What an apply of ``fabric`` creates, from its intent: leaves pair (1, 2), (3, 4)… (a last odd leaf is a rack of
     its own); MLAG pairs have a peer link with a /31 and share a VTEP and an ASN; EVPN multihoming pairs have
-    neither; outside EVPN/VXLAN every routed class with a prefix gets one subnet per rack."""
+    neither; outside EVPN/VXLAN every routed class with a prefix gets one subnet per rack; with a management network
+    each switch gets a management address; with BMCs on the leaves each host a BMC cable."""
     spines, leaves = fabric.spine_count, fabric.leaf_count
     pairs = leaves // 2
     racks = pairs + leaves % 2
@@ -46,10 +48,14 @@ def expected(fabric):
     uplinks = spines * leaves * fabric.uplinks_per_spine
     return {
         'devices': spines + leaves + hosts,
-        'cables': uplinks + mlag_pairs * PEER_LINK_MEMBERS + hosts * (fabric.server_nic_count + fabric.rdma_nic_count),
+        'cables': uplinks
+        + mlag_pairs * PEER_LINK_MEMBERS
+        + hosts * (fabric.server_nic_count + fabric.rdma_nic_count + (fabric.bmc_attachment == 'leaf')),
         'prefixes /31': uplinks + mlag_pairs,
         'rack subnets': 0 if fabric.is_evpn else racks * sum(1 for tc in classes if tc.routed and tc.prefix_id),
-        'addresses': spines + leaves + 2 * (uplinks + mlag_pairs) + (switches_sharing if fabric.is_evpn else 0),
+        'addresses': (spines + leaves) * (1 + bool(fabric.management_pool_id))
+        + 2 * (uplinks + mlag_pairs)
+        + (switches_sharing if fabric.is_evpn else 0),
         'asns': 1 + switches_sharing,
         'vlans': len(classes),
         'l2vpns': len(classes) if fabric.is_evpn else 0,
@@ -155,3 +161,55 @@ class ApplyPerDesignTestCase(TestCase):
         self.assertEqual(data, [20, 30])
         rdma = Interface.objects.get(device__name='ai-lab-fabric-leaf1', name='Ethernet49')
         self.assertEqual((rdma.mode, rdma.untagged_vlan.vid), ('access', 40))
+
+
+class ManagementApplyTestCase(TestCase):
+    """The management plane as NetBox objects: each switch's management port (management only) with its address as
+    the device's out-of-band IP; BMC ports on the leaves as access ports in the management VLAN."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def test_switch_management_ports_and_out_of_band_ips(self):
+        apply_fabric(self.fabric)
+        network = netaddr.IPNetwork(str(self.fabric.management_pool.prefix))
+        for n in range(1, self.fabric.spine_count + 1):
+            device = Device.objects.get(name=f'ai-lab-fabric-spine{n}')
+            port = Interface.objects.get(device=device, name='mgmt0')
+            self.assertTrue(port.mgmt_only)
+            address = f'{network[-1 - n]}/{network.prefixlen}'  # counted down from the last host
+            self.assertEqual([str(ip) for ip in port.ip_addresses.all()], [address])
+            self.assertEqual(str(device.oob_ip), address)
+
+    def test_a_device_type_names_the_management_port(self):
+        manufacturer = Manufacturer.objects.create(name='Arista', slug='arista')
+        device_type = DeviceType.objects.create(manufacturer=manufacturer, model='7050SX3', slug='7050sx3')
+        InterfaceTemplate.objects.create(device_type=device_type, name='Management1', type='1000base-t', mgmt_only=True)
+        Fabric.objects.filter(pk=self.fabric.pk).update(leaf_device_type=device_type)
+        self.fabric.refresh_from_db()
+        apply_fabric(self.fabric)
+        leaf = Device.objects.get(name='ai-lab-fabric-leaf1')
+        self.assertEqual(str(leaf.oob_ip.assigned_object), 'Management1')
+        self.assertFalse(Interface.objects.filter(device=leaf, name='mgmt0').exists())
+
+    def test_bmc_ports_on_the_leaves(self):
+        Fabric.objects.filter(pk=self.fabric.pk).update(bmc_attachment='leaf')
+        self.fabric.refresh_from_db()
+        before = Cable.objects.count()
+        apply_fabric(self.fabric)
+        hosts = self.fabric.server_count + self.fabric.storage_count
+        bmcs = Interface.objects.filter(name='bmc', device__name__startswith='ai-lab-fabric-')
+        self.assertEqual(bmcs.count(), hosts)
+        mgmt_vid = self.fabric.traffic_classes.get(purpose='management').vid
+        for bmc in bmcs:
+            leaf_port = bmc.link_peers[0]
+            self.assertEqual(leaf_port.device.name, 'ai-lab-fabric-leaf1')  # the server's first leaf
+            self.assertEqual(
+                (leaf_port.mode, leaf_port.untagged_vlan.vid, bmc.type), ('access', mgmt_vid, '1000base-t')
+            )
+            context = leaf_port.device.local_context_data['aifabric']
+            entry = next(i for i in context['interfaces'] if i['name'] == leaf_port.name)
+            self.assertEqual((entry['kind'], entry['trust'], entry['untagged_vlan']), ('bmc', 'none', mgmt_vid))
+        self.assertEqual(Cable.objects.count() - before, expected(self.fabric)['cables'])

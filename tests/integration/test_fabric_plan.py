@@ -110,10 +110,11 @@ class FabricApplyUITestCase(TestCase):
         response = self.client.get(self.url('plan'))
         self.assertContains(response, 'name="confirm_delete"')
         response = self.client.post(self.url('apply'), follow=True)
-        self.assertContains(response, 'Applied: 141 created, 13 updated, 0 deleted, 0 unchanged.')
+        # updated: set on the devices once created: 4 switches' primary and out-of-band IPs, 9 devices' contexts
+        self.assertContains(response, 'Applied: 149 created, 17 updated, 0 deleted, 0 unchanged.')
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         response = self.client.post(self.url('apply'), follow=True)
-        self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 154 unchanged.')
+        self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 166 unchanged.')
 
     def test_plan_tab_lists_conflicts_and_disables_apply(self):
         self.add_permissions('netbox_aifabric.apply_fabric')

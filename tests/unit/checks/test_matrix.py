@@ -92,5 +92,5 @@ def test_the_management_plane_of_every_switch(guide):
             assert plane['address'] is None  # a server
             continue
         assert plane['jump_hosts'] == plane['allowed_sources'] == [JUMP_HOSTS]
-        assert plane['vrf'] == 'mgmt' and plane['gateway'] == '10.254.0.1'
-        assert plane['address'].startswith('10.254.0.') and plane['address'].endswith('/24')
+        assert plane['vrf'] == 'mgmt' and plane['gateway'] == '172.16.0.1'
+        assert plane['address'].startswith('172.16.0.') and plane['address'].endswith('/24')

@@ -33,7 +33,8 @@ EDGE_VALUES = st.sampled_from([
     0, -1, 1, 2, 3, 48, 4094, 4095, 9216, 9217, 23456, 64496, 65535, 65536, 65551, 16_777_216, 2**32, 2**32 - 1,
     '', ' ', 'mlag', 'routed', 'evpn-vxlan', 'ospf', 'gpu', 'storage', '10.255.0.0/24', '10.255.0.1/24',
     '10.255.0.0/31', '10.255.0.0/32', '0.0.0.0/0', '2001:db8::/64', '2001:db8::/127', '192.0.2.0/24',
-    '02:00:00:00:00:aa', 'Ethernet{port}', 'Ethernet{}', '{port:>3}', '{number}', '{port.real}', [], {}, [1, 2],
+    '02:00:00:00:00:aa', 'oob', 'leaf', 'management', 'telemetry', '172.16.0.0/24', '172.16.0.1',
+    'Ethernet{port}', 'Ethernet{}', '{port:>3}', '{number}', '{port.real}', [], {}, [1, 2],
     [[1, 2]], [1, 1], {'first': 1, 'count': 0, 'speed': 100}, {'id': 1, 'name': 'leaf1'},
 ])
 # Pieces of YAML syntax, tags PyYAML constructs (binary, set, omap, timestamp), characters YAML refuses
@@ -162,8 +163,22 @@ def port_inventory_spec():
     return spec
 
 
-# the shipped examples (three designs and EVPN multihoming) and the port-inventory variant
-FUZZ_SPECS = {**{name: example(name) for name in GUIDES}, 'port-inventory': port_inventory_spec()}
+def management_spec():
+    """The EVPN guide with the management keys no example carries: a gateway of its own, BMC ports on the leaves."""
+    spec = example('evpn-vxlan')
+    spec['management_gateway'] = '172.16.0.100'
+    spec['bmc'] = 'leaf'
+    spec['nics']['bmc_speed'] = 1
+    spec['leaf_platform']['bmc_ports'] = {'first': 101, 'count': 48, 'speed': 1}
+    return spec
+
+
+# the shipped examples (three designs and EVPN multihoming), the port-inventory and the management variants
+FUZZ_SPECS = {
+    **{name: example(name) for name in GUIDES},
+    'port-inventory': port_inventory_spec(),
+    'management': management_spec(),
+}
 
 
 @FUZZ

@@ -45,11 +45,11 @@ def test_management_addresses_are_pinned_and_skip_the_gateway():
     spec = example('evpn-vxlan')
     before = plan_fabric(load_spec(spec))
     # the gateway moves onto spine 1's preferred address: a new plan keeps the pinned one, a fresh plan goes around
-    spec['management_gateway'] = '10.254.0.254'
-    assert rejected_not(spec, before)['mgmt:spine:1'] == '10.254.0.254/24'
+    spec['management_gateway'] = '172.16.0.254'
+    assert rejected_not(spec, before)['mgmt:spine:1'] == '172.16.0.254/24'
     fresh = dict(plan_fabric(load_spec(spec)).allocations)
-    assert fresh['mgmt:spine:1'] == '10.254.0.253/24'  # the first free address from the top, past the gateway
-    assert '10.254.0.254/24' not in fresh.values()
+    assert fresh['mgmt:spine:1'] == '172.16.0.253/24'  # the first free address from the top, past the gateway
+    assert '172.16.0.254/24' not in fresh.values()
 
 
 def rejected_not(spec, previous):
@@ -68,12 +68,12 @@ def test_no_management_network_gives_no_addresses():
 @pytest.mark.parametrize(
     ('change', 'field', 'message'),
     [
-        ({'management': '10.254.0.0/29'}, 'pools.management', 'management network 10.254.0.0/29 has 6 host addresses'),
+        ({'management': '172.16.0.0/29'}, 'pools.management', 'management network 172.16.0.0/29 has 6 host addresses'),
         ({'management': '10.255.0.0/23'}, 'pools.management', 'overlaps pools.loopback 10.255.0.0/24'),
-        ({'management': '10.254.0.1/24'}, 'pools.management', 'has host bits set; use 10.254.0.0/24'),
+        ({'management': '172.16.0.1/24'}, 'pools.management', 'has host bits set; use 172.16.0.0/24'),
         ({'management': 'fd00::/64'}, 'pools.management', 'pool fd00::/64 is IPv6; this pool must be IPv4'),
-        ({'management_gateway': '10.254.1.1'}, 'management_gateway', 'gateway 10.254.1.1 is not a host address'),
-        ({'management_gateway': '10.254.0.255'}, 'management_gateway', 'gateway 10.254.0.255 is not a host address'),
+        ({'management_gateway': '172.16.1.1'}, 'management_gateway', 'gateway 172.16.1.1 is not a host address'),
+        ({'management_gateway': '172.16.0.255'}, 'management_gateway', 'gateway 172.16.0.255 is not a host address'),
         ({'management_gateway': 'gw'}, 'management_gateway', '"gw" is not an IPv4 address'),
     ],
 )
@@ -92,14 +92,14 @@ def test_management_network_errors(change, field, message):
 def test_management_network_needs_room_for_gateway_and_every_possible_switch():
     spec = example('evpn-vxlan')
     switches = spec['maximums']['spines'] + spec['maximums']['leaves']  # 12: a /28 (14 hosts) holds 13
-    spec['pools']['management'] = '10.254.0.0/28'
+    spec['pools']['management'] = '172.16.0.0/28'
     assert len(plan_fabric(load_spec(spec)).nodes) == 4
     spec['maximums']['leaves'] += 14 - switches  # 14 switches + the gateway: one too many
     spec['pools']['mlag_peer'] = '10.255.3.0/27'  # room for the extra leaves' peer links
     error = rejected(spec)
     assert (error.field, error.message) == (
         'pools.management',
-        'management network 10.254.0.0/28 has 14 host addresses; the gateway and 14 switches '
+        'management network 172.16.0.0/28 has 14 host addresses; the gateway and 14 switches '
         '(maximums.spines + maximums.leaves) need 15',
     )
 
@@ -107,7 +107,7 @@ def test_management_network_needs_room_for_gateway_and_every_possible_switch():
 def test_gateway_without_a_management_network():
     spec = example('mlag')
     del spec['pools']['management']
-    spec['management_gateway'] = '10.254.0.1'
+    spec['management_gateway'] = '172.16.0.1'
     assert rejected(spec).field == 'management_gateway'
 
 
