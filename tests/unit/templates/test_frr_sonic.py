@@ -144,7 +144,8 @@ FRR_LINES = {
         '  neighbor OVERLAY activate',
         '  advertise-all-vni',
         'router bgp 65101 vrf Vrf-AI-CLUSTER',
-        '  redistribute connected',
+        '  network 198.51.100.0/24',  # the VRF's advertised subnets (type-5), not MGMT/TELEMETRY (VRF MGMT)
+        '  network 10.40.0.0/24',
         '  rd 10.255.0.5:50001',
         '  route-target import 50001:50001',
         '  route-target export 50001:50001',
@@ -175,7 +176,9 @@ FRR_ABSENT = {
     ('evpn-vxlan', 'leaf1'): [
         '  neighbor OVERLAY attribute-unchanged next-hop',
         'router ospf',
-        '  network 10.40.0.0/24',
+        '  redistribute connected',
+        '  network 192.0.2.0/24',
+        '  network 10.50.0.0/24',
     ],
     ('evpn-mh', 'spine1'): [' evpn mh uplink', '  advertise-all-vni'],
     ('evpn-mh', 'leaf1'): [' neighbor MLAG-PEER peer-group', 'router ospf', ' neighbor 10.255.3.1 remote-as 65101'],
