@@ -8,8 +8,13 @@ an EVPN leaf, else a plain address), routed and switched Ethernet ports, server 
 ``evpn_ethernet_segment`` and ``lacp_id``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN
 VLANs and VRFs with RD/RT), OSPF underlay (the rack subnets redistributed from the connected gateways through a prefix
 list of exactly ``ospf.networks``), QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the
-PFC watchdog's timeout, polling interval, recovery time and drop action). Not mapped: ECN/WRED thresholds and
-scheduler weights (AVD models them through platform-specific QoS profiles), and the management-plane ACLs.
+PFC watchdog's timeout, polling interval, recovery time and drop action; ``qos trust disabled`` on the untrusted
+ports, the context's ``none``), the management plane (``Management1`` in VRF ``mgmt`` with its address and default
+route, the standard ACL ``AIFABRIC-MGMT`` of the jump hosts on SSH, the HTTPS API and SNMP, in the management and the
+default VRF), the security matrix (``ip_access_lists`` of ``security.acls``, each the ``access_group_in`` of its
+gateway SVI), the VLANs of a VRF without L3VNI in a local VRF of that name, and only the subnets with ``advertise`` in
+BGP (``network`` statements, in the default VRF or the L3VNI VRF). Not mapped: ECN/WRED thresholds and scheduler
+weights (AVD models them through platform-specific QoS profiles), and the CNP policer (``cnp_police``).
 """
 
 from .filters import eos_esi, eos_mac, seconds
@@ -22,6 +27,9 @@ UNDERLAY = 'IPv4-UNDERLAY-PEERS'
 MLAG_PEER = 'MLAG-IPv4-UNDERLAY-PEER'
 OVERLAY = 'EVPN-OVERLAY-PEERS'
 OSPF_NETWORKS = 'AIFABRIC-OSPF-NETWORKS'  # the prefix list and route map of the rack subnets redistributed in OSPF
+MGMT_ACL = 'AIFABRIC-MGMT'  # the standard ACL of the jump hosts, as the EOS template names it
+MGMT_INTERFACE = 'Management1'
+TRUST = {'none': 'disabled'}  # the context's trust → AVD's qos.trust (dscp and cos are the same words)
 
 
 def _lag_id(name):
@@ -54,7 +62,7 @@ def _ethernet(port, qos):
     elif switchport := _switchport(port):
         entry['switchport'] = switchport
     if qos is not None and port['trust']:
-        entry['qos'] = {'trust': port['trust']}
+        entry['qos'] = {'trust': TRUST.get(port['trust'], port['trust'])}
     if qos is not None and port['pfc'] and qos['pfc_priorities']:
         entry['priority_flow_control'] = {
             'enabled': True,
@@ -109,7 +117,8 @@ def avd_structured_config(context: dict) -> dict:
             'shutdown': False,
             gateway_key: v['gateway'],
             'mtu': min(v['mtu'], EOS_MAX_MTU),
-            **({'vrf': v['vrf']} if v['vrf'] and context['vrfs'] else {}),
+            **({'vrf': v['vrf']} if v['vrf'] else {}),
+            **({'access_group_in': v['acl']} if v.get('acl') else {}),
         }
         for v in context['vlans']
         if v['gateway']
@@ -151,8 +160,13 @@ def avd_structured_config(context: dict) -> dict:
         config['vlans'] = sorted(vlans, key=lambda v: v['id'])
     if svis:
         config['vlan_interfaces'] = svis
-    if context['vrfs']:
-        config['vrfs'] = [{'name': vrf['name'], 'ip_routing': True} for vrf in context['vrfs']]
+    vrfs = [vrf['name'] for vrf in context['vrfs']]
+    vrfs += sorted({v['vrf'] for v in context['vlans'] if v['gateway'] and v['vrf']} - set(vrfs))  # local VRFs
+    if vrfs:
+        config['vrfs'] = [{'name': name, 'ip_routing': True} for name in vrfs]
+    _management(context, config)
+    if context['security']['acls']:
+        config['ip_access_lists'] = [_access_list(acl) for acl in context['security']['acls']]
     mac = mlag['anycast_gateway_mac'] if mlag else next((v['anycast_gateway_mac'] for v in context['vrfs']), None)
     if mac and any(vlan['gateway'] for vlan in context['vlans']):
         config['ip_virtual_router_mac_address'] = mac
@@ -185,6 +199,73 @@ def avd_structured_config(context: dict) -> dict:
         config['priority_flow_control'] = {'watchdog': _watchdog(qos['pfc_watchdog'])}
     config['config_end'] = True  # the final `end` line
     return config
+
+
+def _management(context, config):
+    """Management1 in the management VRF with its address and default route; SSH, the HTTPS API and SNMP only from
+    the jump hosts (standard ACL ``AIFABRIC-MGMT``), in the management VRF and in the default VRF."""
+    plane = context['management']
+    if not plane or not plane['vrf']:
+        return
+    vrf = plane['vrf']
+    config.setdefault('vrfs', []).insert(0, {'name': vrf, 'ip_routing': False})
+    if plane['address']:
+        config['management_interfaces'] = [
+            {
+                'name': MGMT_INTERFACE,
+                'description': 'out-of-band management',
+                'shutdown': False,
+                'vrf': vrf,
+                'ip_address': plane['address'],
+                **({'gateway': plane['gateway']} if plane['gateway'] else {}),
+                'type': 'oob',
+            }
+        ]
+    if plane['gateway']:
+        config['static_routes'] = [{'vrf': vrf, 'prefix': '0.0.0.0/0', 'next_hop': plane['gateway']}]
+    if not plane['allowed_sources']:
+        return
+    config['standard_access_lists'] = [
+        {
+            'name': MGMT_ACL,
+            'entries': [
+                {'sequence': 10 * n, 'action': 'permit', 'source': source}
+                for n, source in enumerate(plane['allowed_sources'], 1)
+            ],
+        }
+    ]
+    if 'ssh' in plane['services']:
+        config['management_ssh'] = {
+            'ip_access_group_in': MGMT_ACL,
+            'vrfs': [{'name': vrf, 'enable': True, 'ip_access_group_in': MGMT_ACL}],
+        }
+    if 'https' in plane['services']:
+        config['management_api_http'] = {
+            'enable_https': True,
+            'enable_vrfs': [{'name': name, 'access_group': MGMT_ACL} for name in ('default', vrf)],
+        }
+    if 'snmp' in plane['services']:
+        config['snmp_server'] = {
+            'ipv4_acls': [{'name': MGMT_ACL}, {'name': MGMT_ACL, 'vrf': vrf}],
+            'vrfs': [{'name': vrf, 'enable': True}],
+        }
+
+
+def _access_list(acl):
+    """A gateway's inbound ACL of the security matrix (first match wins, EOS's implicit deny at the end)."""
+    return {
+        'name': acl['name'],
+        'entries': [
+            {
+                'sequence': rule['seq'],
+                'action': rule['action'],
+                'protocol': 'ip',
+                'source': rule['source'],
+                'destination': rule['destination'],
+            }
+            for rule in acl['rules']
+        ],
+    }
 
 
 def _ospf(ospf, config):
@@ -258,8 +339,16 @@ def _bgp(context):
         'bgp': {'default': {'ipv4_unicast': False}},
         'peer_groups': groups,
         'neighbors': neighbors,
-        'redistribute': {'connected': {'enabled': True}},
-        'address_family_ipv4': {'peer_groups': families},
+        'address_family_ipv4': {
+            'peer_groups': families,
+            # the loopbacks and the advertised subnets of the default VRF, as the FRR and EOS templates announce them
+            'networks': [{'prefix': lo['address']} for lo in context['loopbacks']]
+            + [
+                {'prefix': v['subnet']}
+                for v in context['vlans']
+                if v.get('advertise') and not v['l2vni'] and not v['vrf']
+            ],
+        },
     }
     if bgp['evpn_peers']:
         groups.append({'name': OVERLAY, 'update_source': 'Loopback0', 'ebgp_multihop': 3, 'send_community': 'all'})
@@ -293,7 +382,13 @@ def _bgp(context):
                     'export': [{'address_family': 'evpn', 'route_targets': [vrf['route_target']]}],
                 },
                 'router_id': bgp['router_id'],
-                'redistribute': {'connected': {'enabled': True}},
+                'address_family_ipv4': {
+                    'networks': [
+                        {'prefix': v['subnet']}
+                        for v in context['vlans']
+                        if v.get('advertise') and v['vrf'] == vrf['name']
+                    ]
+                },
             }
             for vrf in context['vrfs']
         ]

@@ -1,12 +1,13 @@
-"""What each NOS advertises into the default VRF's BGP, checked against the plan (not the context): in the routed and
-MLAG designs every routed traffic class has one subnet per rack, and a leaf announces exactly its own rack's subnets
-(and its loopbacks); a class that is not routed (``routed: false``, the routed guide's RDMA) appears nowhere: no
-gateway, no ``network``, no address of its prefix.
+"""What each NOS advertises into the default VRF's BGP, checked against the plan and the spec (not the context): in the
+routed and MLAG designs every routed traffic class has one subnet per rack, and a leaf announces exactly its own
+rack's subnets (and its loopbacks); a class that is not routed (``routed: false``, the routed guide's RDMA) appears
+nowhere: no gateway, no ``network``, no address of its prefix (an ACL may name the class's whole prefix: a deny
+towards it).
 
-Where a VLAN's VRF puts it: EOS and NVUE route a VLAN of a VRF without an L3VNI (the guide's MGMT) in a local VRF of
-that name, so only the VLANs without a VRF are the default VRF's; SONiC keeps those VLANs in the default VRF
-(templates/README.md), and FRR, its routing stack, announces them there. AVD's export redistributes the connected
-gateways.
+One rule for every NOS (FRR, EOS, NVUE, SONiC's config_db gateways, the AVD export): a subnet is announced only if its
+class's purpose is not a local one (``management`` and ``telemetry``: the spec's ``purpose``) and its VLAN's VRF
+travels the fabric (no VRF, or a VRF with an L3VNI). The guide's MGMT and TELEMETRY are in VRF MGMT without L3VNI:
+every NOS routes them in a local VRF and none announces them.
 """
 
 import json
@@ -33,10 +34,29 @@ CASES = [(name, leaf) for name in SPECS for leaf in ('leaf1', 'leaf2')]
 ADDRESS = re.compile(r'\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b')
 
 
+LOCAL_PURPOSES = ('management', 'telemetry')  # the guide: "Do not mix with user access"; never announced
+
+
 def build(name):
     make, design = SPECS[name]
     raw = make()
     return plan_of(raw), contexts_of(raw, design)
+
+
+def spec_of(name):
+    return SPECS[name][0]()
+
+
+def announced(plan, raw, leaf):
+    """The rack subnets ``leaf`` announces, from the plan and the spec's purposes: routed on its rack, not a local
+    purpose, in the default VRF or an L3VNI VRF."""
+    purpose = {tc['name']: tc['purpose'] for tc in raw['traffic_classes']}
+    l3vni_vrfs = {vrf.name for vrf in plan.vrfs}
+    return {
+        rack.subnet
+        for vlan, rack in rack_subnets(plan, leaf).items()
+        if purpose[vlan.name] not in LOCAL_PURPOSES and (vlan.vrf is None or vlan.vrf in l3vni_vrfs)
+    }
 
 
 def rack_subnets(plan, leaf):
@@ -76,23 +96,37 @@ def nvue_networks(text):
 
 
 def unrouted_addresses(plan, text):
-    """The addresses in ``text`` that fall into the prefix of a class that is not routed."""
+    """The addresses in ``text`` that fall into the prefix of a class that is not routed, other than the prefix itself
+    (``10.40.0.0/24`` in a gateway ACL's deny towards the class)."""
     prefixes = [netaddr.IPNetwork(v.subnet) for v in plan.vlans if not v.routed and v.subnet]
+    for prefix in prefixes:
+        text = text.replace(str(prefix), '')
     return [a for a in ADDRESS.findall(text) if any(netaddr.IPAddress(a) in p for p in prefixes)]
+
+
+def avd_networks(ctx):
+    return {n['prefix'] for n in avd_structured_config(ctx)['router_bgp']['address_family_ipv4']['networks']}
 
 
 @pytest.mark.parametrize(('name', 'leaf'), CASES)
 def test_bgp_networks_are_the_racks_routed_subnets(name, leaf):
     plan, contexts = build(name)
     ctx = contexts[leaf]
-    racks = rack_subnets(plan, leaf)
-    assert racks, 'the leaf has rack subnets'
-    l3vni_vrfs = {vrf.name for vrf in plan.vrfs}
-    default_vrf = {rack.subnet for vlan, rack in racks.items() if vlan.vrf is None}
-    sonic_default_vrf = {rack.subnet for vlan, rack in racks.items() if vlan.vrf not in l3vni_vrfs}
-    assert frr_networks(render('frr/frr.conf.j2', ctx)) == loopbacks(plan, leaf) | sonic_default_vrf
-    assert eos_networks(render('eos/eos.cfg.j2', ctx)) == loopbacks(plan, leaf) | default_vrf
-    assert nvue_networks(render('cumulus/startup.yaml.j2', ctx)) == loopbacks(plan, leaf) | default_vrf
+    subnets = announced(plan, spec_of(name), leaf)
+    assert subnets and subnets < {rack.subnet for rack in rack_subnets(plan, leaf).values()}  # MGMT is left out
+    expected = loopbacks(plan, leaf) | subnets
+    assert frr_networks(render('frr/frr.conf.j2', ctx)) == expected
+    assert eos_networks(render('eos/eos.cfg.j2', ctx)) == expected
+    assert nvue_networks(render('cumulus/startup.yaml.j2', ctx)) == expected
+    assert avd_networks(ctx) == expected
+
+
+@pytest.mark.parametrize(('name', 'leaf'), CASES)
+def test_context_advertise_is_the_rule(name, leaf):
+    """The context's ``advertise`` flags say the same as the plan and the spec."""
+    plan, contexts = build(name)
+    flagged = {v['subnet'] for v in contexts[leaf]['vlans'] if v['advertise']}
+    assert flagged == announced(plan, spec_of(name), leaf)
 
 
 @pytest.mark.parametrize(('name', 'leaf'), CASES)

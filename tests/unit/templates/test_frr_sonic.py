@@ -42,6 +42,10 @@ ALLOWED_FILTERS = {
     'list',
     'selectattr',
     'rejectattr',
+    'select',
+    'map',
+    'unique',
+    'aifabric_ip_network',
 }
 CASES = [(design, device) for design in GUIDES for device in SWITCHES if device in guide_contexts(design)]
 # SONiC refuses the leaves of an EVPN multihoming pair (test_evpn_mh.py): its cases are the others.
@@ -140,7 +144,8 @@ FRR_LINES = {
         '  neighbor OVERLAY activate',
         '  advertise-all-vni',
         'router bgp 65101 vrf Vrf-AI-CLUSTER',
-        '  redistribute connected',
+        '  network 198.51.100.0/24',  # the VRF's advertised subnets (type-5), not MGMT/TELEMETRY (VRF MGMT)
+        '  network 10.40.0.0/24',
         '  rd 10.255.0.5:50001',
         '  route-target import 50001:50001',
         '  route-target export 50001:50001',
@@ -171,7 +176,9 @@ FRR_ABSENT = {
     ('evpn-vxlan', 'leaf1'): [
         '  neighbor OVERLAY attribute-unchanged next-hop',
         'router ospf',
-        '  network 10.40.0.0/24',
+        '  redistribute connected',
+        '  network 192.0.2.0/24',
+        '  network 10.50.0.0/24',
     ],
     ('evpn-mh', 'spine1'): [' evpn mh uplink', '  advertise-all-vni'],
     ('evpn-mh', 'leaf1'): [' neighbor MLAG-PEER peer-group', 'router ospf', ' neighbor 10.255.3.1 remote-as 65101'],
@@ -346,11 +353,17 @@ def test_sonic_common(design, device):
             assert f'{i["name"]}|{i["address"]}' in db['INTERFACE']
         assert db['DEVICE_NEIGHBOR'][i['name']]['name'] == i['peer_device']
     # QoS (the NVIDIA Cumulus lossless RoCE preset): RoCE DSCP 26 → TC 3, CNP DSCP 48 → TC 6, PFC on priority 3.
-    assert db['DSCP_TO_TC_MAP'] == {'AIFABRIC': {'26': '3', '48': '6'}}
+    # The trust boundary: the profile's map on ports towards switches and RDMA NICs, every DSCP to TC 0 elsewhere.
+    untrusted = {i['name'] for i in ctx['interfaces'] if i['trust'] == 'none'}
+    assert db['DSCP_TO_TC_MAP'] == {
+        'AIFABRIC': {'26': '3', '48': '6'},
+        **({'AIFABRIC_UNTRUSTED': {str(d): '0' for d in range(64)}} if untrusted else {}),
+    }
     assert db['TC_TO_QUEUE_MAP'] == db['TC_TO_PRIORITY_GROUP_MAP'] == {'AIFABRIC': {'3': '3', '6': '6'}}
     for i in ctx['interfaces']:
         port = db['PORT_QOS_MAP'][i['name']]
-        assert port['dscp_to_tc_map'] == 'AIFABRIC'
+        assert port['dscp_to_tc_map'] == ('AIFABRIC_UNTRUSTED' if i['name'] in untrusted else 'AIFABRIC')
+        assert (i['name'] in untrusted) == (i['kind'] not in ('uplink', 'mlag-peer', 'rdma', 'rail')), i['name']
         assert port.get('pfc_enable') == ('3' if i['pfc'] else None)
         assert db['QUEUE'][f'{i["name"]}|6'] == {'scheduler': 'AIFABRIC_STRICT'}
         assert db['QUEUE'][f'{i["name"]}|3'] == {'scheduler': 'AIFABRIC_DWRR_3', 'wred_profile': 'AIFABRIC_ECN'}
@@ -376,15 +389,15 @@ def test_sonic_evpn_leaf():
     maps = {entry['vlan']: entry['vni'] for entry in db['VXLAN_TUNNEL_MAP'].values()}
     assert maps == {f'Vlan{vid}': vni for vid, vni in L2VNIS.items()}
     assert db['VXLAN_TUNNEL_MAP']['vtep|map_10040_Vlan40'] == {'vlan': 'Vlan40', 'vni': '10040'}
-    assert db['VRF'] == {'Vrf-AI-CLUSTER': {'vni': '50001'}}
+    assert db['VRF'] == {'Vrf-AI-CLUSTER': {'vni': '50001'}, 'Vrf-MGMT': {}}  # MGMT: a local VRF, no L3VNI
     assert db['VLAN_INTERFACE']['Vlan40'] == {'mac_addr': '02:00:00:00:00:aa', 'vrf_name': 'Vrf-AI-CLUSTER'}
-    assert db['VLAN_INTERFACE']['Vlan10'] == {}  # VRF MGMT is not one of the context's vrfs
+    assert db['VLAN_INTERFACE']['Vlan10'] == {'vrf_name': 'Vrf-MGMT'}  # not one of the context's vrfs: local
     assert 'Vlan40|10.40.0.1/24' in db['VLAN_INTERFACE']
     assert db['VLAN']['Vlan40'] == {'admin_status': 'up', 'description': 'RDMA', 'mtu': '9000', 'vlanid': '40'}
     assert db['VLAN_MEMBER']['Vlan40|Ethernet49'] == {'tagging_mode': 'untagged'}
     assert db['VLAN_MEMBER']['Vlan20|PortChannel1'] == {'tagging_mode': 'tagged'}
     assert 'Vlan40|PortChannel1' not in db['VLAN_MEMBER']  # the lossless VLAN is on the RDMA ports only
-    assert len(db['VLAN_MEMBER']) == 5 * 4 + 3 + 6
+    assert len(db['VLAN_MEMBER']) == 5 * 2 + 3 + 6  # bonds: the data classes USERS and STORAGE only
     assert db['PORT_QOS_MAP']['Ethernet49']['pfc_enable'] == '3'
     assert 'pfc_enable' not in db['PORT_QOS_MAP']['Ethernet1']
     assert db['DSCP_TO_TC_MAP']['AIFABRIC']['26'] == '3'
@@ -427,7 +440,8 @@ def test_sonic_design_tables(design, device):
     evpn_leaf = (design, device) == ('evpn-vxlan', 'leaf1')
     mlag = device == 'leaf1'  # every design's leaf1 is one of an MLAG pair in the guide
     assert mlag == bool(context(design, device)['mlag'])
-    assert ('VXLAN_TUNNEL' in db) == ('VRF' in db) == evpn_leaf
+    assert ('VXLAN_TUNNEL' in db) == evpn_leaf
+    assert ('VRF' in db) == (device == 'leaf1')  # the L3VNI VRFs, and the guide's MGMT as a local VRF
     assert ('MCLAG_DOMAIN' in db) == mlag
     assert ('VLAN' in db) == ('PORTCHANNEL' in db) == (device == 'leaf1')
     if device == 'leaf1':
@@ -440,7 +454,8 @@ def test_sonic_design_tables(design, device):
     else:
         assert 'Vlan4094' not in db.get('VLAN', {})
     if design == 'mlag':
-        assert db['VLAN_INTERFACE']['Vlan20'] == {}  # no VRFs in the MLAG design: SVIs in the default VRF
+        assert db['VLAN_INTERFACE']['Vlan20'] == {}  # USERS has no VRF in the MLAG design: the default VRF
+        assert db['VLAN_INTERFACE']['Vlan10'] == {'vrf_name': 'Vrf-MGMT'}  # MGMT apart from it
 
 
 # Context variants the guide does not have: each must still render valid JSON with the right tables.

@@ -7,9 +7,9 @@ How each NOS announces them (templates/README.md): FRR puts each gateway SVI (SO
 SONiC config_db's) in the area as ``ip ospf passive``; NVUE gives the SVI ``router ospf`` area and ``passive on``
 (the subnet read here is the SVI's address or VRR address: on an MLAG pair FRR needs the SVI's own address in that
 subnet, which the context does not have); EOS and the AVD export redistribute the connected routes through a route
-map whose prefix list holds exactly the subnets. Which VLANs are the default VRF's follows the BGP rule: EOS and
-NVUE leave out a VLAN of a VRF without L3VNI (the guide's MGMT: a local VRF there), SONiC/FRR and the AVD export
-(every gateway in the default VRF when the fabric has no L3VNI VRF) announce it.
+map whose prefix list holds exactly the subnets. Which subnets: the BGP rule, one for every NOS (test_advertised.py):
+not a local purpose (the spec's ``management``/``telemetry``), and a VLAN without VRF (the OSPF designs have no L3VNI
+VRF); the guide's MGMT and TELEMETRY are routed in a local VRF MGMT and announced by no NOS.
 """
 
 import json
@@ -28,7 +28,7 @@ from tests import frr
 from tests.render_fixtures import contexts_of, guide_spec, ospf_spec, plan_of, single_leaf_racks_spec
 
 from .helpers import check_golden, render
-from .test_advertised import rack_subnets, unrouted_addresses
+from .test_advertised import announced, rack_subnets, unrouted_addresses
 
 pytestmark = pytest.mark.pure
 
@@ -61,26 +61,23 @@ def build(name):
 SWITCHES = [(name, device) for name in SPECS for device in ('leaf1', 'spine1') if device in build(name)[1]]
 
 
-def expected(plan, leaf):
-    """The rack subnets ``leaf`` must announce, from the plan: (EOS and NVUE: the VLANs without a VRF; SONiC/FRR and
-    the AVD export: also those of a VRF without L3VNI)."""
-    racks = rack_subnets(plan, leaf)
-    l3vni_vrfs = {vrf.name for vrf in plan.vrfs}
-    default_vrf = {rack.subnet for vlan, rack in racks.items() if vlan.vrf is None}
-    sonic_default_vrf = {rack.subnet for vlan, rack in racks.items() if vlan.vrf not in l3vni_vrfs}
-    return default_vrf, sonic_default_vrf
+def expected(plan, name, leaf):
+    """The rack subnets ``leaf`` must announce, from the plan and the spec's purposes (every NOS)."""
+    return announced(plan, SPECS[name][0](), leaf)
 
 
 def network(address):
     return str(netaddr.IPNetwork(address).cidr)
 
 
-def other_racks_prefixes(plan, leaf, text):
+def other_racks_prefixes(plan, leaf, text, jump_hosts=()):
     """The prefixes and interface addresses (``a.b.c.d/len``) in ``text`` inside a rack subnet that is not ``leaf``'s
-    (a class's whole prefix, e.g. the management sources' ACL, contains every rack's and is not one)."""
+    (a class's whole prefix, e.g. in a gateway ACL, contains every rack's and is not one; the jump-host subnets are
+    the fabric's management sources, on every switch, wherever they lie)."""
     mine = {rack.subnet for rack in rack_subnets(plan, leaf).values()}
     theirs = [netaddr.IPNetwork(r.subnet) for v in plan.vlans for r in v.racks if r.subnet not in mine]
-    return [p for p in PREFIX.findall(text) if any(netaddr.IPNetwork(p) in subnet for subnet in theirs)]
+    found = [p for p in PREFIX.findall(text) if p not in jump_hosts]
+    return [p for p in found if any(netaddr.IPNetwork(p) in subnet for subnet in theirs)]
 
 
 def blocks(text, header):
@@ -165,7 +162,7 @@ def test_context_networks_are_the_racks_routed_subnets(name, leaf):
     plan, contexts = build(name)
     networks = contexts[leaf]['ospf']['networks']
     assert networks and len(networks) == len(set(networks))
-    assert set(networks) == expected(plan, leaf)[1]
+    assert set(networks) == expected(plan, name, leaf)
     assert contexts[leaf]['bgp'] is None
 
 
@@ -173,24 +170,24 @@ def test_context_networks_are_the_racks_routed_subnets(name, leaf):
 def test_each_nos_announces_the_racks_routed_subnets(name, leaf):
     plan, contexts = build(name)
     ctx = contexts[leaf]
-    default_vrf, sonic_default_vrf = expected(plan, leaf)
-    assert default_vrf and default_vrf < sonic_default_vrf  # the guide's MGMT: a VRF without L3VNI
+    subnets = expected(plan, name, leaf)
+    assert subnets and subnets < {r.subnet for r in rack_subnets(plan, leaf).values()}  # MGMT, TELEMETRY: local
     texts = {t: render(t, ctx) for t in (FRR, EOS, NVUE, SONIC)}
-    assert frr_ospf_networks(texts[FRR], json.loads(texts[SONIC])) == sonic_default_vrf
-    assert eos_ospf_networks(texts[EOS]) == default_vrf
-    assert nvue_ospf_networks(texts[NVUE]) == default_vrf
+    assert frr_ospf_networks(texts[FRR], json.loads(texts[SONIC])) == subnets
+    assert eos_ospf_networks(texts[EOS]) == subnets
+    assert nvue_ospf_networks(texts[NVUE]) == subnets
     for text in texts.values():
         assert unrouted_addresses(plan, text) == []
-        assert other_racks_prefixes(plan, leaf, text) == []
+        assert other_racks_prefixes(plan, leaf, text, ctx['management']['jump_hosts']) == []
 
 
 @pytest.mark.parametrize(('name', 'leaf'), CASES)
 def test_avd_export_announces_the_racks_routed_subnets(name, leaf):
     plan, contexts = build(name)
     text = avd_eos(contexts[leaf])
-    assert eos_ospf_networks(text) == expected(plan, leaf)[1]
+    assert eos_ospf_networks(text) == expected(plan, name, leaf)
     assert unrouted_addresses(plan, text) == []
-    assert other_racks_prefixes(plan, leaf, text) == []
+    assert other_racks_prefixes(plan, leaf, text, contexts[leaf]['management']['jump_hosts']) == []
 
 
 def test_specs_have_what_the_checks_need():
