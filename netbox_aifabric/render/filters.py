@@ -61,6 +61,12 @@ def at_most(value, limit):
     return value if value is None else min(value, limit)
 
 
+def kilobytes(value):
+    """Bytes → whole kilobytes (1,024 bytes), rounded up so that a burst is never smaller than asked:
+    ``65536`` → ``64``, ``1500`` → ``2`` (NVUE's ACL ``police burst`` in ``kbps`` mode; None stays None)."""
+    return value if value is None else -(-value // 1024)
+
+
 def eos_esi(value):
     """A type-3 ESI → EOS's ``evpn ethernet-segment identifier``, type 0 (operator-configured): the type octet ``00``,
     then the ESI's nine value octets (system MAC, local id) as five groups of four hex digits:
@@ -125,6 +131,7 @@ FILTERS = {
     'aifabric_ip_network': ip_network,
     'aifabric_seconds': seconds,
     'aifabric_at_most': at_most,
+    'aifabric_kilobytes': kilobytes,
     'aifabric_eos_esi': eos_esi,
     'aifabric_eos_mac': eos_mac,
     'aifabric_unsupported': unsupported,

@@ -19,6 +19,13 @@ EOS = 'eos/eos.cfg.j2'
 NVUE = 'cumulus/startup.yaml.j2'
 # The MLAG design has no spines (one rack, room for two later): its leaf only.
 CASES = [(design, device) for design in GUIDES for device in ('spine1', 'leaf1') if device in guide_contexts(design)]
+# EOS's per-port trust lines for the context's `trust` (an untrusted port: default CoS and DSCP 0, the default class)
+TRUST_LINES = {
+    'dscp': ['   qos trust dscp'],
+    'both': ['   qos trust dscp'],
+    'pcp': ['   qos trust cos'],
+    'none': ['   no qos trust', '   qos cos 0', '   qos dscp 0'],
+}
 ECN_LINE = 'random-detect ecn minimum-threshold {min} bytes maximum-threshold {max} bytes max-mark-probability {p}'
 
 
@@ -166,7 +173,8 @@ def test_eos_interfaces_pfc_and_ecn(design, device):
         lines = block(config, f'interface {iface["name"]}')
         assert f'   description {iface["description"]}' in lines
         assert f'   speed {iface["speed"]}g' in lines
-        assert '   qos trust dscp' in lines
+        trust = [line for line in lines if re.match(r'   (no )?qos (trust|cos|dscp)', line)]
+        assert trust == TRUST_LINES[iface['trust']], iface['name']  # server bonds untrusted, the rest the profile's
         if iface['lag']:
             assert f'   channel-group {iface["lag"].removeprefix("Port-Channel")} mode active' in lines
         elif iface['address']:
@@ -219,6 +227,7 @@ def test_eos_evpn_leaf1():
         '   mtu 9000',
         '   vrf AI-CLUSTER',
         '   ip address virtual 10.40.0.1/24',
+        '   ip access-group AIFABRIC-RDMA-IN in',
     ]
     assert block(config, 'interface Vxlan1')[:2] == ['   description leaf1 VTEP', '   vxlan source-interface Loopback1']
     assert block(config, 'interface Loopback1') == ['   description vtep', '   ip address 10.255.1.1/32']
@@ -234,13 +243,18 @@ def test_eos_mlag_pair(design):
         '   peer-link Port-Channel1000',
     ]
     assert block(config, 'interface Vlan4094')[-1] == '   ip address 10.255.3.0/31'
-    assert block(config, 'interface Port-Channel1000')[-2:] == [
+    assert block(config, 'interface Port-Channel1000')[-3:] == [
         '   switchport mode trunk',
         '   switchport trunk group MLAG-PEER',
+        '   qos trust dscp',  # a link between switches: the marking is trusted
     ]
-    assert block(config, 'interface Port-Channel1')[-3:] == [
+    # a server bond carries the data classes only (not MGMT, not TELEMETRY) and is untrusted
+    assert block(config, 'interface Port-Channel1')[-6:] == [
         '   switchport mode trunk',
-        '   switchport trunk allowed vlan 10,20,30,50',
+        '   switchport trunk allowed vlan 20,30',
+        '   no qos trust',
+        '   qos cos 0',
+        '   qos dscp 0',
         '   mlag 1',
     ]
     assert block(config, 'interface Ethernet73')[2] == '   channel-group 1000 mode active'
@@ -251,8 +265,8 @@ def test_eos_routed_leaf_pair_has_rack_gateways():
     config = eos(ctx)
     gateway = {v['vid']: v['gateway'] for v in ctx['vlans']}
     assert gateway[20].endswith('/27')  # the rack's share of the class's /24
-    assert block(config, 'interface Vlan20')[-1] == f'   ip address virtual {gateway[20]}'
-    assert block(config, 'interface Vlan10')[-2:] == ['   vrf MGMT', f'   ip address virtual {gateway[10]}']
+    assert block(config, 'interface Vlan20')[-2] == f'   ip address virtual {gateway[20]}'
+    assert block(config, 'interface Vlan10')[-3:-1] == ['   vrf MGMT', f'   ip address virtual {gateway[10]}']
     assert gateway[40] is None and 'interface Vlan40' not in config.splitlines()  # RDMA is not routed
     assert f'ip virtual-router mac-address {ctx["mlag"]["anycast_gateway_mac"]}' in config.splitlines()
     assert 'Vxlan1' not in config
@@ -265,8 +279,8 @@ def test_eos_single_leaf_racks_have_plain_gateways():
         config = eos(ctx)
         assert 'mlag' not in config and 'virtual' not in config
         gateway = {v['vid']: v['gateway'] for v in ctx['vlans']}
-        assert block(config, 'interface Vlan20')[-1] == f'   ip address {gateway[20]}'
-        assert block(config, 'interface Vlan10')[-2:] == ['   vrf MGMT', f'   ip address {gateway[10]}']
+        assert block(config, 'interface Vlan20')[-2] == f'   ip address {gateway[20]}'
+        assert block(config, 'interface Vlan10')[-3:-1] == ['   vrf MGMT', f'   ip address {gateway[10]}']
         subnets.add(gateway[20])
     assert len(subnets) == 2  # a rack each: two subnets of the class
 
@@ -281,11 +295,31 @@ def test_eos_spine_has_no_vlans_and_no_vxlan(design):
 
 
 def test_eos_management_plane():
-    config = eos(context('evpn-vxlan', 'spine1'))
-    assert block(config, 'ip access-list standard AIFABRIC-MGMT') == ['   permit 192.0.2.0/24']
-    assert '   ip access-group AIFABRIC-MGMT vrf mgmt in' in block(config, 'management ssh')
-    assert '      ip access-group AIFABRIC-MGMT' in block(config, 'management api http-commands')
+    """Only the jump-host subnet (not the whole MGMT VLAN, as before issue 11) reaches SSH, eAPI and SNMP; Management1
+    has the switch's management address in the management VRF, whose default route is the management gateway."""
+    ctx = context('evpn-vxlan', 'spine1')
+    config = eos(ctx)
+    plane = ctx['management']
+    assert plane['jump_hosts'] == ['192.0.2.0/28']
+    assert block(config, 'ip access-list standard AIFABRIC-MGMT') == ['   permit 192.0.2.0/28']
+    assert block(config, 'management ssh') == [
+        '   ip access-group AIFABRIC-MGMT in',
+        '   ip access-group AIFABRIC-MGMT vrf mgmt in',
+        '   !',
+        '   vrf mgmt',
+        '      no shutdown',
+    ]
+    assert sub_block(block(config, 'management api http-commands'), '   vrf mgmt') == [
+        '      no shutdown',
+        '      ip access-group AIFABRIC-MGMT',
+    ]
     assert 'snmp-server ipv4 access-list AIFABRIC-MGMT vrf mgmt' in config.splitlines()
+    assert block(config, 'interface Management1') == [
+        '   description management (mgmt)',
+        '   vrf mgmt',
+        f'   ip address {plane["address"]}',
+    ]
+    assert f'ip route vrf mgmt 0.0.0.0/0 {plane["gateway"]}' in config.splitlines()
     assert config.startswith('! spine1: spine of fabric AI Lab (evpn-vxlan, ebgp underlay)\n')
     assert '\nhostname spine1\n!\nservice routing protocols model multi-agent\n' in config
     assert config.endswith('\n!\nend\n')
@@ -507,7 +541,7 @@ def test_ospf_underlay():
 def test_mlag_gateway_mac():
     config = eos(context('mlag', 'leaf1'))
     assert 'ip virtual-router mac-address 00:00:5e:00:01:01' in config.splitlines()  # Cumulus's VRR default
-    assert block(config, 'interface Vlan10')[-1] == '   ip address virtual 192.0.2.1/24'
+    assert block(config, 'interface Vlan10')[-2] == '   ip address virtual 192.0.2.1/24'
     raw = yaml.safe_load((ROOT / 'examples' / 'guide-mlag.yaml').read_text())
     intent = {**guide_intent('mlag'), 'anycast_gateway_mac': '02:00:00:00:00:AA'}
     leaf = build_contexts(plan_fabric(load_spec(raw)), intent)['leaf1']

@@ -24,6 +24,9 @@ pytestmark = pytest.mark.pure
         ('aifabric_eos_esi', '03:AA:BB:CC:DD:EE:FF:12:34:56', '00aa:bbcc:ddee:ff12:3456'),
         ('aifabric_eos_mac', '02:ae:00:00:00:01', '02ae.0000.0001'),
         ('aifabric_eos_mac', '44:38:39:BE:EF:AA', '4438.39be.efaa'),
+        ('aifabric_kilobytes', 65536, 64),
+        ('aifabric_kilobytes', 1500, 2),
+        ('aifabric_kilobytes', 1024, 1),
     ],
 )
 def test_filter(name, value, expected):
