@@ -66,7 +66,7 @@ class ValidationTestCase(TestCase):
     def base(self, model):
         p = self.world['prefixes']
         return {
-            TrafficClass: {'name': 'X', 'slug': 'x', 'purpose': 'rdma', 'routed': True},
+            TrafficClass: {'name': 'X', 'slug': 'x', 'purpose': 'rdma', 'routed': True, 'reachability': 'listed'},
             QoSProfile: {
                 'name': 'X',
                 'slug': 'x',
@@ -89,6 +89,7 @@ class ValidationTestCase(TestCase):
                 'site': self.world['sites'][0].pk,
                 **FABRIC_SHAPE,
                 'loopback_pool': p['10.255.0.0/24'].pk,
+                'bmc_attachment': 'oob',
             },
         }[model]
 
@@ -319,3 +320,15 @@ class ValidationTestCase(TestCase):
         self.assertRejected(Fabric, {'oversubscription_target': 0.5}, 'oversubscription_target', '1')
         self.assertRejected(Fabric, {'oversubscription_target': 101}, 'oversubscription_target', '100')
         self.assertRejected(Fabric, {'oversubscription_target': 1.125}, 'oversubscription_target', '2 decimal places')
+
+    def test_management_plane_and_matrix_choices(self):
+        self.assertRejected(TrafficClass, {'reachability': 'maybe'}, 'reachability', 'maybe')
+        self.assertRejected(Fabric, {'bmc_attachment': 'switch'}, 'bmc_attachment', 'switch')
+        self.assertRejected(Fabric, {'management_gateway': '172.16.0.300'}, 'management_gateway', 'IPv4')
+        loopbacks = self.world['prefixes']['10.255.0.0/24']
+        self.assertRejected(
+            Fabric,
+            {'management_pool': loopbacks.pk},
+            'management_pool',
+            'Pool 10.255.0.0/24 overlaps the loopback pool 10.255.0.0/24.',
+        )
