@@ -1,0 +1,12 @@
+"""The fabric lab: the rendered FRR configs of a fabric's switches booted in Linux network namespaces, checked.
+
+Host side and Django-free: ``run_lab(contexts, configs)`` takes the devices' ``aifabric`` contexts and each switch's
+rendered ``frr.conf``. See docs/lab.md.
+"""
+
+from .checks import FAILED, NOT_VERIFIED, PASSED, Check
+from .netns import LabUnavailable
+from .runner import LabRun, run_lab
+from .topology import build_topology
+
+__all__ = ('FAILED', 'NOT_VERIFIED', 'PASSED', 'Check', 'LabRun', 'LabUnavailable', 'build_topology', 'run_lab')

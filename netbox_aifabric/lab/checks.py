@@ -1,0 +1,330 @@
+"""The lab's checks: what the contexts say must hold (``expectations``), judged on what FRR shows (``evaluate``).
+
+Pure: the state is the parsed JSON of ``vtysh -c 'show bgp neighbors json'``, ``'show ip route json'`` and ``'show
+bgp l2vpn evpn route type multicast json'`` per switch. Each result is a named ``Check`` with what was expected and
+what was seen; ``not-verified-here`` marks what this host cannot build (a missing kernel driver), never a pass.
+"""
+
+import ipaddress
+import re
+from dataclasses import asdict, dataclass, field
+
+from .topology import Topology
+
+__all__ = (
+    'FAILED',
+    'NOT_VERIFIED',
+    'PASSED',
+    'Check',
+    'Expectations',
+    'converged',
+    'convergence_check',
+    'evaluate',
+    'expectations',
+    'leaf_pings',
+    'not_verified',
+)
+
+PASSED, FAILED, NOT_VERIFIED = 'passed', 'failed', 'not-verified-here'
+
+
+@dataclass
+class Check:
+    name: str
+    kind: str  # bgp, route, mtu, reachability, evpn, convergence, or the feature not verified
+    status: str
+    expected: str
+    seen: str
+
+    def as_dict(self):
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Session:
+    switch: str
+    address: str
+    peer: str
+    remote_asn: int
+    what: str  # 'uplink', 'evpn', ...
+
+
+@dataclass(frozen=True)
+class Route:
+    switch: str
+    prefix: str
+    owner: str
+    nexthops: int
+    why: str
+
+
+@dataclass(frozen=True)
+class Type3:
+    switch: str
+    origin: str
+    router_id: str
+    vtep: str
+    vni: int
+
+
+@dataclass
+class Expectations:
+    sessions: list[Session] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
+    type3: list[Type3] = field(default_factory=list)
+    unverified: list[Check] = field(default_factory=list)
+
+
+def _host(address):
+    return str(ipaddress.ip_interface(address).ip)
+
+
+def expectations(topology: Topology) -> Expectations:
+    """What must hold once the fabric has converged, from the contexts alone."""
+    exp = Expectations()
+    built_ports = {(link.a, link.a_if) for link in topology.links} | {(link.b, link.b_if) for link in topology.links}
+    for name, switch in topology.switches.items():
+        bgp = switch.context.get('bgp') or {}
+        for n in bgp.get('neighbors') or []:
+            session = Session(name, n['address'], n['peer'], n['remote_asn'], n.get('kind') or 'underlay')
+            if (name, n.get('interface')) in built_ports:
+                exp.sessions.append(session)
+            else:
+                # the MLAG peer session runs over the peer-link LAG, whose members the topology skipped
+                driver = next((s.driver for s in topology.skipped if n['peer'] in s.what and name in s.what), '')
+                exp.unverified.append(
+                    Check(
+                        name=f'bgp {name} -> {n["peer"]} {n["address"]} ({n.get("kind")} over {n.get("interface")})',
+                        kind='bgp',
+                        status=NOT_VERIFIED,
+                        expected='Established',
+                        seen=f'not built: {n.get("interface")} is a LAG, the kernel lacks {driver or "its driver"}'
+                        if driver
+                        else f'not built: no lab link for {n.get("interface")}',
+                    )
+                )
+        for p in bgp.get('evpn_peers') or []:
+            exp.sessions.append(Session(name, p['address'], p['peer'], p['remote_asn'], 'evpn'))
+
+    for name in topology.leaves:
+        leaf = topology.switches[name]
+        ebgp = not leaf.context.get('ospf')
+        uplinks = topology.uplinks(name)
+        for other, switch in topology.switches.items():
+            if other == name:
+                continue
+            for address in sorted(switch.loopback_addresses - leaf.loopback_addresses):
+                prefix = f'{address}/32'
+                if switch.role == 'spine':
+                    n = len(topology.uplinks(name, other))
+                    if n:
+                        exp.routes.append(Route(name, prefix, other, n, f'{n} direct uplink(s) to {other}'))
+                    continue
+                if ebgp and switch.asn == leaf.asn:
+                    exp.unverified.append(
+                        Check(
+                            name=f'route {name} -> {other} {prefix}',
+                            kind='route',
+                            status=NOT_VERIFIED,
+                            expected=f'reachable over the MLAG peer session ({name} and {other} share AS {leaf.asn})',
+                            seen='not built: through the spines eBGP drops it (AS loop: the same AS in the path); '
+                            'only the MLAG peer session over the peer-link LAG carries it; the kernel lacks bonding',
+                        )
+                    )
+                    continue
+                spines = sorted({link.b if link.a == name else link.a for link in uplinks})
+                exp.routes.append(
+                    Route(
+                        name, prefix, other, len(uplinks), f'ECMP over {len(uplinks)} uplinks to {len(spines)} spines'
+                    )
+                )
+
+    evpn = {
+        n
+        for n, s in topology.switches.items()
+        if 'l2vpn-evpn' in ((s.context.get('bgp') or {}).get('address_families') or [])
+    }
+    for name in sorted(evpn):
+        me = topology.switches[name]
+        for origin, leaf in topology.switches.items():
+            if not leaf.l2vnis:
+                continue
+            # a leaf gets another VTEP's type-3 routes; the leaves of an MLAG pair share one VTEP (anycast), and
+            # share an AS: no type-3 route goes between them, each originates its own (checked on itself and spines)
+            if origin != name and me.role != 'spine' and (leaf.vtep in me.loopback_addresses or leaf.asn == me.asn):
+                continue
+            for _, vni in leaf.l2vnis:
+                exp.type3.append(Type3(name, origin, leaf.router_id, leaf.vtep, vni))
+    return exp
+
+
+def _neighbor_state(state, session):
+    n = ((state.get(session.switch) or {}).get('neighbors') or {}).get(session.address)
+    if not n:
+        return None, 'not configured in bgpd'
+    seen = f'{n.get("bgpState")}, remote AS {n.get("remoteAs")}'
+    for key in ('lastNotificationReason', 'lastResetDueTo'):
+        if n.get(key) and n.get('bgpState') != 'Established':
+            seen += f', {key} {n[key]!r}'
+            break
+    return n.get('bgpState'), seen
+
+
+def _active_nexthops(state, route):
+    entries = ((state.get(route.switch) or {}).get('routes') or {}).get(route.prefix) or []
+    chosen = next((e for e in entries if e.get('selected')), None)
+    if not chosen:
+        return None, 'no route' if not entries else f'{len(entries)} route(s), none selected'
+    hops = [h for h in chosen.get('nexthops') or [] if h.get('active') and h.get('fib')]
+    where = ', '.join(f'{h.get("ip", "?")} via {h.get("interfaceName", "?")}' for h in hops)
+    return len(hops), f'{chosen.get("protocol")}: {len(hops)} next hop(s) in the FIB: {where}'
+
+
+def _type3_seen(state, t):
+    table = (state.get(t.switch) or {}).get('type3') or {}
+    for rd, routes in table.items():
+        if not isinstance(routes, dict) or not rd.startswith(f'{t.router_id}:'):
+            continue
+        for prefix, route in routes.items():
+            if not isinstance(route, dict) or f'[{t.vtep}]' not in prefix:
+                continue
+            for paths in route.get('paths') or []:
+                for path in paths if isinstance(paths, list) else [paths]:
+                    communities = (path.get('extendedCommunity') or {}).get('string', '')
+                    if re.search(rf'RT:\S+:{t.vni}(\s|$)', communities):
+                        return True, f'RD {rd} {prefix} {communities}'
+    return False, f'no type-3 route with RD {t.router_id}:* for VTEP {t.vtep} and VNI {t.vni}'
+
+
+def converged(exp: Expectations, state) -> bool:
+    """Every session Established, every route with its next hops, every type-3 route there."""
+    return (
+        all(_neighbor_state(state, s)[0] == 'Established' for s in exp.sessions)
+        and all(_active_nexthops(state, r)[0] == r.nexthops for r in exp.routes)
+        and all(_type3_seen(state, t)[0] for t in exp.type3)
+    )
+
+
+def evaluate(exp: Expectations, state) -> list[Check]:
+    results = []
+    for s in exp.sessions:
+        got, seen = _neighbor_state(state, s)
+        results.append(
+            Check(
+                name=f'bgp {s.switch} -> {s.peer} {s.address} ({s.what})',
+                kind='bgp',
+                status=PASSED if got == 'Established' else FAILED,
+                expected=f'Established, remote AS {s.remote_asn}',
+                seen=seen,
+            )
+        )
+    for r in exp.routes:
+        got, seen = _active_nexthops(state, r)
+        results.append(
+            Check(
+                name=f'route {r.switch} -> {r.owner} {r.prefix}',
+                kind='route',
+                status=PASSED if got == r.nexthops else FAILED,
+                expected=f'{r.nexthops} next hop(s): {r.why}',
+                seen=seen,
+            )
+        )
+    for t in exp.type3:
+        got, seen = _type3_seen(state, t)
+        results.append(
+            Check(
+                name=f'evpn type-3 {t.switch} <- {t.origin} VNI {t.vni}',
+                kind='evpn',
+                status=PASSED if got else FAILED,
+                expected=f'an IMET route from {t.origin} (RD {t.router_id}:*, VTEP {t.vtep}) for VNI {t.vni}',
+                seen=seen,
+            )
+        )
+    return results + exp.unverified
+
+
+def leaf_pings(topology: Topology, exp: Expectations):
+    """(leaf, other leaf, source, target, MTU) for each leaf-to-leaf router-id route the lab expects."""
+    out = []
+    for r in exp.routes:
+        leaf, other = topology.switches[r.switch], topology.switches[r.owner]
+        if other.role == 'spine' or r.prefix != f'{other.router_id}/32' or not leaf.router_id:
+            continue
+        mtus = [min(link.a_mtu, link.b_mtu) for link in topology.uplinks(r.switch) + topology.uplinks(r.owner)]
+        out.append((r.switch, r.owner, leaf.router_id, other.router_id, min(mtus)))
+    return out
+
+
+def convergence_check(done: bool, seconds, timeout) -> Check:
+    return Check(
+        name='convergence',
+        kind='convergence',
+        status=PASSED if done else FAILED,
+        expected=f'every session Established and every expected route and type-3 route in place within {timeout:g} s',
+        seen=f'{seconds:.2f} s after the daemons started' if done else f'not converged after {timeout:g} s',
+    )
+
+
+def not_verified(topology: Topology) -> list[Check]:
+    """What the lab does not build on a kernel without the vrf, bonding, dummy and 802.1Q drivers, per switch."""
+    results = []
+    for s in topology.skipped:
+        results.append(Check(f'link {s.what}', 'link', NOT_VERIFIED, 'built and up', f'not built: {s.reason}'))
+    for name, switch in topology.switches.items():
+        ctx = switch.context
+        vrfs = [v for v in ctx.get('vrfs') or [] if v.get('l3vni')]
+        if vrfs:
+            results.append(
+                Check(
+                    f'evpn type-5 and L3VNI on {name}',
+                    'vrf',
+                    NOT_VERIFIED,
+                    ', '.join(f'Vrf-{v["name"]} L3VNI {v["l3vni"]} with its type-5 routes' for v in vrfs),
+                    'not built: the kernel lacks vrf (no VRF device for the L3VNI, bgpd keeps the VRF instance down)',
+                )
+            )
+        gateways = [v for v in ctx.get('vlans') or [] if v.get('gateway')]
+        if gateways:
+            results.append(
+                Check(
+                    f'gateways and rack subnets on {name}',
+                    'vlan',
+                    NOT_VERIFIED,
+                    ', '.join(f'Vlan{v["vid"]} {v["gateway"]}' for v in gateways) + ' up and their subnets announced',
+                    'not built: gateway SVIs and tagged server ports need 802.1Q (8021q), the server bonds bonding; '
+                    'without them zebra has no connected route and bgpd announces none of these subnets',
+                )
+            )
+        bonds = [lag['name'] for lag in ctx.get('lags') or [] if lag.get('kind') == 'lag']
+        if bonds:
+            results.append(
+                Check(
+                    f'server bonds on {name}',
+                    'bonding',
+                    NOT_VERIFIED,
+                    f'{len(bonds)} bond(s) ({", ".join(bonds[:4])}{", ..." if len(bonds) > 4 else ""}) with servers',
+                    'not built: the kernel lacks bonding; no server hosts, so no server-to-server ping, no anycast '
+                    'gateway, no security matrix from the hosts',
+                )
+            )
+        if switch.l2vnis:
+            results.append(
+                Check(
+                    f'evpn data plane on {name}',
+                    'evpn',
+                    NOT_VERIFIED,
+                    'server-to-server traffic over VXLAN between VTEPs',
+                    'not built: servers attach through bonds and 802.1Q trunks (the kernel lacks bonding and 8021q)',
+                )
+            )
+        if ctx.get('management'):
+            results.append(
+                Check(
+                    f'management VRF on {name}',
+                    'vrf',
+                    NOT_VERIFIED,
+                    'VRF mgmt with the out-of-band address and its default route',
+                    "not built: the kernel lacks vrf (and the management plane is the host's, not the frr.conf's)",
+                )
+            )
+    return results
