@@ -1,0 +1,116 @@
+"""The lab's topology and judgement, without a kernel: what it builds and expects from the guide's contexts, and
+how it judges FRR's JSON (a session not Established, a narrower ECMP, a missing type-3 route fail)."""
+
+import pytest
+
+from netbox_aifabric.lab import FAILED, NOT_VERIFIED, PASSED, build_topology
+from netbox_aifabric.lab.checks import evaluate, expectations
+from tests.render_fixtures import contexts_of, guide_contexts, single_leaf_racks_spec
+
+pytestmark = pytest.mark.pure
+
+
+def by_name(results):
+    return {c.name: c for c in results}
+
+
+def test_routed_guide_topology():
+    topo = build_topology(guide_contexts('routed'))
+    assert sorted(topo.switches) == ['leaf1', 'leaf2', 'spine1', 'spine2']  # servers are not built
+    assert sorted(link.name for link in topo.links) == [
+        'leaf1 Ethernet65 - spine1 Ethernet1',
+        'leaf1 Ethernet67 - spine2 Ethernet1',
+        'leaf2 Ethernet65 - spine1 Ethernet3',
+        'leaf2 Ethernet67 - spine2 Ethernet3',
+    ]
+    assert {(link.a_mtu, link.b_mtu) for link in topo.links} == {(9216, 9216)}
+    # the MLAG peer link: two members of a LAG, not built without the bonding driver
+    assert [(s.what.split(' (')[0], s.driver) for s in topo.skipped] == [
+        ('leaf1 Ethernet73 - leaf2 Ethernet73', 'bonding'),
+        ('leaf1 Ethernet74 - leaf2 Ethernet74', 'bonding'),
+    ]
+
+
+def test_routed_guide_expectations():
+    exp = expectations(build_topology(guide_contexts('routed')))
+    assert len(exp.sessions) == 8 and {s.what for s in exp.sessions} == {'uplink'}
+    assert {(r.switch, r.owner, r.nexthops) for r in exp.routes} == {
+        ('leaf1', 'spine1', 1),
+        ('leaf1', 'spine2', 1),
+        ('leaf2', 'spine1', 1),
+        ('leaf2', 'spine2', 1),
+    }
+    unverified = by_name(exp.unverified)
+    assert unverified['bgp leaf1 -> leaf2 10.255.3.1 (mlag-peer over Port-Channel1000)'].seen.endswith('lacks bonding')
+    assert 'AS loop' in unverified['route leaf1 -> leaf2 10.255.0.6/32'].seen
+    assert {c.status for c in exp.unverified} == {NOT_VERIFIED}
+
+
+def test_single_leaf_racks_expect_ecmp_over_every_spine():
+    exp = expectations(build_topology(contexts_of(single_leaf_racks_spec(), 'routed')))
+    assert {(r.switch, r.owner, r.nexthops) for r in exp.routes if r.owner.startswith('leaf')} == {
+        ('leaf1', 'leaf2', 2),
+        ('leaf2', 'leaf1', 2),
+    }
+
+
+def test_evpn_guide_expects_type3_per_l2vni_and_leaf_on_every_spine():
+    exp = expectations(build_topology(guide_contexts('evpn-vxlan')))
+    spine1 = {(t.origin, t.vni) for t in exp.type3 if t.switch == 'spine1'}
+    assert spine1 == {(leaf, vni) for leaf in ('leaf1', 'leaf2') for vni in (10010, 10020, 10030, 10040, 10050)}
+    # the pair shares one VTEP and one AS: each leaf checks its own type-3 routes only
+    assert {t.origin for t in exp.type3 if t.switch == 'leaf1'} == {'leaf1'}
+    assert {s.what for s in exp.sessions} == {'uplink', 'evpn'} and len(exp.sessions) == 16
+
+
+def state(neighbors=None, routes=None):
+    return {'leaf1': {'neighbors': neighbors or {}, 'routes': routes or {}}}
+
+
+def test_a_session_not_established_fails_with_what_bgpd_said():
+    exp = expectations(build_topology(guide_contexts('routed')))
+    exp.routes, exp.unverified = [], []
+    exp.sessions = [s for s in exp.sessions if s.switch == 'leaf1']
+    seen = {
+        '10.255.2.0': {'bgpState': 'Established', 'remoteAs': 65100},
+        '10.255.2.4': {
+            'bgpState': 'Active',
+            'remoteAs': 65199,
+            'lastNotificationReason': 'OPEN Message Error/Bad Peer AS',
+        },
+    }
+    results = by_name(evaluate(exp, state(neighbors=seen)))
+    assert results['bgp leaf1 -> spine1 10.255.2.0 (uplink)'].status == PASSED
+    bad = results['bgp leaf1 -> spine2 10.255.2.4 (uplink)']
+    assert bad.status == FAILED
+    assert bad.expected == 'Established, remote AS 65100'
+    assert bad.seen == "Active, remote AS 65199, lastNotificationReason 'OPEN Message Error/Bad Peer AS'"
+
+
+def test_narrower_ecmp_fails():
+    exp = expectations(build_topology(contexts_of(single_leaf_racks_spec(), 'routed')))
+    exp.sessions, exp.unverified = [], []
+    exp.routes = [r for r in exp.routes if (r.switch, r.owner) == ('leaf1', 'leaf2')]
+    hop = {'ip': '10.255.2.0', 'interfaceName': 'Ethernet65', 'active': True, 'fib': True}
+    route = {'10.255.0.6/32': [{'protocol': 'bgp', 'selected': True, 'nexthops': [hop]}]}
+    [result] = evaluate(exp, state(routes=route))
+    assert result.status == FAILED
+    assert result.expected == '2 next hop(s): ECMP over 2 uplinks to 2 spines'
+    assert result.seen == 'bgp: 1 next hop(s) in the FIB: 10.255.2.0 via Ethernet65'
+    hop2 = dict(hop, ip='10.255.2.4', interfaceName='Ethernet67')
+    route['10.255.0.6/32'][0]['nexthops'].append(hop2)
+    assert evaluate(exp, state(routes=route))[0].status == PASSED
+    assert evaluate(exp, state())[0].seen == 'no route'
+
+
+def test_missing_type3_route_fails():
+    exp = expectations(build_topology(guide_contexts('evpn-vxlan')))
+    exp.sessions, exp.routes, exp.unverified = [], [], []
+    exp.type3 = [t for t in exp.type3 if t.switch == 'spine1' and t.origin == 'leaf2' and t.vni == 10020]
+    path = {'extendedCommunity': {'string': 'RT:65101:10020 ET:8'}}
+    table = {'10.255.0.6:4': {'rd': '10.255.0.6:4', '[3]:[0]:[32]:[10.255.1.1]': {'paths': [[path]]}}}
+    assert evaluate(exp, {'spine1': {'type3': table}})[0].status == PASSED
+    path['extendedCommunity']['string'] = 'RT:65101:10030 ET:8'  # another VNI's route only
+    result = evaluate(exp, {'spine1': {'type3': table}})[0]
+    assert result.status == FAILED
+    assert result.seen == 'no type-3 route with RD 10.255.0.6:* for VTEP 10.255.1.1 and VNI 10020'
