@@ -1,0 +1,44 @@
+"""``netbox aifabric_lab <fabric>`` on the demo fabric applied in NetBox: the configs rendered from the devices'
+contexts, booted, checked (root, network namespaces and FRR needed: skipped with the reason otherwise)."""
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from utilities.testing import TestCase
+
+from netbox_aifabric.lab import LabUnavailable
+from netbox_aifabric.lab.netns import preflight
+from tests.integration.test_render_configs import demo_fabric
+
+
+def _unavailable():
+    try:
+        preflight()
+    except LabUnavailable as e:
+        return str(e)
+    return ''
+
+
+@pytest.mark.skipif(bool(_unavailable()), reason=f'lab: {_unavailable()}')
+class LabCommandTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabric = demo_fabric()
+
+    def test_demo_fabric_passes_with_json(self):
+        out = io.StringIO()
+        call_command('aifabric_lab', self.fabric.slug, '--json', '--timeout', '30', stdout=out)
+        result = json.loads(out.getvalue())
+        self.assertTrue(result['ok'])
+        self.assertEqual(result['counts']['failed'], 0)
+        self.assertEqual(len(result['namespaces']), 4)
+        sessions = [c for c in result['checks'] if c['kind'] == 'bgp' and c['status'] == 'passed']
+        self.assertEqual(len(sessions), 16)  # the demo is the EVPN design: 8 underlay and 8 overlay sessions
+        self.assertTrue(any(c['kind'] == 'evpn' and c['status'] == 'passed' for c in result['checks']))
+
+    def test_unknown_fabric(self):
+        with self.assertRaisesMessage(CommandError, "No fabric with the slug or name 'nope'"):
+            call_command('aifabric_lab', 'nope', stdout=io.StringIO())
