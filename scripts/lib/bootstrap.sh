@@ -415,8 +415,11 @@ ensure_frr() {
         return
     fi
     local dir t0
+    if is_root && is_debian && ! have ping; then
+        apt_install iputils-ping # the fabric lab's jumbo pings (ping -M do); its tests skip without it
+    fi
     if have vtysh && dir=$(frr_dir); then
-        info "$(frr_version "$dir") (daemons in $dir, only run with --dryrun)"
+        info "$(frr_version "$dir") (daemons in $dir; the fabric lab runs them in network namespaces)"
         return
     fi
     if is_root && is_debian; then
