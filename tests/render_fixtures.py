@@ -78,6 +78,7 @@ def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
             'roce_tc': preset['roce_tc'],
             'cnp': {'dscp': preset['cnp_dscp'], 'priority': preset['cnp_priority'], 'tc': preset['cnp_tc']},
             'pfc_priorities': preset['pfc_priorities'],
+            'cable_length': preset.get('cable_length'),
             'ecn': {
                 'enabled': preset['ecn_enabled'],
                 'unit': preset['ecn_threshold_unit'],

@@ -58,6 +58,7 @@ def intent_of(fabric) -> dict:
             'roce_tc': list(profile.roce_tc or []),
             'cnp': {'dscp': profile.cnp_dscp, 'priority': profile.cnp_priority, 'tc': profile.cnp_tc},
             'pfc_priorities': list(profile.pfc_priorities or []),
+            'cable_length': profile.cable_length,
             'ecn': {
                 'enabled': profile.ecn_enabled,
                 'unit': profile.ecn_threshold_unit,
@@ -132,6 +133,7 @@ def _qos(intent):
         'dscp_to_priority': {str(k): v for k, v in sorted(dscp_to_priority.items())},
         'priority_to_tc': {str(k): v for k, v in sorted(priority_to_tc.items())},
         'pfc_priorities': qos['pfc_priorities'],
+        'cable_length': qos.get('cable_length'),  # meters (PFC headroom); SONiC's CABLE_LENGTH
         'cnp': cnp,
         'ecn': qos['ecn'],
         'scheduler': {'strict_tcs': qos['strict_tcs'], 'dwrr_weights': qos['dwrr_weights']},

@@ -158,3 +158,40 @@ def test_other_racks_subnets_are_not_announced():
     assert not {r.subnet for r in mine.values()} & {r.subnet for r in theirs.values()}
     text = render('frr/frr.conf.j2', contexts['leaf1'])
     assert not {r.subnet for r in theirs.values()} & frr_networks(text)
+
+
+def frr_prefix_list(text, name='AIFABRIC-ADVERTISE'):
+    """The prefixes ``ip prefix-list <name>`` permits in a rendered frr.conf: what AIFABRIC-UNDERLAY-OUT sends as
+    the switch's own routes."""
+    pattern = re.compile(rf'ip prefix-list {re.escape(name)} seq \d+ permit (\S+)')
+    return {m.group(1) for m in pattern.finditer(text)}
+
+
+@pytest.mark.parametrize(('name', 'leaf'), CASES)
+def test_frr_prefix_list_is_the_plans_loopbacks_and_rack_subnets(name, leaf):
+    """FRR's outbound policy permits exactly the leaf's loopbacks and its rack's advertised subnets (plan + spec),
+    and the route-map that applies it is on the underlay sessions."""
+    plan, contexts = build(name)
+    text = render('frr/frr.conf.j2', contexts[leaf])
+    assert frr_prefix_list(text) == loopbacks(plan, leaf) | announced(plan, spec_of(name), leaf)
+    lines = text.splitlines()
+    assert '  neighbor UNDERLAY route-map AIFABRIC-UNDERLAY-OUT out' in lines
+    out = lines[lines.index('route-map AIFABRIC-UNDERLAY-OUT permit 10') :]
+    assert ' match ip address prefix-list AIFABRIC-ADVERTISE' in out[:3]
+
+
+@pytest.mark.parametrize('guide', ['evpn-vxlan', 'evpn-mh'])
+def test_frr_type5_prefix_lists_are_the_plans_subnets(guide):
+    """EVPN leaves: each L3VNI VRF exports as type-5 exactly the plan's subnets of that VRF whose class is announced."""
+    raw = guide_spec(guide)
+    plan = plan_of(raw)
+    contexts = contexts_of(raw, 'evpn-vxlan')
+    purpose = {tc['name']: tc['purpose'] for tc in raw['traffic_classes']}
+    for vrf in plan.vrfs:
+        expected = {
+            v.subnet for v in plan.vlans if v.vrf == vrf.name and v.routed and purpose[v.name] not in LOCAL_PURPOSES
+        }
+        for leaf in ('leaf1', 'leaf2'):
+            text = render('frr/frr.conf.j2', contexts[leaf])
+            assert expected and frr_prefix_list(text, f'AIFABRIC-ADVERTISE-Vrf-{vrf.name}') == expected
+            assert f'  advertise ipv4 unicast route-map AIFABRIC-TYPE5-Vrf-{vrf.name}' in text.splitlines()

@@ -46,6 +46,9 @@ ALLOWED_FILTERS = {
     'map',
     'unique',
     'aifabric_ip_network',
+    'length',
+    'string',
+    'reject',
 }
 CASES = [(design, device) for design in GUIDES for device in SWITCHES if device in guide_contexts(design)]
 # SONiC refuses the leaves of an EVPN multihoming pair (test_evpn_mh.py): its cases are the others.
@@ -149,7 +152,20 @@ FRR_LINES = {
         '  rd 10.255.0.5:50001',
         '  route-target import 50001:50001',
         '  route-target export 50001:50001',
-        '  advertise ipv4 unicast',
+        '  advertise ipv4 unicast route-map AIFABRIC-TYPE5-Vrf-AI-CLUSTER',
+        # Routing policy: the switch's own prefixes out, the MLAG peer's de-preferred, ECMP over both spines.
+        'ip prefix-list AIFABRIC-ADVERTISE seq 10 permit 10.255.0.5/32',
+        'ip prefix-list AIFABRIC-ADVERTISE seq 20 permit 10.255.1.1/32',
+        'ip prefix-list AIFABRIC-ADVERTISE-Vrf-AI-CLUSTER seq 30 permit 10.40.0.0/24',
+        'bgp as-path access-list AIFABRIC-MLAG-PAIR seq 5 permit ^$',
+        ' bgp ebgp-requires-policy',
+        '  neighbor UNDERLAY route-map AIFABRIC-UNDERLAY-IN in',
+        '  neighbor UNDERLAY route-map AIFABRIC-UNDERLAY-OUT out',
+        '  neighbor MLAG-PEER route-map AIFABRIC-MLAG-PEER-IN in',
+        ' set origin incomplete',
+        '  maximum-paths 2',
+        '  neighbor OVERLAY route-map AIFABRIC-EVPN in',
+        '  neighbor OVERLAY route-map AIFABRIC-EVPN out',
     ],
 }
 FRR_LINES[('evpn-mh', 'spine1')] = [
@@ -174,6 +190,7 @@ FRR_ABSENT = {
     ('routed', 'leaf1'): ['address-family l2vpn evpn', 'exit-vrf', 'router ospf', '  network 198.51.100.0/24'],
     ('evpn-vxlan', 'spine1'): ['  advertise-all-vni', 'exit-vrf', ' neighbor MLAG-PEER peer-group'],
     ('evpn-vxlan', 'leaf1'): [
+        ' no bgp ebgp-requires-policy',
         '  neighbor OVERLAY attribute-unchanged next-hop',
         'router ospf',
         '  redistribute connected',
@@ -309,7 +326,10 @@ def test_frr_ospf_underlay(design, device):
         reflector = '  neighbor OVERLAY route-reflector-client'
         assert (reflector in got) == (device == 'spine1')
     assert_frr_accepts(text)
-    json.loads(render(SONIC, ctx))
+    sonic_text = render(SONIC, ctx)
+    meta = json.loads(sonic_text)['DEVICE_METADATA']['localhost']
+    assert ('bgp_asn' in meta) == bool(ctx['bgp'])  # no BGP over OSPF in the routed design: no bgp_asn
+    assert '"None"' not in sonic_text
 
 
 #
@@ -372,9 +392,35 @@ def test_sonic_common(design, device):
         'AIFABRIC_DWRR_0': {'type': 'DWRR', 'weight': '50'},
         'AIFABRIC_DWRR_3': {'type': 'DWRR', 'weight': '50'},
     }
-    wred = db['WRED_PROFILE']['AIFABRIC_ECN']
-    assert (wred['ecn'], wred['green_min_threshold'], wred['green_max_threshold']) == ('ecn_all', '150000', '1500000')
-    assert db['PFC_WD'] == {'GLOBAL': {'POLL_INTERVAL': '100'}}  # the preset gives polls, no detection time
+    # ECN marking on the RoCE TC only: the preset's TC 0 is left out (WRED on queue 0 would drop non-ECN TCP).
+    assert db['WRED_PROFILE'] == {
+        'AIFABRIC_ECN': {
+            'ecn': 'ecn_green',
+            'green_drop_probability': '100',
+            'green_max_threshold': '1500000',
+            'green_min_threshold': '150000',
+            'wred_green_enable': 'true',
+        }
+    }
+    assert not [key for key, q in db['QUEUE'].items() if key.endswith('|0') and 'wred_profile' in q]
+    # PFC watchdog: the poll interval, and per PFC port the preset's 3 polls x 100 ms, SONiC's defaults for the rest.
+    pfc_ports = [i['name'] for i in ctx['interfaces'] if i['pfc']]
+    assert db['PFC_WD'] == {
+        'GLOBAL': {'POLL_INTERVAL': '100'},
+        **{name: {'action': 'drop', 'detection_time': '300', 'restoration_time': '200'} for name in pfc_ports},
+    }
+    # Buffers: the preset's 100 m on every port, lossy PG 0, the lossless PG 3 on the PFC ports, queue 3 lossless there.
+    assert db['CABLE_LENGTH'] == {'AZURE': {i['name']: '100m' for i in ctx['interfaces']}}
+    for i in ctx['interfaces']:
+        lossless = {f'{i["name"]}|3': {'profile': f'pg_lossless_{i["speed"]}000_100m_profile'}} if i['pfc'] else {}
+        pgs = {key: pg for key, pg in db['BUFFER_PG'].items() if key.startswith(f'{i["name"]}|')}
+        assert pgs == {f'{i["name"]}|0': {'profile': 'ingress_lossy_profile'}, **lossless}
+        queues = {
+            key.split('|')[1]: q['profile'] for key, q in db['BUFFER_QUEUE'].items() if key.split('|')[0] == i['name']
+        }
+        assert queues == {
+            str(q): 'egress_lossless_profile' if i['pfc'] and q == 3 else 'egress_lossy_profile' for q in range(7)
+        }
 
 
 def test_sonic_evpn_leaf():
@@ -387,7 +433,20 @@ def test_sonic_evpn_leaf():
     assert db['VXLAN_TUNNEL'] == {'vtep': {'src_ip': '10.255.1.1'}}
     assert db['VXLAN_EVPN_NVO'] == {'nvo': {'source_vtep': 'vtep'}}
     maps = {entry['vlan']: entry['vni'] for entry in db['VXLAN_TUNNEL_MAP'].values()}
-    assert maps == {f'Vlan{vid}': vni for vid, vni in L2VNIS.items()}
+    # The L2VNIs, and the L3VNI's VLAN (SONiC maps a VLAN to the VRF's VNI: VLAN, then the map, then the VRF's vni).
+    assert maps == {**{f'Vlan{vid}': vni for vid, vni in L2VNIS.items()}, 'Vlan4000': '50001'}
+    assert db['VLAN']['Vlan4000'] == {
+        'admin_status': 'up',
+        'description': 'L3VNI 50001 of Vrf-AI-CLUSTER',
+        'mtu': '9216',
+        'vlanid': '4000',
+    }
+    assert db['VLAN_INTERFACE']['Vlan4000'] == {'vrf_name': 'Vrf-AI-CLUSTER'}
+    assert not [key for key in db['VLAN_MEMBER'] if key.startswith('Vlan4000|')]
+    tables = list(db)
+    assert (
+        tables.index('VLAN') < tables.index('VXLAN_TUNNEL_MAP') < tables.index('VRF') < tables.index('VLAN_INTERFACE')
+    )
     assert db['VXLAN_TUNNEL_MAP']['vtep|map_10040_Vlan40'] == {'vlan': 'Vlan40', 'vni': '10040'}
     assert db['VRF'] == {'Vrf-AI-CLUSTER': {'vni': '50001'}, 'Vrf-MGMT': {}}  # MGMT: a local VRF, no L3VNI
     assert db['VLAN_INTERFACE']['Vlan40'] == {'mac_addr': '02:00:00:00:00:aa', 'vrf_name': 'Vrf-AI-CLUSTER'}
@@ -445,7 +504,8 @@ def test_sonic_design_tables(design, device):
     assert ('MCLAG_DOMAIN' in db) == mlag
     assert ('VLAN' in db) == ('PORTCHANNEL' in db) == (device == 'leaf1')
     if device == 'leaf1':
-        assert set(db['VLAN']) == {f'Vlan{vid}' for vid in L2VNIS} | ({'Vlan4094'} if mlag else set())
+        l3vni = {'Vlan4000'} if evpn_leaf else set()
+        assert set(db['VLAN']) == {f'Vlan{vid}' for vid in L2VNIS} | ({'Vlan4094'} if mlag else set()) | l3vni
     if mlag:
         assert db['MCLAG_DOMAIN']['1']['peer_link'] == 'PortChannel1000'
         assert db['VLAN_MEMBER']['Vlan4094|PortChannel1000'] == {'tagging_mode': 'tagged'}
@@ -464,7 +524,8 @@ def _no_qos(ctx):
 
 
 def _pfcwd_times(ctx):
-    ctx['qos']['pfc_watchdog'].update(poll_interval=200, detection_time=200, restoration_time=400, action='drop')
+    watchdog = ctx['qos']['pfc_watchdog']
+    watchdog.update(poll_interval=200, detection_time=200, restoration_time=400, action='forward', timeout=200)
 
 
 def _strict_only(ctx):
@@ -500,6 +561,14 @@ def _no_vlans(ctx):
     ctx['vlans'] = []
 
 
+def _no_cable_length(ctx):
+    ctx['qos']['cable_length'] = None
+
+
+def _check_no_cable_length(db):
+    assert not {'CABLE_LENGTH', 'BUFFER_PG', 'BUFFER_QUEUE'} & set(db)
+
+
 def _no_mlag(ctx):
     ctx['mlag'] = None
 
@@ -511,7 +580,7 @@ def _check_no_qos(db):
 
 def _check_pfcwd_times(db):
     assert db['PFC_WD']['GLOBAL'] == {'POLL_INTERVAL': '200'}
-    assert db['PFC_WD']['Ethernet49'] == {'action': 'drop', 'detection_time': '200', 'restoration_time': '400'}
+    assert db['PFC_WD']['Ethernet49'] == {'action': 'forward', 'detection_time': '200', 'restoration_time': '400'}
     assert 'Ethernet1' not in db['PFC_WD']  # no PFC on the server bond members
 
 
@@ -522,7 +591,8 @@ def _check_strict_only(db):
 
 def _check_dwrr_only(db):
     assert 'AIFABRIC_STRICT' not in db['SCHEDULER']
-    assert db['QUEUE']['Ethernet49|0'] == {'scheduler': 'AIFABRIC_DWRR_0', 'wred_profile': 'AIFABRIC_ECN'}
+    assert db['QUEUE']['Ethernet49|0'] == {'scheduler': 'AIFABRIC_DWRR_0'}  # no WRED on queue 0
+    assert db['QUEUE']['Ethernet49|3'] == {'scheduler': 'AIFABRIC_DWRR_3', 'wred_profile': 'AIFABRIC_ECN'}
     assert len(db['QUEUE']) == 2 * len(db['PORT'])
 
 
@@ -549,9 +619,11 @@ def _check_mixed_vlan_modes(db):
 
 
 def _check_no_vlans(db):
-    assert list(db['VLAN']) == ['Vlan4094']
-    assert list(db['VLAN_INTERFACE']) == ['Vlan4094', 'Vlan4094|10.255.3.0/31']
-    assert db['VXLAN_TUNNEL_MAP'] == {}
+    assert list(db['VLAN']) == ['Vlan4000', 'Vlan4094']  # the L3VNI's and the peer link's
+    assert list(db['VLAN_INTERFACE']) == ['Vlan4000', 'Vlan4094', 'Vlan4094|10.255.3.0/31']
+    assert list(db['VXLAN_TUNNEL_MAP']) == ['vtep|map_50001_Vlan4000']
+    # The bonds still list VLANs 20/30 and the RDMA ports VLAN 40: no member of a VLAN that is not there.
+    assert list(db['VLAN_MEMBER']) == ['Vlan4094|PortChannel1000']
 
 
 def _check_no_mlag(db):
@@ -570,6 +642,7 @@ VARIANTS = {
     'mixed-vlan-modes': (_mixed_vlan_modes, _check_mixed_vlan_modes),
     'no-vlans': (_no_vlans, _check_no_vlans),
     'no-mlag': (_no_mlag, _check_no_mlag),
+    'no-cable-length': (_no_cable_length, _check_no_cable_length),
 }
 
 
