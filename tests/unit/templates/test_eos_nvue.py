@@ -165,10 +165,22 @@ def test_eos_interfaces_pfc_and_ecn(design, device):
     ctx = context(design, device)
     config = eos(ctx)
     qos = ctx['qos']
-    assert {line for line in config.splitlines() if line.startswith('qos map dscp ')} == {
-        f'qos map dscp {dscp} to traffic-class {qos["priority_to_tc"][str(priority)]}'
-        for dscp, priority in qos['dscp_to_priority'].items()
+    # every DSCP 0-63 mapped exactly once: the profile's to their TC, every other to the default class (the TC of
+    # switch priority 0, else 0: TC0, which the preset's scheduler and ECN are set on)
+    mapped = {}
+    for line in config.splitlines():
+        if match := re.fullmatch(r'qos map dscp ([0-9 ]+) to traffic-class ([0-7])', line):
+            for dscp in match[1].split():
+                assert dscp not in mapped, f'DSCP {dscp} mapped twice'
+                mapped[dscp] = int(match[2])
+    default = qos['priority_to_tc'].get('0', 0)
+    assert mapped == {
+        str(dscp): qos['priority_to_tc'][str(qos['dscp_to_priority'][str(dscp)])]
+        if str(dscp) in qos['dscp_to_priority']
+        else default
+        for dscp in range(64)
     }
+    assert default in qos['ecn']['tcs'] and str(default) in qos['scheduler']['dwrr_weights']
     ecn = ECN_LINE.format(min=qos['ecn']['min_threshold'], max=qos['ecn']['max_threshold'], p=qos['ecn']['probability'])
     for iface in ctx['interfaces']:
         lines = block(config, f'interface {iface["name"]}')
@@ -190,7 +202,9 @@ def test_eos_interfaces_pfc_and_ecn(design, device):
         else:
             assert pfc == []
         for tc in qos['ecn']['tcs']:
-            assert f'      {ecn}' in sub_block(lines, f'   tx-queue {tc}')
+            # Strata (Trident/Tomahawk) queue keyword, the default platform family
+            assert f'      {ecn}' in sub_block(lines, f'   uc-tx-queue {tc}')
+        assert not [line for line in lines if line.startswith('   tx-queue')]
         assert sum(ecn in line for line in lines) == len(qos['ecn']['tcs'])
 
 
@@ -222,7 +236,7 @@ def test_eos_evpn_leaf1():
     ethernet49 = block(config, 'interface Ethernet49')
     assert '   priority-flow-control on' in ethernet49
     assert '   priority-flow-control priority 3 no-drop' in ethernet49
-    assert '      ' + ECN_LINE.format(min=150000, max=1500000, p=100) in sub_block(ethernet49, '   tx-queue 3')
+    assert '      ' + ECN_LINE.format(min=150000, max=1500000, p=100) in sub_block(ethernet49, '   uc-tx-queue 3')
     assert block(config, 'interface Vlan40') == [
         '   description RDMA',
         '   mtu 9000',
@@ -234,6 +248,17 @@ def test_eos_evpn_leaf1():
     assert block(config, 'interface Loopback1') == ['   description vtep', '   ip address 10.255.1.1/32']
 
 
+def test_eos_sand_platform_family_override():
+    """A NetBox config context `aifabric_eos.platform_family: sand` (7280R/7500R: Jericho) switches the queue keyword
+    to `tx-queue` and the reload delays to AVD's values for those platforms (900/1020 s)."""
+    ctx = context('mlag', 'leaf1')
+    config = render(EOS, ctx, aifabric_eos={'platform_family': 'sand'})
+    lines = config.splitlines()
+    assert '   tx-queue 3' in lines and '   uc-tx-queue 3' not in lines
+    assert block(config, 'mlag configuration')[-2:] == ['   reload-delay mlag 900', '   reload-delay non-mlag 1020']
+    assert render(EOS, ctx, aifabric_eos={'platform_family': 'strata'}) == eos(ctx)
+
+
 @pytest.mark.parametrize('design', DESIGNS)
 def test_eos_mlag_pair(design):
     config = eos(context(design, 'leaf1'))
@@ -242,11 +267,16 @@ def test_eos_mlag_pair(design):
         '   local-interface Vlan4094',
         '   peer-address 10.255.3.1',
         '   peer-link Port-Channel1000',
+        '   reload-delay mlag 300',  # AVD's default platform settings
+        '   reload-delay non-mlag 330',
     ]
+    bgp = [line for line in config.splitlines() if line.startswith('   neighbor MLAG-PEER ')]
+    assert '   neighbor MLAG-PEER route-map RM-MLAG-PEER-IN in' in bgp
+    assert block(config, 'route-map RM-MLAG-PEER-IN permit 10')[-1] == '   set origin incomplete'
     assert block(config, 'interface Vlan4094')[-1] == '   ip address 10.255.3.0/31'
     assert block(config, 'interface Port-Channel1000')[-3:] == [
         '   switchport mode trunk',
-        '   switchport trunk group MLAG-PEER',
+        '   switchport trunk group MLAG',
         '   qos trust dscp',  # a link between switches: the marking is trusted
     ]
     # a server bond carries the data classes only (not MGMT, not TELEMETRY) and is untrusted
