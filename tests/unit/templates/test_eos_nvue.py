@@ -245,7 +245,7 @@ def test_eos_evpn_leaf1():
         '   ip access-group AIFABRIC-RDMA-IN in',
     ]
     assert block(config, 'interface Vxlan1')[:2] == ['   description leaf1 VTEP', '   vxlan source-interface Loopback1']
-    assert block(config, 'interface Loopback1') == ['   description vtep', '   ip address 10.255.1.1/32']
+    assert block(config, 'interface Loopback1') == ['   description VTEP', '   ip address 10.255.1.1/32']
 
 
 def test_eos_sand_platform_family_override():
