@@ -98,6 +98,11 @@ def format_table(plan) -> str:
             [(v.vid, v.name, r.rack, ' '.join(r.leaves), r.subnet, r.gateway) for v in plan.vlans for r in v.racks],
         ),
         _table(
+            'Switch addresses',
+            ('vlan', 'name', 'leaf', 'address'),
+            [(v.vid, v.name, leaf, address) for v in plan.vlans for leaf, address in v.switch_addresses],
+        ),
+        _table(
             'VRFs',
             ('vrf', 'tenant', 'l3vni', 'route target', 'anycast gateway mac'),
             [(v.name, v.tenant, v.l3vni, v.route_target, v.anycast_gateway_mac) for v in plan.vrfs],

@@ -8,6 +8,7 @@ Everything a plan hands out is an allocation under a stable key, pinned by ``pre
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 
 import netaddr
 
@@ -89,6 +90,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
     _pin_ports(state.names, ports, held, port_requests)
     rack_pools = _rack_pools(spec, racks, held, set(reserved))
     subnets = _allocate_rack_subnets(spec, state, racks, rack_pools)
+    svis = _allocate_svis(spec, state, racks, subnets)
 
     spines = sorted(spec.spines, key=lambda n: n.id)
     leaves = sorted(spec.leaves, key=lambda n: n.id)
@@ -99,7 +101,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, releas
     links.extend(_peer_links(spec, leaf_by_id, state, ports))
     server_links, attachments = _servers(spec, leaf_by_id, state, ports, held)
     links.extend(server_links)
-    vlans, vrfs = _overlay(spec, nodes, subnets)
+    vlans, vrfs = _overlay(spec, nodes, subnets, svis)
     capacity = tuple(_capacity(leaves, links))
     all_pools = {**pools, **{pool.name: pool for pool in rack_pools.values()}}
 
@@ -187,6 +189,7 @@ def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...], address_requests, p
         keys.add(f'esi:server:{server.id}')
     for tc in _rack_classes(spec):
         keys.update(f'subnet:{tc.vlan}:rack:{rack.id}' for rack in racks)
+    keys.update(key for key, *_ in _svi_requests(spec, racks))
     return keys
 
 
@@ -427,6 +430,64 @@ def _allocate_rack_subnets(spec, state, racks, pools) -> dict[tuple[int, int], s
     return subnets
 
 
+def _svi_requests(spec: FabricSpec, racks: tuple[Rack, ...]):
+    """Each leaf's own address in a gateway subnet, next to the shared gateway (NVIDIA's VRR needs a unique address
+    per switch on the SVI): ``(key, class, vid, leaf id, rack id or None, host index)``, the host index counted from
+    the subnet's first host (the gateway is host 0; a negative index counts from the last host). In a rack subnet of
+    a leaf pair the primary (lower id) takes the 2nd host, the secondary the 3rd; a single leaf's gateway is its own
+    address and needs none. In an EVPN anycast subnet leaf id n takes the last host − (n − 1)."""
+    if spec.evpn:
+        for tc in sorted(spec.traffic_classes, key=lambda t: t.vlan):
+            if tc.routed and tc.subnet:
+                for leaf in sorted(spec.leaves, key=lambda n: n.id):
+                    yield f'svi:{tc.vlan}:leaf:{leaf.id}', tc, tc.vlan, leaf.id, None, -leaf.id
+        return
+    for tc in _rack_classes(spec):
+        for rack in racks:
+            if len(rack.leaves) == 2:
+                for n, leaf in enumerate(rack.leaves, 1):
+                    yield f'svi:{tc.vlan}:leaf:{leaf}', tc, tc.vlan, leaf, rack.id, n
+
+
+def _allocate_svis(spec, state, racks, subnets) -> dict[tuple[int, int], str]:
+    """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A subnet
+    without room for the gateway and every switch address it must hold is a named error."""
+    field_of = {tc.vlan: f'traffic_classes[{i}].subnet' for i, tc in enumerate(spec.traffic_classes)}
+    used = defaultdict(set)
+    for key, _tc, vid, leaf, _rack, _n in _svi_requests(spec, racks):
+        if key in state.pinned:
+            used[vid].add(netaddr.IPNetwork(state.pinned[key]).ip)
+    svis = {}
+    for key, tc, vid, leaf, rack, n in _svi_requests(spec, racks):
+        network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr
+        hosts = max(network.size - 2, 0)
+        if rack is not None and hosts < 3:
+            raise SpecError(
+                field_of[vid],
+                f'rack subnet {network} of {tc.name} has {hosts} host addresses; the gateway and the two switch '
+                'addresses of a leaf pair need 3: use a shorter rack_prefixlen',
+            )
+        if rack is None and hosts < spec.maximums.leaves + 1:
+            raise SpecError(
+                field_of[vid],
+                f'subnet {network} of {tc.name} has {hosts} host addresses; the anycast gateway and a switch '
+                f'address per leaf ({spec.maximums.leaves}: maximums.leaves) need {spec.maximums.leaves + 1}',
+            )
+
+        def allocate(network=network, vid=vid, n=n, name=state.names.get(('leaf', leaf), str(leaf))):
+            last = network.size - 3  # the last host's index, counted from the gateway (host 0)
+            preferred = n if n > 0 else last + 1 + n
+            for index in chain((preferred,), range(last, 0, -1)):
+                address = network[index + 1]
+                if address not in used[vid]:
+                    used[vid].add(address)
+                    return f'{address}/{network.prefixlen}'
+            raise SpecError(field_of[vid], f'subnet {network} has no free switch address left for {name}')
+
+        svis[vid, leaf] = state.give(key, allocate)
+    return svis
+
+
 def _nodes(spec, spines, leaves, primary_of, values):
     nodes = []
     for spine in spines:
@@ -562,7 +623,7 @@ def _servers(spec, leaf_by_id, state, ports, held):
     return links, attachments
 
 
-def _overlay(spec, nodes, subnets):
+def _overlay(spec, nodes, subnets, svis):
     owner = {vid: tenant for tenant in spec.tenants for vid in tenant.vlans}
     leaf_names = {n.id: n.name for n in nodes if n.role == 'leaf'}
     racks = racks_of(spec)
@@ -589,6 +650,7 @@ def _overlay(spec, nodes, subnets):
                 tc.lossless,
                 tc.routed,
                 rack_subnets,
+                tuple((leaf_names[leaf], value) for (vid, leaf), value in sorted(svis.items()) if vid == tc.vlan),
             )
         )
     vrfs = []

@@ -58,6 +58,7 @@ VALUE_CHECKS = {
     'esi': (lambda v: bool(_ESI.fullmatch(v)), 'an ESI (10 colon-separated hex bytes)'),
     'subnet': (lambda v: _ipv4(v) and int(v.rsplit('/', 1)[1]) <= 30, 'an IPv4 rack subnet of /30 or shorter'),
     'mgmt': (_ipv4_host, 'an IPv4 host address with its prefix length'),
+    'svi': (_ipv4_host, 'an IPv4 host address with its prefix length'),
 }
 KNOWN_KINDS = tuple(VALUE_CHECKS)
 

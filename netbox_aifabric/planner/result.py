@@ -86,7 +86,10 @@ class RackSubnet:
 class VlanPlan:
     """A VLAN (traffic class). EVPN/VXLAN: ``subnet`` with one anycast ``gateway`` on every leaf. Routed and MLAG
     designs: ``subnet`` is the class's prefix, ``gateway`` None, and ``racks`` holds each rack's own subnet and
-    gateway. A class that is not routed has neither gateway nor rack subnets."""
+    gateway. A class that is not routed has neither gateway nor rack subnets. ``switch_addresses``: each leaf's own
+    address in its gateway subnet (leaf name → address/prefix length), next to the shared gateway: in the EVPN/VXLAN
+    design on every leaf, in the routed and MLAG designs on the two leaves of a pair's rack (a single leaf's gateway is
+    its own address)."""
 
     vid: int
     name: str
@@ -98,6 +101,7 @@ class VlanPlan:
     lossless: bool
     routed: bool = True
     racks: tuple[RackSubnet, ...] = ()
+    switch_addresses: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@ an EVPN leaf, else a plain address), routed and switched Ethernet ports, server 
 ``evpn_ethernet_segment`` and ``lacp_id``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN
 VLANs and VRFs with RD/RT), OSPF underlay (the rack subnets redistributed from the connected gateways through a prefix
 list of exactly ``ospf.networks``), QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the
-PFC watchdog's timeout, polling interval, recovery time and drop action; ``qos trust disabled`` on the untrusted
-ports, the context's ``none``), the management plane (``Management1`` in VRF ``mgmt`` with its address and default
+PFC watchdog's timeout, polling interval, recovery time and drop action; every DSCP the profile leaves out to the
+default traffic class; ``qos trust disabled`` on the untrusted
+ports, the context's ``none``), MLAG reload delays (``mlag.reload_delay``) and AVD's ``RM-MLAG-PEER-IN`` on the
+MLAG-peer iBGP session, the management plane (``Management1`` in VRF ``mgmt`` with its address and default
 route, the standard ACL ``AIFABRIC-MGMT`` of the jump hosts on SSH, the HTTPS API and SNMP, in the management and the
 default VRF), the security matrix (``ip_access_lists`` of ``security.acls``, each the ``access_group_in`` of its
 gateway SVI), the VLANs of a VRF without L3VNI in a local VRF of that name, and only the subnets with ``advertise`` in
@@ -29,6 +31,7 @@ OVERLAY = 'EVPN-OVERLAY-PEERS'
 OSPF_NETWORKS = 'AIFABRIC-OSPF-NETWORKS'  # the prefix list and route map of the rack subnets redistributed in OSPF
 MGMT_ACL = 'AIFABRIC-MGMT'  # the standard ACL of the jump hosts, as the EOS template names it
 MGMT_INTERFACE = 'Management1'
+MLAG_PEER_ROUTE_MAP = 'RM-MLAG-PEER-IN'  # AVD's name for it
 TRUST = {'none': 'disabled'}  # the context's trust → AVD's qos.trust (dscp and cos are the same words)
 
 
@@ -154,6 +157,9 @@ def avd_structured_config(context: dict) -> dict:
             'local_interface': f'Vlan{MLAG_PEER_VLAN}',
             'peer_address': mlag['peer_address'],
             'peer_link': mlag['peer_link'],
+            # AVD's default platform settings (eos_designs platform_settings "default": mlag 300, non_mlag 330)
+            'reload_delay_mlag': str(mlag['reload_delay']['mlag']),
+            'reload_delay_non_mlag': str(mlag['reload_delay']['non_mlag']),
         }
         config['spanning_tree'] = {'no_spanning_tree_vlan': str(MLAG_PEER_VLAN)}
     if vlans:
@@ -184,6 +190,8 @@ def avd_structured_config(context: dict) -> dict:
         }
     if context['bgp']:
         config['router_bgp'] = _bgp(context)
+        if any(n['kind'] == 'mlag-peer' for n in context['bgp']['neighbors']):
+            _mlag_peer_route_map(config)
     if context['ospf']:
         _ospf(context['ospf'], config)
     if qos is not None:
@@ -193,12 +201,40 @@ def avd_structured_config(context: dict) -> dict:
                     f'{dscp} to traffic-class {qos["priority_to_tc"].get(str(priority), priority)}'
                     for dscp, priority in qos['dscp_to_priority'].items()
                 ]
+                + _default_dscp_map(qos)
             }
         }
     if qos is not None and qos['pfc_watchdog']:
         config['priority_flow_control'] = {'watchdog': _watchdog(qos['pfc_watchdog'])}
     config['config_end'] = True  # the final `end` line
     return config
+
+
+def _default_dscp_map(qos):
+    """Every DSCP the profile does not map, to the default traffic class (switch priority 0's, else 0), eight values a
+    line as the EOS template writes them."""
+    default_tc = qos['priority_to_tc'].get('0', 0)
+    rest = [str(dscp) for dscp in range(64) if str(dscp) not in qos['dscp_to_priority']]
+    return [f'{" ".join(rest[i : i + 8])} to traffic-class {default_tc}' for i in range(0, len(rest), 8)]
+
+
+def _mlag_peer_route_map(config):
+    """AVD's RM-MLAG-PEER-IN (eos_designs ``mlag_ibgp_origin_incomplete``, default true): the MLAG peer's routes with
+    origin incomplete, so the spines prefer each leaf's own path."""
+    config.setdefault('route_maps', []).append(
+        {
+            'name': MLAG_PEER_ROUTE_MAP,
+            'sequence_numbers': [
+                {
+                    'sequence': 10,
+                    'type': 'permit',
+                    'description': 'Make routes learned over MLAG Peer-link less preferred on spines to ensure optimal '
+                    'routing',
+                    'set': ['origin incomplete'],
+                }
+            ],
+        }
+    )
 
 
 def _management(context, config):
@@ -296,14 +332,14 @@ def _ospf(ospf, config):
                 ],
             }
         ]
-        config['route_maps'] = [
+        config.setdefault('route_maps', []).append(
             {
                 'name': OSPF_NETWORKS,
                 'sequence_numbers': [
                     {'sequence': 10, 'type': 'permit', 'match': [f'ip address prefix-list {OSPF_NETWORKS}']}
                 ],
             }
-        ]
+        )
 
 
 def _bgp(context):
@@ -319,6 +355,7 @@ def _bgp(context):
                         'remote_as': str(n['remote_asn']),
                         'next_hop_self': True,
                         'send_community': 'all',
+                        'route_map_in': MLAG_PEER_ROUTE_MAP,
                     }
                 )
                 families.append({'name': MLAG_PEER, 'activate': True})

@@ -22,6 +22,12 @@ MGMT_SERVICES = ('ssh', 'https', 'snmp')
 PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
 OSPF_AREA = '0.0.0.0'  # one backbone area: the underlay is a single two-tier Clos
 DEFAULT_GATEWAY_MAC = '00:00:5e:00:01:01'  # NVIDIA Cumulus Linux's VRR default, for MLAG pairs without one
+# NVIDIA's reserved range for the MLAG system MAC (44:38:39:ff:00:00-44:38:39:ff:ff:ff, [CL512 MLAG]): the pair's is
+# 44:38:39:ff + its primary leaf's id as two bytes, the same on both peers, different per pair, stable.
+MLAG_SYSTEM_MAC = '44:38:39:ff:{high:02x}:{low:02x}'
+# AVD's default platform_settings reload delays (s) of an MLAG pair: mlag 300, non-mlag 330 (pyavd 6.4.0
+# _eos_designs/schema platform_settings "default"; 900/1020 on the 7280R/7500R families only).
+MLAG_RELOAD_DELAY = {'mlag': 300, 'non_mlag': 330}
 
 
 def intent_of(fabric) -> dict:
@@ -304,6 +310,8 @@ def build_contexts(plan, intent) -> dict:
         if node.mlag_peer:
             peer_link = next((i for i in lags[node.name].values() if i['description'] == 'MLAG peer link'), None)
             peer_ip = next((n['address'] for n in neighbors[node.name] if n['kind'] == 'mlag-peer'), None)
+            peer_node = nodes[node.mlag_peer]
+            primary_id = node.id if node.mlag_role == 'primary' else peer_node.id
             mlag = {
                 'peer': node.mlag_peer,
                 'role': node.mlag_role,
@@ -311,6 +319,10 @@ def build_contexts(plan, intent) -> dict:
                 'local_address': peer_link['address'] if peer_link else None,
                 'peer_address': peer_ip,
                 'anycast_gateway_mac': gateway_mac,
+                'peer_loopback': _host(peer_node.loopback),
+                'peer_management': _host(peer_node.management),
+                'system_mac': MLAG_SYSTEM_MAC.format(high=primary_id >> 8, low=primary_id & 0xFF),
+                'reload_delay': dict(MLAG_RELOAD_DELAY),
             }
         contexts[node.name] = {
             'schema_version': SCHEMA_VERSION,
@@ -371,11 +383,14 @@ def build_contexts(plan, intent) -> dict:
 
 
 def _leaf_vlans(plan, node, vrfs, purpose_of, class_mtu, fabric_mtu):
-    """A leaf's VLANs: VNI, VRF, its subnet and gateway there, and whether it announces the subnet."""
+    """A leaf's VLANs: VNI, VRF, its subnet and gateway there, its own address next to the gateway (``address``: the
+    plan's switch address of this leaf, None where the gateway is the leaf's own address), and whether it announces
+    the subnet."""
     l3vni_vrfs = {vrf['name'] for vrf in vrfs}
     vlans = []
     for vlan in plan.vlans:
         subnet, gateway = _leaf_gateway(vlan, node.name)
+        address = dict(vlan.switch_addresses).get(node.name) if gateway else None
         entry = {
             'vid': vlan.vid,
             'name': vlan.name,
@@ -384,6 +399,7 @@ def _leaf_vlans(plan, node, vrfs, purpose_of, class_mtu, fabric_mtu):
             'vrf': vlan.vrf,
             'subnet': subnet,
             'gateway': gateway,
+            'address': address,
             'lossless': vlan.lossless,
             'mtu': class_mtu.get(vlan.name, fabric_mtu),
         }

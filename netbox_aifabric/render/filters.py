@@ -12,7 +12,17 @@ from jinja2.exceptions import TemplateRuntimeError
 
 from ..validators import CONTROL_CHARACTERS
 
-__all__ = ('EOS_DESCRIPTION_MAX', 'FILTERS', 'UnsupportedFeature', 'eos_esi', 'eos_mac', 'line', 'word', 'yaml_string')
+__all__ = (
+    'EOS_DESCRIPTION_MAX',
+    'FILTERS',
+    'UnsupportedFeature',
+    'egress_scheduler',
+    'eos_esi',
+    'eos_mac',
+    'line',
+    'word',
+    'yaml_string',
+)
 
 # EOS takes an interface description of up to 240 characters (Arista's Ansible collection, arista.eos.eos_interface:
 # "Description of Interface upto 240 characters").
@@ -124,7 +134,34 @@ def yaml_string(value):
     return json.dumps(text)
 
 
+def egress_scheduler(qos):
+    """Every traffic class 0-7 of the egress scheduler, so that its DWRR shares sum to 100 % (NVUE's ``default-global``
+    keeps its own share for each class a config leaves out, and the sum would pass 100 %): the profile's strict
+    classes strict, its DWRR classes their weights as percentages of the profile's weights (largest remainder, so
+    they sum to exactly 100), every other class DWRR 0 %. ``[{'tc', 'mode', 'percent'}]`` (percent None when strict)."""
+    if qos is None:
+        return None
+    scheduler = qos['scheduler']
+    strict = {int(tc) for tc in scheduler['strict_tcs']}
+    weights = {int(tc): weight for tc, weight in scheduler['dwrr_weights'].items() if int(tc) not in strict}
+    total = sum(weights.values())
+    percent = dict.fromkeys(range(8), 0)
+    if total:
+        exact = {tc: Decimal(weight) * 100 / total for tc, weight in weights.items()}
+        percent.update({tc: int(value) for tc, value in exact.items()})
+        left = 100 - sum(percent.values())
+        for tc in sorted(exact, key=lambda tc: (-(exact[tc] - int(exact[tc])), tc))[:left]:
+            percent[tc] += 1
+    return [
+        {'tc': tc, 'mode': 'strict', 'percent': None}
+        if tc in strict
+        else {'tc': tc, 'mode': 'dwrr', 'percent': percent[tc]}
+        for tc in range(8)
+    ]
+
+
 FILTERS = {
+    'aifabric_egress_scheduler': egress_scheduler,
     'aifabric_ip_host': ip_host,
     'aifabric_prefix_length': prefix_length,
     'aifabric_ip_netmask': ip_netmask,

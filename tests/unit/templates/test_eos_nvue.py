@@ -4,6 +4,7 @@ BGP neighbours, VNIs, interfaces and PFC/ECN settings each context implies."""
 
 import re
 
+import netaddr
 import pytest
 import yaml
 
@@ -164,10 +165,22 @@ def test_eos_interfaces_pfc_and_ecn(design, device):
     ctx = context(design, device)
     config = eos(ctx)
     qos = ctx['qos']
-    assert {line for line in config.splitlines() if line.startswith('qos map dscp ')} == {
-        f'qos map dscp {dscp} to traffic-class {qos["priority_to_tc"][str(priority)]}'
-        for dscp, priority in qos['dscp_to_priority'].items()
+    # every DSCP 0-63 mapped exactly once: the profile's to their TC, every other to the default class (the TC of
+    # switch priority 0, else 0: TC0, which the preset's scheduler and ECN are set on)
+    mapped = {}
+    for line in config.splitlines():
+        if match := re.fullmatch(r'qos map dscp ([0-9 ]+) to traffic-class ([0-7])', line):
+            for dscp in match[1].split():
+                assert dscp not in mapped, f'DSCP {dscp} mapped twice'
+                mapped[dscp] = int(match[2])
+    default = qos['priority_to_tc'].get('0', 0)
+    assert mapped == {
+        str(dscp): qos['priority_to_tc'][str(qos['dscp_to_priority'][str(dscp)])]
+        if str(dscp) in qos['dscp_to_priority']
+        else default
+        for dscp in range(64)
     }
+    assert default in qos['ecn']['tcs'] and str(default) in qos['scheduler']['dwrr_weights']
     ecn = ECN_LINE.format(min=qos['ecn']['min_threshold'], max=qos['ecn']['max_threshold'], p=qos['ecn']['probability'])
     for iface in ctx['interfaces']:
         lines = block(config, f'interface {iface["name"]}')
@@ -189,7 +202,9 @@ def test_eos_interfaces_pfc_and_ecn(design, device):
         else:
             assert pfc == []
         for tc in qos['ecn']['tcs']:
-            assert f'      {ecn}' in sub_block(lines, f'   tx-queue {tc}')
+            # Strata (Trident/Tomahawk) queue keyword, the default platform family
+            assert f'      {ecn}' in sub_block(lines, f'   uc-tx-queue {tc}')
+        assert not [line for line in lines if line.startswith('   tx-queue')]
         assert sum(ecn in line for line in lines) == len(qos['ecn']['tcs'])
 
 
@@ -221,7 +236,7 @@ def test_eos_evpn_leaf1():
     ethernet49 = block(config, 'interface Ethernet49')
     assert '   priority-flow-control on' in ethernet49
     assert '   priority-flow-control priority 3 no-drop' in ethernet49
-    assert '      ' + ECN_LINE.format(min=150000, max=1500000, p=100) in sub_block(ethernet49, '   tx-queue 3')
+    assert '      ' + ECN_LINE.format(min=150000, max=1500000, p=100) in sub_block(ethernet49, '   uc-tx-queue 3')
     assert block(config, 'interface Vlan40') == [
         '   description RDMA',
         '   mtu 9000',
@@ -230,7 +245,18 @@ def test_eos_evpn_leaf1():
         '   ip access-group AIFABRIC-RDMA-IN in',
     ]
     assert block(config, 'interface Vxlan1')[:2] == ['   description leaf1 VTEP', '   vxlan source-interface Loopback1']
-    assert block(config, 'interface Loopback1') == ['   description vtep', '   ip address 10.255.1.1/32']
+    assert block(config, 'interface Loopback1') == ['   description VTEP', '   ip address 10.255.1.1/32']
+
+
+def test_eos_sand_platform_family_override():
+    """A NetBox config context `aifabric_eos.platform_family: sand` (7280R/7500R: Jericho) switches the queue keyword
+    to `tx-queue` and the reload delays to AVD's values for those platforms (900/1020 s)."""
+    ctx = context('mlag', 'leaf1')
+    config = render(EOS, ctx, aifabric_eos={'platform_family': 'sand'})
+    lines = config.splitlines()
+    assert '   tx-queue 3' in lines and '   uc-tx-queue 3' not in lines
+    assert block(config, 'mlag configuration')[-2:] == ['   reload-delay mlag 900', '   reload-delay non-mlag 1020']
+    assert render(EOS, ctx, aifabric_eos={'platform_family': 'strata'}) == eos(ctx)
 
 
 @pytest.mark.parametrize('design', DESIGNS)
@@ -241,11 +267,16 @@ def test_eos_mlag_pair(design):
         '   local-interface Vlan4094',
         '   peer-address 10.255.3.1',
         '   peer-link Port-Channel1000',
+        '   reload-delay mlag 300',  # AVD's default platform settings
+        '   reload-delay non-mlag 330',
     ]
+    bgp = [line for line in config.splitlines() if line.startswith('   neighbor MLAG-PEER ')]
+    assert '   neighbor MLAG-PEER route-map RM-MLAG-PEER-IN in' in bgp
+    assert block(config, 'route-map RM-MLAG-PEER-IN permit 10')[-1] == '   set origin incomplete'
     assert block(config, 'interface Vlan4094')[-1] == '   ip address 10.255.3.0/31'
     assert block(config, 'interface Port-Channel1000')[-3:] == [
         '   switchport mode trunk',
-        '   switchport trunk group MLAG-PEER',
+        '   switchport trunk group MLAG',
         '   qos trust dscp',  # a link between switches: the marking is trusted
     ]
     # a server bond carries the data classes only (not MGMT, not TELEMETRY) and is untrusted
@@ -415,7 +446,22 @@ def test_nvue_interfaces(design, device):
 def test_nvue_mlag_pair(design):
     ctx = context(design, 'leaf1')
     config = nvue(ctx)
-    assert config['mlag'] == {'enable': True, 'peer-ip': '10.255.3.1', 'priority': 1000}
+    peer = context(design, 'leaf2')
+    # NVIDIA's reserved MLAG range 44:38:39:ff:00:00-44:38:39:ff:ff:ff + the primary's id (leaf1: 1), on both peers
+    mac = '44:38:39:ff:00:01'
+    # backup: the peer's loopback with routed uplinks (the routed and EVPN designs have spines), else its
+    # management address in the management VRF (the MLAG design: one rack, no spines yet)
+    peer_loopback = peer['router_id']
+    peer_mgmt = peer['management']['address'].split('/')[0]
+    backup = {peer_mgmt: {'vrf': 'mgmt'}} if design == 'mlag' else {peer_loopback: {}}
+    assert config['mlag'] == {
+        'enable': True,
+        'peer-ip': '10.255.3.1',
+        'priority': 1000,
+        'mac-address': mac,
+        'backup': backup,
+    }
+    assert nvue(peer)['mlag']['mac-address'] == mac
     assert config['interface']['peerlink.4094'] == {
         'type': 'sub',
         'base-interface': 'peerlink',
@@ -425,6 +471,20 @@ def test_nvue_mlag_pair(design):
     vrr = config['interface']['vlan20']['ip']['vrr']
     gateway = next(v['gateway'] for v in ctx['vlans'] if v['vid'] == 20)
     assert vrr['address'] == {gateway: {}} and vrr['state'] == {'up': {}}
+    # each switch its own address next to VRR: the rack's 2nd host on the primary, 3rd on the secondary (routed,
+    # MLAG), the subnet's last host on leaf id 1 (EVPN anycast subnet)
+    subnet = netaddr.IPNetwork(next(v['subnet'] for v in ctx['vlans'] if v['vid'] == 20))
+    hosts = list(subnet.iter_hosts())
+    own = hosts[-1] if design == 'evpn-vxlan' else hosts[1]
+    other = hosts[-2] if design == 'evpn-vxlan' else hosts[2]
+    assert config['interface']['vlan20']['ip']['address'] == {f'{own}/{subnet.prefixlen}': {}}
+    assert nvue(peer)['interface']['vlan20']['ip']['address'] == {f'{other}/{subnet.prefixlen}': {}}
+    # the MLAG peer's routes come in with origin incomplete (AVD's RM-MLAG-PEER-IN)
+    neighbor = config['vrf']['default']['router']['bgp']['neighbor']['10.255.3.1']
+    assert neighbor['address-family']['ipv4-unicast']['policy'] == {'inbound': {'route-map': 'AIFABRIC-MLAG-PEER-IN'}}
+    assert config['router']['policy']['route-map']['AIFABRIC-MLAG-PEER-IN'] == {
+        'rule': {'10': {'action': {'permit': {}}, 'set': {'origin': 'incomplete'}}}
+    }
     assert config['router']['vrr'] == {'enable': True}
     assert nvue(context(design, 'leaf2'))['mlag']['priority'] == 2000
 
@@ -436,6 +496,7 @@ def test_nvue_evpn_leaf1():
     assert config['vrf']['MGMT'] == {}
     assert config['interface']['vlan40']['ip'] == {
         'vrf': 'AI-CLUSTER',
+        'address': {'10.40.0.254/24': {}},
         'vrr': {
             'enable': True,
             'address': {'10.40.0.1/24': {}},
@@ -444,7 +505,10 @@ def test_nvue_evpn_leaf1():
         },
     }
     assert config['interface']['swp49']['bridge'] == {'domain': {'br_default': {'access': 40}}}
-    assert config['interface']['swp49']['qos'] == {'pfc-watchdog': {'state': 'enable'}}
+    assert config['interface']['swp49']['qos'] == {
+        'pfc': {'profile': 'AIFABRIC-PFC'},
+        'pfc-watchdog': {'state': 'enable'},
+    }
     assert config['interface']['swp65']['ip'] == {'address': {'10.255.2.1/31': {}}}
     neighbors = config['vrf']['default']['router']['bgp']['neighbor']
     assert {address: n['remote-as'] for address, n in neighbors.items() if 'update-source' not in n} == {
@@ -452,7 +516,9 @@ def test_nvue_evpn_leaf1():
         '10.255.2.4': 65100,
         '10.255.3.1': 65101,
     }
-    assert neighbors['10.255.3.1']['address-family'] == {'ipv4-unicast': {'nexthop-setting': 'self'}}
+    assert neighbors['10.255.3.1']['address-family'] == {
+        'ipv4-unicast': {'nexthop-setting': 'self', 'policy': {'inbound': {'route-map': 'AIFABRIC-MLAG-PEER-IN'}}}
+    }
 
 
 @pytest.mark.parametrize(('design', 'device'), CASES)
@@ -468,7 +534,14 @@ def test_nvue_qos(design, device):
         priority: m['traffic-class']
         for priority, m in qos['egress-queue-mapping']['default-global']['switch-priority'].items()
     } == context_qos['priority_to_tc']
-    assert list(qos['pfc']['default-global']['switch-priority']) == [str(p) for p in context_qos['pfc_priorities']]
+    # PFC in a profile bound per port, only on the ports with pfc (never server bonds), not default-global
+    assert list(qos['pfc']) == ['AIFABRIC-PFC']
+    assert list(qos['pfc']['AIFABRIC-PFC']['switch-priority']) == [str(p) for p in context_qos['pfc_priorities']]
+    interfaces = nvue(ctx)['interface']
+    for port in ctx['interfaces']:
+        bound = interfaces[swp(port['name'])].get('qos', {}).get('pfc')
+        assert bound == ({'profile': 'AIFABRIC-PFC'} if port['pfc'] else None), port['name']
+        assert not (port['kind'] == 'server' and bound)
     ecn = context_qos['ecn']
     assert qos['congestion-control']['default-global']['traffic-class'] == {
         str(tc): {
@@ -479,11 +552,12 @@ def test_nvue_qos(design, device):
         }
         for tc in ecn['tcs']
     }
-    assert qos['egress-scheduler']['default-global']['traffic-class'] == {
-        '6': {'mode': 'strict'},
-        '0': {'mode': 'dwrr', 'bw-percent': 50},
-        '3': {'mode': 'dwrr', 'bw-percent': 50},
-    }
+    # all eight traffic classes set, the DWRR shares summing to 100 %: the preset's TC0/TC3 50/50, TC6 strict
+    scheduler = qos['egress-scheduler']['default-global']['traffic-class']
+    assert set(scheduler) == {str(tc) for tc in range(8)}
+    assert sum(entry.get('bw-percent', 0) for entry in scheduler.values()) == 100
+    assert scheduler['6'] == {'mode': 'strict'}
+    assert scheduler['0'] == scheduler['3'] == {'mode': 'dwrr', 'bw-percent': 50}
     assert qos['pfc-watchdog'] == {'polling-interval': 100, 'robustness': 3}
 
 

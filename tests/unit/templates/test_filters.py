@@ -3,7 +3,7 @@
 import pytest
 from jinja2.exceptions import TemplateError
 
-from netbox_aifabric.render.filters import FILTERS, UnsupportedFeature
+from netbox_aifabric.render.filters import FILTERS, UnsupportedFeature, egress_scheduler
 
 pytestmark = pytest.mark.pure
 
@@ -139,3 +139,21 @@ def test_yaml_parses_back_to_the_same_string(value):
     text = FILTERS['aifabric_yaml'](value)
     assert '\n' not in text and '\u2028' not in text and '\x85' not in text
     assert yaml.safe_load(f'key: {text}\n{text}: 1\n') == {'key': value, value: 1}
+
+
+@pytest.mark.parametrize(
+    ('strict', 'weights', 'expected'),
+    [
+        ([6], {'0': 50, '3': 50}, {0: 50, 3: 50}),
+        ([], {'0': 1, '1': 1, '2': 1}, {0: 34, 1: 33, 2: 33}),  # largest remainder, ties to the lower class
+        ([3], {'0': 15, '3': 15, '4': 14}, {0: 52, 4: 48}),  # a strict class's weight is not a share
+        ([5], {}, {}),
+    ],
+)
+def test_egress_scheduler_sums_to_100(strict, weights, expected):
+    entries = egress_scheduler({'scheduler': {'strict_tcs': strict, 'dwrr_weights': weights}})
+    assert [e['tc'] for e in entries] == list(range(8))
+    assert {e['tc'] for e in entries if e['mode'] == 'strict'} == set(strict)
+    shares = {e['tc']: e['percent'] for e in entries if e['mode'] == 'dwrr'}
+    assert {tc: p for tc, p in shares.items() if p} == expected
+    assert sum(shares.values()) == (100 if expected else 0)
