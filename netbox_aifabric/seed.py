@@ -209,7 +209,7 @@ DEMO_POOLS = {
     'p2p_pool': ('10.255.2.0/24', 'AI fabric leaf-spine /31 links'),
     'mlag_peer_pool': ('10.255.3.0/28', 'AI fabric MLAG peer links'),
     'management_pool': ('172.16.0.0/24', "AI fabric switches' out-of-band management ports"),
-    'jump_host_prefix': ('192.0.2.0/28', 'Admin jump hosts: the only source of SSH/HTTPS/SNMP to the switches'),
+    'jump_host_prefix': ('192.0.2.16/28', 'Admin jump hosts: the only source of SSH/HTTPS/SNMP to the switches'),
 }
 
 

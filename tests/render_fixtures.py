@@ -40,7 +40,9 @@ DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
 VARIANTS = {'evpn-mh': 'evpn-vxlan'}  # EVPN multihoming: an ESI-LAG pair instead of MLAG
 GUIDES = (*DESIGNS, *VARIANTS)
 QOS_PRESET = 'nvidia-cumulus-lossless'
-JUMP_HOSTS = '192.0.2.0/28'  # the demo's jump-host subnet: a small subnet inside MGMT, as the seed sets it
+# the demo's jump-host subnet, as the seed sets it: inside MGMT, clear of the gateway (.1) and the leaves' own SVI
+# addresses (.2/.3 of a rack subnet; the top of an EVPN subnet), inside rack 1's MGMT subnet in the routed design
+JUMP_HOSTS = '192.0.2.16/28'
 
 
 def guide_intent(design: str, underlay: str = 'ebgp') -> dict:

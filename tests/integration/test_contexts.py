@@ -139,8 +139,8 @@ class ContextTestCase(APITestCase):
                 'services': ['ssh', 'https', 'snmp'],
                 'address': f'172.16.0.{254 - self.fabric.max_spines}/24',
                 'gateway': '172.16.0.1',
-                'jump_hosts': ['192.0.2.0/28'],
-                'allowed_sources': ['192.0.2.0/28'],
+                'jump_hosts': ['192.0.2.16/28'],
+                'allowed_sources': ['192.0.2.16/28'],
             },
         )
 

@@ -31,7 +31,7 @@ class SecurityTabTestCase(TestCase):
         self.assertContains(response, '>blocked<', count=self._blocked_pairs())
         self.assertContains(response, 'text-secondary">—</td>', count=classes)  # the diagonal
         # every switch: its management address, only from the jump hosts
-        self.assertContains(response, '192.0.2.0/28', count=self.fabric.spine_count + self.fabric.leaf_count)
+        self.assertContains(response, '192.0.2.16/28', count=self.fabric.spine_count + self.fabric.leaf_count)
 
     def _blocked_pairs(self):
         """Pairs neither may reach (from the intent), whatever the design: each is blocked by a VRF, an ACL or the

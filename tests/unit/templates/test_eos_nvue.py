@@ -331,8 +331,8 @@ def test_eos_management_plane():
     ctx = context('evpn-vxlan', 'spine1')
     config = eos(ctx)
     plane = ctx['management']
-    assert plane['jump_hosts'] == ['192.0.2.0/28']
-    assert block(config, 'ip access-list standard AIFABRIC-MGMT') == ['   permit 192.0.2.0/28']
+    assert plane['jump_hosts'] == ['192.0.2.16/28']
+    assert block(config, 'ip access-list standard AIFABRIC-MGMT') == ['   permit 192.0.2.16/28']
     assert block(config, 'management ssh') == [
         '   ip access-group AIFABRIC-MGMT in',
         '   ip access-group AIFABRIC-MGMT vrf mgmt in',

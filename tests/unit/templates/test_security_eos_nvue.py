@@ -77,7 +77,7 @@ def test_rendered_configs_keep_the_matrix(guide, template):
             (v['vid'], v['acl'], v['vrf']) for v in ctx['vlans']
         ]
         plane = read[name]['management']
-        assert plane['allowed_sources'] == ctx['management']['jump_hosts'] == ['192.0.2.0/28']
+        assert plane['allowed_sources'] == ctx['management']['jump_hosts'] == ['192.0.2.16/28']
         assert (plane['vrf'], plane['address'], plane['gateway']) == (
             'mgmt',
             ctx['management']['address'],
@@ -369,8 +369,8 @@ def test_bmc_ports_are_untrusted_access_ports_in_mgmt():
 def test_readback_sees_an_open_acl():
     """The read-back's own negative control: a management ACL that permits any source reads as 0.0.0.0/0."""
     ctx = guide_contexts('routed')['spine1']
-    text = render(EOS, ctx).replace('   permit 192.0.2.0/28', '   permit any')
+    text = render(EOS, ctx).replace('   permit 192.0.2.16/28', '   permit any')
     assert eos_readback(text)['management']['allowed_sources'] == [ANY_SOURCE]
-    nv = render(NVUE, ctx).replace('source-ip: 192.0.2.0/28', 'source-ip: ANY')
+    nv = render(NVUE, ctx).replace('source-ip: 192.0.2.16/28', 'source-ip: ANY')
     assert nvue_readback(nv)['management']['allowed_sources'] == [ANY_SOURCE]
     assert netaddr.IPNetwork(ANY_SOURCE).size == 2**32

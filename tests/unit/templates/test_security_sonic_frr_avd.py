@@ -356,7 +356,7 @@ def test_sonic_control_plane_accepts_only_the_jump_hosts(guide):
     contexts = sonic_contexts(guide)
     for name, ctx in switches(contexts).items():
         intended = guide_contexts(guide)[name]['management']
-        assert ctx['management']['allowed_sources'] == intended['jump_hosts'] == ['192.0.2.0/28'], name
+        assert ctx['management']['allowed_sources'] == intended['jump_hosts'] == ['192.0.2.16/28'], name
         assert (ctx['management']['vrf'], ctx['management']['address'], ctx['management']['gateway']) == (
             'mgmt',
             intended['address'],
