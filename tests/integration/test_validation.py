@@ -127,6 +127,20 @@ class ValidationTestCase(TestCase):
         profile = QoSProfile.objects.get(slug='x')
         self.assertEqual((profile.roce_dscp, profile.roce_priority, profile.pfc_priorities), ([26], [3], [3]))
 
+    def test_dwrr_weights_keys_are_traffic_class_numbers(self):
+        # "²" passed str.isdigit() and int() raised: a 500 (issue 11); "٣" and "01" were saved as TC3 and TC1
+        for key in ('²', '٣', '01', 'x', '8', '-1', ' 3', ''):
+            self.assertRejected(
+                QoSProfile, {'dwrr_weights': {key: 50}}, 'dwrr_weights', f'DWRR weights: "{key}" is not a traffic class'
+            )
+        for weight in ('a', '50', 5.5, 0, 101, [50]):
+            self.assertRejected(
+                QoSProfile,
+                {'dwrr_weights': {'0': weight}},
+                'dwrr_weights',
+                'DWRR weight of traffic class 0 must be 1–100',
+            )
+
     # DSCP outside 0–63
     def test_dscp_range(self):
         self.assertRejected(TrafficClass, {'dscp': [64]}, 'dscp', '63')
