@@ -386,6 +386,7 @@ class Fabric(JobsMixin, PrimaryModel):
     def clean(self):
         super().clean()
         errors = {}
+        self._clean_lengths(errors)
 
         # Counts never exceed their declared maximums
         for count, maximum in (
@@ -451,6 +452,20 @@ class Fabric(JobsMixin, PrimaryModel):
         self._clean_members(errors)
         if errors:
             raise ValidationError(errors)
+
+    def _clean_lengths(self, errors):
+        """The slug and name fit the names the apply derives from them (see ``constants.FABRIC_SLUG_MAX``)."""
+        from ..constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX
+
+        if self.slug and len(self.slug) > FABRIC_SLUG_MAX:
+            errors['slug'] = _(
+                'At most {max} characters (got {n}): the devices are named {example}, and NetBox takes 64.'
+            ).format(max=FABRIC_SLUG_MAX, n=len(self.slug), example='<slug>-storage<id>')
+        if self.name and len(self.name) > FABRIC_NAME_MAX:
+            errors['name'] = _(
+                "At most {max} characters (got {n}): the fabric's tag and L2VPNs are named after it, and NetBox "
+                'takes 100.'
+            ).format(max=FABRIC_NAME_MAX, n=len(self.name))
 
     def _clean_shared_pools(self, networks, errors):
         """A pool belongs to one fabric: two fabrics numbering from overlapping pools would collide at apply."""
