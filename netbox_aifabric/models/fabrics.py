@@ -450,6 +450,11 @@ class Fabric(JobsMixin, PrimaryModel):
         if self.anycast_gateway_mac and 'anycast_gateway_mac' not in errors:
             self.anycast_gateway_mac = normalize_mac(self.anycast_gateway_mac)
         self._clean_members(errors)
+        if not errors:
+            # What the planner refuses, refused here with its message (issue 11): the form, bulk edit and the API
+            from ..apply.validation import plan_errors
+
+            errors.update(plan_errors(self))
         if errors:
             raise ValidationError(errors)
 
