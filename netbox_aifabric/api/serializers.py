@@ -1,3 +1,6 @@
+from functools import wraps
+
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from core.api.serializers import JobSerializer
@@ -47,7 +50,37 @@ __all__ = (
 )
 
 
-class TrafficClassSerializer(PrimaryModelSerializer):
+def _refuse_bad_lookups(to_internal_value):
+    @wraps(to_internal_value)
+    def wrapper(data):
+        try:
+            return to_internal_value(data)
+        except (TypeError, ValueError) as e:
+            raise serializers.ValidationError(
+                _('Related object not found using the provided attributes: {error}').format(error=e)
+            ) from None
+
+    return wrapper
+
+
+class NestedLookupMixin:
+    """A related object given as attributes of the wrong type (``{"site": {"id": ""}}``) is a 400 on its field.
+
+    NetBox 4.7 resolves such attributes with ``queryset.get(**attrs)`` and catches only ``DoesNotExist``,
+    ``MultipleObjectsReturned`` and ``FieldError``, so the ``ValueError`` of ``{"id": ""}`` was a 500 (found by
+    tests/integration/test_api_fuzz.py). The nested fields' instances are wrapped, not their classes, so the OpenAPI
+    schema is NetBox's."""
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            nested = getattr(field, 'child', field)  # many=True: the list's child
+            if getattr(nested, 'nested', False) and not field.read_only:
+                nested.to_internal_value = _refuse_bad_lookups(nested.to_internal_value)
+        return fields
+
+
+class TrafficClassSerializer(NestedLookupMixin, PrimaryModelSerializer):
     purpose = ChoiceField(choices=TrafficPurposeChoices)
     vlan = VLANSerializer(nested=True, required=False, allow_null=True)
     vrf = VRFSerializer(nested=True, required=False, allow_null=True)
@@ -89,7 +122,7 @@ class TrafficClassSerializer(PrimaryModelSerializer):
         brief_fields = ('description', 'display', 'id', 'name', 'purpose', 'slug', 'url', 'vid')
 
 
-class QoSProfileSerializer(PrimaryModelSerializer):
+class QoSProfileSerializer(NestedLookupMixin, PrimaryModelSerializer):
     mode = ChoiceField(choices=QoSModeChoices)
     trust = ChoiceField(choices=QoSTrustChoices, required=False)
     ecn_threshold_unit = ChoiceField(choices=ECNThresholdUnitChoices, required=False)
@@ -144,7 +177,7 @@ class QoSProfileSerializer(PrimaryModelSerializer):
         brief_fields = ('description', 'display', 'id', 'mode', 'name', 'slug', 'url')
 
 
-class EVPNTenantSerializer(PrimaryModelSerializer):
+class EVPNTenantSerializer(NestedLookupMixin, PrimaryModelSerializer):
     tenant = TenantSerializer(nested=True, required=False, allow_null=True)
     vrf = VRFSerializer(nested=True, required=False, allow_null=True)
     import_targets = SerializedPKRelatedField(
@@ -190,7 +223,7 @@ class EVPNTenantSerializer(PrimaryModelSerializer):
         brief_fields = ('description', 'display', 'id', 'l3vni', 'name', 'slug', 'url')
 
 
-class FabricSerializer(PrimaryModelSerializer):
+class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     site = SiteSerializer(nested=True)
     status = ChoiceField(choices=FabricStatusChoices, required=False)
     design_option = ChoiceField(choices=DesignOptionChoices, required=False)
@@ -288,7 +321,7 @@ class FabricSerializer(PrimaryModelSerializer):
         brief_fields = ('description', 'design_option', 'display', 'id', 'name', 'slug', 'status', 'url')
 
 
-class FabricNodeSerializer(NetBoxModelSerializer):
+class FabricNodeSerializer(NestedLookupMixin, NetBoxModelSerializer):
     fabric = FabricSerializer(nested=True)
     role = ChoiceField(choices=FabricNodeRoleChoices)
     device = DeviceSerializer(nested=True, required=False, allow_null=True)

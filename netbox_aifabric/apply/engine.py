@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import netaddr
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import FieldDoesNotExist
 from django.db import connection, transaction
 
 from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, InterfaceTemplate, Manufacturer
@@ -743,6 +744,20 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
             else:
                 changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason, pk=existing.pk))
             continue
+        taken = _unique_taken(item.model, values)
+        if taken is not None and not (confirm_delete and (item.model, taken[0].pk) in leaving):
+            holder, name = taken
+            changes.append(
+                Change(
+                    'conflict',
+                    item.key,
+                    label,
+                    str(holder),
+                    reason=f'its {name} "{values[name]}" is taken by an object the fabric does not own here',
+                    pk=holder.pk,
+                )
+            )
+            continue
         create_only = _resolved(item.create_only, objects)
         fields = {k: _shown(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
         fields.update({name: [ref.key for ref in refs] for name, refs in item.m2m.items()})
@@ -766,6 +781,24 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
             )
         )
     return changes, owned, owned_objects
+
+
+def _unique_taken(model, values):
+    """``(object, field)`` when an existing object already holds a unique value (other than the lookup) that a new
+    object would take, e.g. a tag or L2VPN of the same name made outside the fabric: its creation would fail NetBox's
+    validation, a 500 in the middle of the apply (issue 11). ``None`` otherwise."""
+    for name, value in values.items():
+        if '__' in name or not isinstance(value, str | int) or isinstance(value, bool):
+            continue
+        try:
+            field = model._meta.get_field(name)
+        except FieldDoesNotExist:
+            continue
+        if field.unique and not field.primary_key:
+            holder = model.objects.filter(**{name: value}).first()
+            if holder is not None:
+                return holder, name
+    return None
 
 
 def _display(item, lookup, values):

@@ -15,6 +15,7 @@ target becomes the planner's, which warns about the leaves above it.
 
 from ..choices import BmcAttachmentChoices, LeafPairingChoices
 from ..planner import FabricSpec, Maximums, NicLayout, Node, Platform, Pools, PortRange, Server, Tenant, TrafficClass
+from ..validators import m2m_members
 
 __all__ = ('SERVERS_PER_LEAF', 'fabric_spec')
 
@@ -27,8 +28,9 @@ def _prefix(prefix):
     return str(prefix.prefix) if prefix is not None else None
 
 
-def fabric_spec(fabric) -> FabricSpec:
-    """The planner spec of ``fabric`` (reads its nodes, pools, traffic classes, tenants and QoS-relevant settings)."""
+def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
+    """The planner spec of ``fabric`` (reads its nodes, pools, traffic classes, tenants and QoS-relevant settings);
+    with ``pending``, the traffic classes and tenants a form or serializer is about to save (see ``m2m_members``)."""
     slug = fabric.slug
     nics = fabric.server_nic_count
     members = sorted(fabric.planned_nodes()[0], key=lambda n: (n.group, n.node_id))
@@ -76,10 +78,14 @@ def fabric_spec(fabric) -> FabricSpec:
         downlink_ports=PortRange(1, fabric.max_leaves * fabric.max_parallel_uplinks, fabric.uplink_speed),
     )
 
-    classes = [tc for tc in fabric.traffic_classes.all() if tc.vid is not None]
+    if pending:  # the members a form or serializer is about to save (Fabric.clean() plans before the save)
+        classes, members = m2m_members(fabric, 'traffic_classes'), m2m_members(fabric, 'tenants')
+    else:
+        classes, members = fabric.traffic_classes.all(), fabric.tenants.all()
+    classes = [tc for tc in classes if tc.vid is not None]
     fabric_vids = {tc.vid for tc in classes}
     tenants = []
-    for tenant in fabric.tenants.all():
+    for tenant in members:
         vids = [vid for vid in tenant.get_member_vids() if vid in fabric_vids]
         tenants.append(
             Tenant(

@@ -415,6 +415,7 @@ class Fabric(JobsMixin, PrimaryModel):
     def clean(self):
         super().clean()
         errors = {}
+        self._clean_lengths(errors)
 
         # Counts never exceed their declared maximums
         for count, maximum in (
@@ -478,8 +479,27 @@ class Fabric(JobsMixin, PrimaryModel):
         if self.anycast_gateway_mac and 'anycast_gateway_mac' not in errors:
             self.anycast_gateway_mac = normalize_mac(self.anycast_gateway_mac)
         self._clean_members(errors)
+        if not errors:
+            # What the planner refuses, refused here with its message (issue 11): the form, bulk edit and the API
+            from ..apply.validation import plan_errors
+
+            errors.update(plan_errors(self))
         if errors:
             raise ValidationError(errors)
+
+    def _clean_lengths(self, errors):
+        """The slug and name fit the names the apply derives from them (see ``constants.FABRIC_SLUG_MAX``)."""
+        from ..constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX
+
+        if self.slug and len(self.slug) > FABRIC_SLUG_MAX:
+            errors['slug'] = _(
+                'At most {max} characters (got {n}): the devices are named {example}, and NetBox takes 64.'
+            ).format(max=FABRIC_SLUG_MAX, n=len(self.slug), example='<slug>-storage<id>')
+        if self.name and len(self.name) > FABRIC_NAME_MAX:
+            errors['name'] = _(
+                "At most {max} characters (got {n}): the fabric's tag and L2VPNs are named after it, and NetBox "
+                'takes 100.'
+            ).format(max=FABRIC_NAME_MAX, n=len(self.name))
 
     def _clean_shared_pools(self, networks, errors):
         """A pool belongs to one fabric: two fabrics numbering from overlapping pools would collide at apply."""

@@ -1,3 +1,5 @@
+import re
+
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -20,6 +22,8 @@ from ..constants import (
 from ..validators import validate_no_control_characters
 
 __all__ = ('QoSProfile',)
+
+TC_KEY = re.compile('[0-9]', re.ASCII)  # a DWRR weights key: one traffic class number
 
 
 def _dscp_field(**kwargs):
@@ -234,7 +238,9 @@ class QoSProfile(PrimaryModel):
             errors['dwrr_weights'] = _('DWRR weights must be an object mapping traffic class to weight.')
         else:
             for tc, weight in self.dwrr_weights.items():
-                if not str(tc).isdigit() or not PRIORITY_MIN <= int(tc) <= PRIORITY_MAX:
+                # one ASCII digit: str.isdigit() takes "²" (int() refuses it: a 500) and "٣" or "01" (a second TC3
+                # or TC1 in the configs)
+                if not (isinstance(tc, str) and TC_KEY.fullmatch(tc) and PRIORITY_MIN <= int(tc) <= PRIORITY_MAX):
                     errors['dwrr_weights'] = _('DWRR weights: "{tc}" is not a traffic class (0–7).').format(tc=tc)
                     break
                 if not isinstance(weight, int) or isinstance(weight, bool) or not 1 <= weight <= 100:
@@ -255,7 +261,9 @@ class QoSProfile(PrimaryModel):
         """``TC0 50 · TC3 50``, in traffic-class order."""
         if not isinstance(self.dwrr_weights, dict):
             return ''
-        items = sorted(self.dwrr_weights.items(), key=lambda item: int(item[0]) if str(item[0]).isdigit() else 99)
+        items = sorted(
+            self.dwrr_weights.items(), key=lambda item: int(item[0]) if TC_KEY.fullmatch(str(item[0])) else 99
+        )
         return ' · '.join(f'TC{tc} {weight}' for tc, weight in items)
 
     @property

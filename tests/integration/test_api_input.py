@@ -167,3 +167,32 @@ class FabricActionSchemaTestCase(APITestCase):
         self.assertIn('409', apply)
         avd = paths['/api/plugins/aifabric/fabrics/{id}/avd/']['get']['responses']['200']
         self.assertIn('$ref', avd['content']['application/json']['schema'])
+
+
+class NestedObjectInputTestCase(APITestCase):
+    """A related object given as attributes of the wrong type is a 400 on its field, not a 500."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def test_related_object_attributes_of_the_wrong_type_are_a_400(self):
+        # POST …/fabric-nodes/ with {"device": {"id": ""}} was a 500: NetBox's queryset.get(id='') raised ValueError
+        self.user.is_superuser = True
+        self.user.save()
+        node = self.fabric.nodes.first()
+        for url, field in (
+            (reverse('plugins-api:netbox_aifabric-api:fabricnode-list'), 'device'),
+            (reverse('plugins-api:netbox_aifabric-api:fabricnode-detail', kwargs={'pk': node.pk}), 'fabric'),
+            (reverse('plugins-api:netbox_aifabric-api:fabric-detail', kwargs={'pk': self.fabric.pk}), 'site'),
+            (reverse('plugins-api:netbox_aifabric-api:fabric-detail', kwargs={'pk': self.fabric.pk}), 'qos_profile'),
+        ):
+            for value in ({'id': ''}, {'id': 'x'}, {'id': [1]}, {'id': {'id': 1}}):
+                before = snapshot()
+                method = self.client.post if url.endswith('-nodes/') else self.client.patch
+                body = {'fabric': self.fabric.pk, 'role': 'gpu', 'node_id': 99, 'name': 'n99', field: value}
+                response = method(url, data=json.dumps(body), content_type='application/json', **self.header)
+                self.assertHttpStatus(response, 400)
+                self.assertIn(field, response.data, f'{url} {field}={value!r}: {response.data}')
+                self.assertEqual(snapshot(), before)

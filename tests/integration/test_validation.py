@@ -11,7 +11,7 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token
 from utilities.testing import TestCase
 
-from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 from .base import FABRIC_SHAPE, make_world
 
@@ -127,6 +127,20 @@ class ValidationTestCase(TestCase):
                 self.assertTrue(model.objects.filter(slug='x').exists())
         profile = QoSProfile.objects.get(slug='x')
         self.assertEqual((profile.roce_dscp, profile.roce_priority, profile.pfc_priorities), ([26], [3], [3]))
+
+    def test_dwrr_weights_keys_are_traffic_class_numbers(self):
+        # "²" passed str.isdigit() and int() raised: a 500 (issue 11); "٣" and "01" were saved as TC3 and TC1
+        for key in ('²', '٣', '01', 'x', '8', '-1', ' 3', ''):
+            self.assertRejected(
+                QoSProfile, {'dwrr_weights': {key: 50}}, 'dwrr_weights', f'DWRR weights: "{key}" is not a traffic class'
+            )
+        for weight in ('a', '50', 5.5, 0, 101, [50]):
+            self.assertRejected(
+                QoSProfile,
+                {'dwrr_weights': {'0': weight}},
+                'dwrr_weights',
+                'DWRR weight of traffic class 0 must be 1–100',
+            )
 
     # DSCP outside 0–63
     def test_dscp_range(self):
@@ -305,6 +319,85 @@ class ValidationTestCase(TestCase):
         self.assertRejected(TrafficClass, {'mtu': 9217}, 'mtu', '9216')
         self.assertRejected(QoSProfile, {'mtu': 67}, 'mtu', '68')
         self.assertRejected(Fabric, {'mtu': 10000}, 'mtu', '9216')
+
+    # What the planner refuses, refused at save with the planner's message (issue 11)
+    def test_server_count_beyond_the_leaf_ports(self):
+        # saved before, creating 301 nodes; the plan then refused it
+        self.assertRejected(
+            Fabric,
+            {'server_count': 300},
+            'server_count',
+            '301 servers attach to leaf x-leaf1; it has ports for 48 (maximums.servers_per_leaf)',
+        )
+        self.assertEqual(FabricNode.objects.count(), 0)
+
+    def test_l2vni_beyond_24_bits(self):
+        evpn = {'design_option': 'evpn-vxlan', 'traffic_classes': [self.rdma.pk]}
+        self.assertRejected(
+            Fabric,
+            {**evpn, 'l2vni_base': 16_777_215},
+            'l2vni_base',
+            'VNI 16777255 (L2VNI of RDMA (VLAN 40)) is outside 1–16777215',
+        )
+        self.assertRejected(
+            Fabric,
+            {**evpn, 'l2vni_base': 70_000},
+            'l2vni_base',
+            'VNI 70040 (L2VNI of RDMA (VLAN 40)) is above 65535: the route distinguisher (router-id:VNI) and route '
+            'target (VNI:VNI) carry it as a 16-bit number',
+        )
+
+    def test_rdma_nics_beyond_the_leaf_ports(self):
+        self.assertRejected(
+            Fabric,
+            {'rdma_nic_count': 200},
+            'rdma_nic_count',
+            'port count 4800 is above 4096: no switch has that many ports',
+        )
+
+    def test_node_count_above_the_maximum(self):
+        # refused before 32,767 servers are built for the planner (seconds and gigabytes; it refused them anyway)
+        self.assertRejected(
+            Fabric, {'server_count': 32767}, 'server_count', '32772 nodes (server_count = 32767) are above the 4096'
+        )
+
+    def test_a_draft_without_pools_and_asns_is_checked_as_far_as_the_planner_goes(self):
+        # the eBGP underlay needs ASNs and the spines a point-to-point pool: a draft may leave them for later, and
+        # the planner's checks after them still run
+        self.assertRejected(
+            Fabric,
+            {'loopback_pool': None, 'server_count': 100},
+            'server_count',
+            '101 servers attach to leaf x-leaf1; it has ports for 48 (maximums.servers_per_leaf)',
+        )
+
+    def test_save_refuses_what_the_plan_refuses_with_its_message(self):
+        """The same fabric saved past clean() (as before): the plan API's error is the form's and the API's."""
+        p = self.world['prefixes']
+        fields = {**self.base(Fabric), 'site': self.world['sites'][0], 'loopback_pool': p['10.255.0.0/24']}
+        fields.update(
+            p2p_pool=p['10.255.2.0/24'],
+            mlag_peer_pool=p['10.255.3.0/28'],
+            leaf_asn_range=self.world['asn_ranges']['leaves'],
+            spine_asn=65000,
+        )
+        fabric = Fabric.objects.create(**fields)
+        self.add_permissions('netbox_aifabric.view_fabric', 'netbox_aifabric.change_fabric')
+        plan_url = reverse('plugins-api:netbox_aifabric-api:fabric-plan', kwargs={'pk': fabric.pk})
+        detail_url = reverse('plugins-api:netbox_aifabric-api:fabric-detail', kwargs={'pk': fabric.pk})
+        self.assertEqual(self.client.post(plan_url, {}, **self.header).status_code, 200)
+        Fabric.objects.filter(pk=fabric.pk).update(server_count=60)  # past clean(), as the save was
+        planned = self.client.post(plan_url, {}, **self.header)
+        self.assertEqual(planned.status_code, 400)
+        (message,) = planned.json()['servers']
+        Fabric.objects.filter(pk=fabric.pk).update(server_count=4)
+        nodes = FabricNode.objects.count()
+        response = self.client.patch(detail_url, {'server_count': 60}, content_type='application/json', **self.header)
+        self.assertEqual(response.status_code, 400, response.content)
+        self.assertEqual(response.json(), {'server_count': [message]})
+        self.assertEqual(FabricNode.objects.count(), nodes)
+        fabric.refresh_from_db()
+        self.assertEqual(fabric.server_count, 4)
 
     def test_evpn_multihoming_needs_the_evpn_design(self):
         for design in ('routed', 'mlag'):

@@ -1,0 +1,119 @@
+"""What the planner refuses, refused when a fabric is saved (issue 11): ``Fabric.clean()`` plans the fabric as it
+would be saved, so the form, bulk import and edit, and the REST API answer with the planner's own message, on the
+model field that caused it, and nothing is written (a server count far beyond the leaves' ports no longer saves and
+creates hundreds of nodes; an L2VNI base whose VNIs overflow no longer saves).
+
+A draft may leave its pools, leaf ASN range and spine ASN for later (see ``Fabric.required_pools()``; the Plan tab
+names what is missing): an empty spine ASN or leaf ASN range is replaced by a private stand-in for this check only, so
+that the planner's checks after them still run, and the planner's error about an empty pool is not a refusal (the
+pools come last in the planner's checks: only the traffic-class subnets' overlap with the pools waits for them).
+"""
+
+import re
+from dataclasses import replace
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.utils.translation import gettext as _
+
+from ..planner import PlanError, asn_need, plan_fabric
+from ..planner.asns import PRIVATE_ASNS
+from .spec import fabric_spec
+
+__all__ = ('NODES_MAX', 'model_field', 'plan_errors')
+
+# Nodes a fabric may have (spines, leaves, GPU servers and storage nodes): far above what the guide's clusters need,
+# and low enough that the check stays quick (each node is built before the planner sees it; 32,767 servers took
+# seconds and gigabytes, only for the planner to refuse them)
+NODES_MAX = 4096
+COUNT_FIELDS = ('server_count', 'storage_count', 'leaf_count', 'spine_count')
+
+# The planner spec's fields (indices dropped, longest prefix first) -> the Fabric field the user changes
+SPEC_FIELDS = {
+    'design': 'design_option',
+    'underlay': 'underlay',
+    'spines': 'spine_count',
+    'leaves': 'leaf_count',
+    'servers.leaves': 'server_nic_count',  # a bond of more NICs than its leaf pair has leaves
+    'servers': 'server_count',
+    'mlag_pairs': 'leaf_count',
+    'mh_pairs': 'leaf_pairing',
+    'uplinks_per_spine': 'uplinks_per_spine',
+    'maximums.spines': 'max_spines',
+    'maximums.leaves': 'max_leaves',
+    'maximums.parallel_uplinks': 'max_parallel_uplinks',
+    'maximums.servers_per_leaf': 'server_count',
+    'pools.loopback': 'loopback_pool',
+    'pools.p2p': 'p2p_pool',
+    'pools.vtep': 'vtep_pool',
+    'pools.mlag_peer': 'mlag_peer_pool',
+    'nics.count': 'server_nic_count',
+    'nics.speed': 'server_nic_speed',
+    'nics.rdma_count': 'rdma_nic_count',
+    'nics.rdma_speed': 'rdma_nic_speed',
+    'leaf_platform.server_ports': 'server_nic_speed',
+    'leaf_platform.rdma_ports': 'rdma_nic_count',
+    'leaf_platform.uplink_ports': 'max_spines',
+    'spine_platform.downlink_ports': 'max_leaves',
+    'spine_asn': 'spine_asn',
+    'leaf_asn_range': 'leaf_asn_range',
+    'l2vni_base': 'l2vni_base',
+    'anycast_gateway_mac': 'anycast_gateway_mac',
+    'traffic_classes': 'traffic_classes',
+    'tenants': 'tenants',
+    'mtu': 'mtu',
+    'oversubscription_target': 'oversubscription_target',
+}
+POOLS = {name: field for name, field in SPEC_FIELDS.items() if name.startswith('pools.')}
+
+
+def model_field(spec_field: str) -> str:
+    """The Fabric field a planner error on ``spec_field`` (``servers[3].leaves``) belongs to; ``__all__`` when none
+    does (a duplicate node name, the previous plan)."""
+    path = re.sub(r'\[\d+\]', '', spec_field)
+    while path:
+        if path in SPEC_FIELDS:
+            return SPEC_FIELDS[path]
+        path = path.rpartition('.')[0]
+    return NON_FIELD_ERRORS
+
+
+def _stand_ins(fabric, spec):
+    """``spec`` with a private spine ASN and leaf ASN range where the draft left them empty (the planner would stop
+    there when the design needs them, and ignores them when it does not), or ``None`` when both are set."""
+    changes = {}
+    if spec.spine_asn is None:
+        taken = spec.leaf_asn_range or (0, -1)
+        candidates = (PRIVATE_ASNS[0][0], PRIVATE_ASNS[0][1], PRIVATE_ASNS[1][0], PRIVATE_ASNS[1][1])
+        changes['spine_asn'] = next((a for a in candidates if not taken[0] <= a <= taken[1]), candidates[0])
+    if spec.leaf_asn_range is None:
+        spine = changes.get('spine_asn', spec.spine_asn)
+        start = PRIVATE_ASNS[1][0]
+        end = start + asn_need(spec.maximums.leaves) - 1
+        if spine is not None and start <= spine <= end:
+            start, end = spine + 1, spine + end - start + 1
+        changes['leaf_asn_range'] = (start, end)
+    return replace(spec, **changes) if changes else None
+
+
+def plan_errors(fabric) -> dict[str, str]:
+    """``{Fabric field: the planner's message}`` for the planner's refusal of ``fabric`` as it would be saved
+    (pending many-to-many members included), or ``{}``. The last apply's allocations are pinned, as the apply pins
+    them. Above ``NODES_MAX`` nodes the fabric is refused before its nodes are built."""
+    counts = {field: getattr(fabric, field) or 0 for field in COUNT_FIELDS}
+    if sum(counts.values()) > NODES_MAX:
+        field = max(counts, key=counts.get)
+        return {
+            field: _('{total} nodes ({field} = {count}) are above the {max} a fabric may have.').format(
+                total=sum(counts.values()), field=field, count=counts[field], max=NODES_MAX
+            )
+        }
+    spec = fabric_spec(fabric, pending=True)
+    stand_ins = _stand_ins(fabric, spec)
+    previous = (fabric.applied_allocations or None) if stand_ins is None else None
+    try:
+        plan_fabric(stand_ins or spec, previous=previous)
+    except PlanError as e:
+        if e.field in POOLS and getattr(fabric, POOLS[e.field]) is None:
+            return {}  # a draft's pool left for later: the Plan tab names it
+        return {model_field(e.field): e.message}
+    return {}
