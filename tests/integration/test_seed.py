@@ -125,7 +125,8 @@ class SeedTestCase(TestCase):
         self.assertEqual(counts, (1, len(traffic_class_seed()) + len(DEMO_POOLS), 5, 5, 1, 1))
         fabric = Fabric.objects.get()
         self.assertEqual(
-            (str(fabric.jump_host_prefix.prefix), str(fabric.management_pool.prefix)), ('192.0.2.16/28', '172.16.0.0/24')
+            (str(fabric.jump_host_prefix.prefix), str(fabric.management_pool.prefix)),
+            ('192.0.2.16/28', '172.16.0.0/24'),
         )
         report = load_demo()
         self.assertEqual(report.created, [])
