@@ -369,7 +369,7 @@ def load_device_types(force=False):
         if manufacturer is None:
             slug = entry['manufacturer'].lower().replace(' ', '-')
             manufacturer = _sync(Manufacturer, {'slug': slug}, {'name': entry['manufacturer']}, report)
-        else:
+        elif manufacturer not in report.unchanged + report.created:
             report.unchanged.append(manufacturer)
         device_type = _sync(
             DeviceType,

@@ -51,3 +51,30 @@ class WizardNOSTestCase(WizardBase, APITestCase):
         self.client.post(url('preview'), {'_apply': '1'})
         leaf = Device.objects.get(name='wizard-cluster-leaf1')
         self.assertIsNone(leaf.get_config_template())
+
+
+class DemoRendersTestCase(APITestCase):
+    def test_the_demo_command_renders_every_switch_after_an_apply(self):
+        from io import StringIO
+
+        from django.core.management import call_command
+
+        from netbox_aifabric.apply.engine import apply_fabric
+
+        out = StringIO()
+        call_command('aifabric_load_demo', stdout=out)
+        self.assertIn('demo fabric: switch platform SONiC', out.getvalue())
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(fabric)
+        switches = Device.objects.filter(name__startswith='ai-lab-fabric-', platform__isnull=False)
+        self.assertEqual(switches.count(), fabric.spine_count + fabric.leaf_count)
+        self.add_permissions('dcim.view_device', 'dcim.render_config_device', 'extras.view_configtemplate')
+        for device in switches:
+            path = reverse('dcim-api:device-render-config', kwargs={'pk': device.pk})
+            response = self.client.post(path, {}, format='json', **self.header)
+            self.assertHttpStatus(response, 200)
+            self.assertEqual(response.data['configtemplate']['name'], TEMPLATE['sonic'])
+            self.assertIn(device.name, response.data['content'])
+        # a second run keeps the fabric's platform and creates nothing
+        call_command('aifabric_load_demo', stdout=StringIO(), nos='frr')
+        self.assertEqual(Fabric.objects.get(slug='ai-lab-fabric').platform.slug, 'sonic')
