@@ -164,7 +164,7 @@ def assign_ports(role: str, device_type: str, ports: list[HardwarePort], needs: 
             owner[name] = use
             if not by_name[name].runs(speed):
                 raise SpecError(
-                    field, f'{name} runs {by_name[name].speed}G; {USE_LABELS[use]} of the {role}s run at {speed}G'
+                    field, f'{name} runs {by_name[name].speed}G; the {role} {USE_LABELS[use]} run at {speed}G'
                 )
         assigned[use] = names
 

@@ -82,7 +82,7 @@ def test_stated_ports_and_ranges_win():
             'the leaf device type x has no free port that runs 100G for RDMA ports',
         ),
         (leaf_needs(), {'uplink': ['Ethernet57/1']}, 'port_map.leaf.uplink', 'Ethernet57/1 is not a port of'),
-        (leaf_needs(), {'uplink': ['Ethernet1']}, 'port_map.leaf.uplink', 'Ethernet1 runs 25G; uplinks of the'),
+        (leaf_needs(), {'uplink': ['Ethernet1']}, 'port_map.leaf.uplink', 'Ethernet1 runs 25G; the leaf uplinks'),
         (
             leaf_needs(),
             {'uplink': ['Ethernet49/1'], 'peer_link': ['Ethernet49/1']},
