@@ -32,7 +32,12 @@ setup(
         'netbox_aifabric.device_templates': 'templates',
     },
     package_data={
-        'netbox_aifabric': ['templates/netbox_aifabric/**/*.html', 'data/*.json'],
+        'netbox_aifabric': [
+            'templates/netbox_aifabric/**/*.html',
+            'data/*.json',
+            'data/device_types/*.yaml',
+            'data/device_types/sonic/*.yaml',
+        ],
         'netbox_aifabric.device_templates': ['**/*.j2', '**/*.md'],
     },
     include_package_data=False,

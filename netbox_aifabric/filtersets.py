@@ -174,6 +174,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     server_role_id = _tree(DeviceRole, 'server_role', _('GPU server role (ID)'))
     storage_role_id = _tree(DeviceRole, 'storage_role', _('Storage role (ID)'))
     platform_id = _tree(Platform, 'platform', _('Platform (ID)'))
+    spine_platform_id = _tree(Platform, 'spine_platform', _('Spine platform (ID)'))
     rack_id = _multi(Rack, _('Rack (ID)'))
     qos_profile_id = _multi(QoSProfile, _('QoS profile (ID)'))
     qos_profile = _multi(QoSProfile, _('QoS profile (slug)'), field_name='qos_profile__slug', to_field_name='slug')

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+import yaml
 from django.db import transaction
 
-from dcim.models import Platform, Site
+from dcim.models import DeviceType, InterfaceTemplate, Manufacturer, Platform, Site
 from extras.models import ConfigTemplate
 from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
@@ -22,8 +23,10 @@ from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 __all__ = (
     'DEVICE_TEMPLATES',
     'LoadReport',
+    'device_type_seed',
     'load_config_templates',
     'load_demo',
+    'load_device_types',
     'load_qos_presets',
     'load_traffic_classes',
     'qos_presets',
@@ -36,6 +39,11 @@ DATA = Path(__file__).parent / 'data'
 def qos_presets():
     """The shipped RoCE QoS presets (``data/qos_presets.json``), values exactly as sourced."""
     return json.loads((DATA / 'qos_presets.json').read_text())
+
+
+def device_type_seed():
+    """The shipped switch device types (``data/device_types/*.yaml``, the NetBox device-type library's format)."""
+    return [yaml.safe_load(path.read_text()) for path in sorted((DATA / 'device_types').glob('*.yaml'))]
 
 
 def traffic_class_seed():
@@ -99,6 +107,26 @@ class LoadReport:
             if items:
                 lines.append(f'{len(items)} {label}: {", ".join(str(i) for i in items)}')
         return '\n'.join(lines) or 'nothing to load'
+
+
+@dataclass
+class DeviceTypeReport(LoadReport):
+    """Manufacturers and device types by name; their interface templates counted."""
+
+    templates: LoadReport = field(default_factory=LoadReport)
+
+    def __str__(self):
+        counts = ', '.join(
+            f'{len(getattr(self.templates, name))} {label}'
+            for name, label in (
+                ('created', 'created'),
+                ('updated', 'reset'),
+                ('unchanged', 'present'),
+                ('kept', 'kept'),
+            )
+            if getattr(self.templates, name)
+        )
+        return '\n'.join(filter(None, (super().__str__(), f'interface templates: {counts}' if counts else '')))
 
 
 def _sync(model, lookup, values, report, force=False, m2m=None):
@@ -325,6 +353,43 @@ def load_config_templates(force=False, platforms=True):
                 {'slug': entry.platform_slug},
                 {'name': entry.platform, 'config_template': template},
                 report,
+                force,
+            )
+    return report
+
+
+@transaction.atomic
+def load_device_types(force=False):
+    """The shipped switch device types: per YAML file its manufacturer (by name), the device type (by slug) and its
+    interface templates (by name; ``mgmt_only`` as the file says). Idempotent; a device type or template edited
+    locally is kept unless ``force``. Templates a file no longer lists are left alone."""
+    report = DeviceTypeReport()
+    for entry in device_type_seed():
+        manufacturer = Manufacturer.objects.filter(name=entry['manufacturer']).first()
+        if manufacturer is None:
+            slug = entry['manufacturer'].lower().replace(' ', '-')
+            manufacturer = _sync(Manufacturer, {'slug': slug}, {'name': entry['manufacturer']}, report)
+        elif manufacturer not in report.unchanged + report.created:
+            report.unchanged.append(manufacturer)
+        device_type = _sync(
+            DeviceType,
+            {'manufacturer': manufacturer, 'slug': entry['slug']},
+            {
+                'model': entry['model'],
+                'part_number': entry.get('part_number') or '',
+                'u_height': entry.get('u_height', 1),
+                'is_full_depth': entry.get('is_full_depth', True),
+                'comments': entry.get('comments') or '',
+            },
+            report,
+            force,
+        )
+        for interface in entry.get('interfaces', ()):
+            _sync(
+                InterfaceTemplate,
+                {'device_type': device_type, 'name': interface['name']},
+                {'type': interface['type'], 'mgmt_only': bool(interface.get('mgmt_only', False))},
+                report.templates,
                 force,
             )
     return report

@@ -20,6 +20,7 @@ __all__ = (
     'normalize_mac',
     'validate_mac',
     'validate_no_control_characters',
+    'validate_port_map',
     'validate_vni',
 )
 
@@ -113,3 +114,13 @@ def find_vni_reuse(entries):
             return _('VNI {vni} is used twice: {first} and {second}.').format(vni=vni, first=seen[vni], second=usage)
         seen[vni] = usage
     return None
+
+
+def validate_port_map(value):
+    """A fabric's port map is ``{role: {use: [interface names]}}`` (roles ``leaf``/``spine``; see
+    ``apply/hardware.py``); whether the names exist on the device types is checked when planning."""
+    from .apply.hardware import check_port_map_shape
+
+    errors = check_port_map_shape(value)
+    if errors:
+        raise ValidationError('; '.join(errors))

@@ -20,7 +20,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views import View
 
-from dcim.models import Rack, Site
+from dcim.models import Platform, Rack, Site
 from ipam.models import RIR, ASNRange, Prefix
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, SlugField
 from utilities.forms.rendering import FieldSet
@@ -33,6 +33,7 @@ from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoic
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
+from .seed import DEVICE_TEMPLATES, load_config_templates
 
 __all__ = ('STEPS', 'FabricWizardView')
 
@@ -107,7 +108,24 @@ def _optional(model, label, **kwargs):
     )
 
 
+# The network OS per switch role: a shipped ConfigTemplate and the platform that uses it (aifabric_load_templates)
+NOS_FIELDS = {'leaf_nos': 'platform', 'spine_nos': 'spine_platform'}
+NOS_CHOICES = [('', _('None: the platform chosen below'))] + [(t.platform_slug, t.platform) for t in DEVICE_TEMPLATES]
+
+
+def _nos(label, help_text):
+    return forms.ChoiceField(label=label, choices=NOS_CHOICES, required=False, help_text=help_text)
+
+
 class TopologyForm(FabricDevicesForm):
+    leaf_nos = _nos(
+        _('Leaf NOS'),
+        _(
+            "The leaves' network OS: its shipped config template renders every leaf right after the apply (sets "
+            'the switch platform; the spines follow it unless they have their own)'
+        ),
+    )
+    spine_nos = _nos(_('Spine NOS'), _("The spines' network OS (sets the spine platform)"))
     spine_count = _count(_('Spines'), 2)
     max_spines = _count(_('Max spines'), 4)
     leaf_count = _count(_('Leaves'), 2)
@@ -132,7 +150,12 @@ class TopologyForm(FabricDevicesForm):
     )
     rack = _optional(Rack, _('Rack'))
 
-    fieldsets = (FABRIC_SIZE_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_DEVICES_FIELDSET)
+    fieldsets = (
+        FABRIC_SIZE_FIELDSET,
+        FABRIC_LINKS_FIELDSET,
+        FieldSet('leaf_nos', 'spine_nos', name=_('Network OS')),
+        FABRIC_DEVICES_FIELDSET,
+    )
 
 
 class PrefixTextField(forms.CharField):
@@ -399,7 +422,7 @@ def build_fabric(cleaned, save, user=None):
         spine_asn=pools.get('spine_asn'),
         management_gateway=pools.get('management_gateway') or None,
         bmc_attachment=pools.get('bmc_attachment') or BmcAttachmentChoices.OOB,
-        **{k: v for k, v in topology.items()},
+        **{k: v for k, v in topology.items() if k not in NOS_FIELDS},
         **{k: v for k, v in intent.items() if k not in ('traffic_classes', 'tenants')},
     )
     if intent.get('l2vni_base') is None:
@@ -411,6 +434,7 @@ def build_fabric(cleaned, save, user=None):
         fabric.leaf_asn_range = _asn_range(
             pools.get('leaf_asn_start'), pools.get('leaf_asn_end'), name, fabric.slug, created
         )
+        _set_nos(fabric, topology, created)
         _check_adds(user, created)
     else:
         for field in PREFIX_FIELDS:
@@ -430,6 +454,28 @@ def build_fabric(cleaned, save, user=None):
         fabric.tenants.set(fabric._m2m_values['tenants'])
         _check_adds(user, [fabric])
     return fabric
+
+
+def _set_nos(fabric, topology, created):
+    """The chosen NOS per role becomes the role's platform: the shipped ConfigTemplates and their platforms are
+    loaded (idempotent; ``created`` gets what is new), so NetBox resolves each switch's template through its
+    platform. A platform of that slug without a config template (edited locally) is an error at the NOS field."""
+    chosen = {field: topology.get(field) for field in NOS_FIELDS if topology.get(field)}
+    if not chosen:
+        return
+    created.extend(load_config_templates().created)
+    errors = {}
+    for field, slug in chosen.items():
+        platform = Platform.objects.filter(slug=slug).select_related('config_template').first()
+        if platform is None or platform.config_template is None:
+            errors[field] = _(
+                'The platform {slug} has no config template, so its switches would not render: give it one or '
+                'run aifabric_load_templates --force.'
+            ).format(slug=slug)
+            continue
+        setattr(fabric, NOS_FIELDS[field], platform)
+    if errors:
+        raise ValidationError(errors)
 
 
 def _check_adds(user, created):

@@ -246,6 +246,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     server_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
     storage_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
     platform = PlatformSerializer(nested=True, required=False, allow_null=True)
+    spine_platform = PlatformSerializer(nested=True, required=False, allow_null=True)
     rack = RackSerializer(nested=True, required=False, allow_null=True)
     node_count = RelatedObjectCountField('nodes')
     traffic_classes = SerializedPKRelatedField(
@@ -292,6 +293,8 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'server_role',
             'storage_role',
             'platform',
+            'spine_platform',
+            'port_map',
             'rack',
             'node_count',
             'loopback_pool',

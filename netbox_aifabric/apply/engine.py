@@ -523,6 +523,12 @@ def _device_objects(fabric, plan):
             interfaces[node][interface] = (INTERFACE_TYPES.get(link.speed, 'other'), lag, f'{peer} {peer_interface}')
 
     vlan_modes = server_port_modes(plan)
+    # a port of the device type keeps its template's type (a 1G BMC on a 25G SFP28 port is still an SFP28 port)
+    template_types = {
+        role: dict(InterfaceTemplate.objects.filter(device_type=chosen_type[role]).values_list('name', 'type'))
+        for role in ('spine', 'leaf')
+        if chosen_type[role] is not None
+    }
 
     for name, role, kind in devices:
         node = nodes.get(name)
@@ -537,7 +543,7 @@ def _device_objects(fabric, plan):
                 'role': chosen_role.get(role) or Ref(f'role:{role}'),
             }
             if kind == 'switch':
-                values['platform'] = fabric.platform
+                values['platform'] = (role == 'spine' and fabric.spine_platform) or fabric.platform
             if fabric.rack is not None:
                 values['rack'] = fabric.rack
             items.append(
@@ -565,7 +571,7 @@ def _device_objects(fabric, plan):
                 values['mode'] = mode
                 values['untagged_vlan'] = Ref(f'vlan:{untagged}') if untagged else None
                 m2m['tagged_vlans'] = [Ref(f'vlan:{vid}') for vid in tagged]
-            type_ = {'type': kind_}
+            type_ = {'type': template_types.get(role, {}).get(interface, kind_) if kind == 'switch' else kind_}
             items.append(
                 Desired(
                     f'interface:{name}:{interface}',

@@ -14,10 +14,23 @@ target becomes the planner's, which warns about the leaves above it.
 """
 
 from ..choices import BmcAttachmentChoices, LeafPairingChoices
-from ..planner import FabricSpec, Maximums, NicLayout, Node, Platform, Pools, PortRange, Server, Tenant, TrafficClass
+from ..planner import (
+    FabricSpec,
+    Maximums,
+    NicLayout,
+    Node,
+    Platform,
+    Pools,
+    PortRange,
+    Server,
+    SpecError,
+    Tenant,
+    TrafficClass,
+)
 from ..validators import m2m_members
+from .hardware import USE_LABELS, HardwarePort, RoleNeeds, assign_ports, natural_key, type_speed
 
-__all__ = ('SERVERS_PER_LEAF', 'fabric_spec')
+__all__ = ('SERVERS_PER_LEAF', 'device_type_ports', 'fabric_spec', 'hardware_platforms')
 
 SERVERS_PER_LEAF = 48
 STORAGE_SLOTS = 8  # the last server ports of the first leaf pair are kept for storage nodes
@@ -60,6 +73,9 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
 
     per_leaf_rdma = -(-fabric.rdma_nic_count // max(fabric.server_nic_count, 1))
     bmc_on_leaf = fabric.bmc_attachment == BmcAttachmentChoices.LEAF
+    hardware, servers_per_leaf = hardware_platforms(
+        fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, {n.node_id: n.name for n in leaf_nodes}
+    )
     uplink_ports = fabric.max_spines * fabric.max_parallel_uplinks
     rdma_first = SERVERS_PER_LEAF + 1
     uplink_first = rdma_first + SERVERS_PER_LEAF * per_leaf_rdma
@@ -77,6 +93,8 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
         name=f'{slug} spine',
         downlink_ports=PortRange(1, fabric.max_leaves * fabric.max_parallel_uplinks, fabric.uplink_speed),
     )
+    leaf_platform = hardware.get('leaf', leaf_platform)
+    spine_platform = hardware.get('spine', spine_platform)
 
     if pending:  # the members a form or serializer is about to save (Fabric.clean() plans before the save)
         classes, members = m2m_members(fabric, 'traffic_classes'), m2m_members(fabric, 'tenants')
@@ -102,7 +120,7 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
         design=fabric.design_option,
         underlay=fabric.underlay,
         maximums=Maximums(
-            fabric.max_spines, fabric.max_leaves, fabric.max_parallel_uplinks, servers_per_leaf=SERVERS_PER_LEAF
+            fabric.max_spines, fabric.max_leaves, fabric.max_parallel_uplinks, servers_per_leaf=servers_per_leaf
         ),
         pools=Pools(
             loopback=_prefix(fabric.loopback_pool) or '',
@@ -147,3 +165,107 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
             float(fabric.oversubscription_target) if fabric.oversubscription_target is not None else None
         ),
     )
+
+
+def device_type_ports(device_type) -> list[HardwarePort]:
+    """The data ports of a NetBox device type: its interface templates that are not management-only and whose type
+    names a speed, in natural name order (``Ethernet2`` before ``Ethernet10``)."""
+    from dcim.models import InterfaceTemplate
+
+    ports = []
+    for name, type_ in InterfaceTemplate.objects.filter(device_type=device_type, mgmt_only=False).values_list(
+        'name', 'type'
+    ):
+        speed = type_speed(type_)
+        if speed is not None:
+            ports.append(HardwarePort(name, *speed))
+    return sorted(ports, key=lambda p: natural_key(p.name))
+
+
+def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, leaf_names=None):
+    """``({role: Platform}, servers_per_leaf)``: the leaf and spine platforms of the fabric's device types that have
+    data ports (a role without one keeps the generic blocks), their ports assigned by the fabric's ``port_map``
+    (see :mod:`.hardware`). A leaf device type sets how many servers a leaf can take; a leaf carrying more servers
+    than its ports allow is a named error on the use that runs out."""
+    port_map = fabric.port_map or {}
+    platforms, servers_per_leaf = {}, SERVERS_PER_LEAF
+    uplink_need = fabric.max_spines * fabric.max_parallel_uplinks
+    peer_need = 2 if not evpn_mh and fabric.max_leaves >= 2 else 0
+    roles = {
+        'leaf': RoleNeeds(
+            speeds={
+                'peer_link': fabric.uplink_speed,
+                'uplink': fabric.uplink_speed,
+                'server': fabric.server_nic_speed,
+                'rdma': fabric.rdma_nic_speed,
+                'bmc': BMC_SPEED,
+            },
+            fixed={'peer_link': peer_need, 'uplink': uplink_need},
+            per_server={'server': 1, 'rdma': per_leaf_rdma if fabric.rdma_nic_count else 0, 'bmc': int(bmc_on_leaf)},
+            reasons={
+                'peer_link': 'two per leaf of an MLAG pair',
+                'uplink': f'max spines {fabric.max_spines} × max parallel uplinks {fabric.max_parallel_uplinks}',
+            },
+        ),
+        'spine': RoleNeeds(
+            speeds={'downlink': fabric.uplink_speed},
+            fixed={'downlink': fabric.max_leaves * fabric.max_parallel_uplinks},
+            per_server={},
+            reasons={
+                'downlink': f'max leaves {fabric.max_leaves} × max parallel uplinks {fabric.max_parallel_uplinks}'
+            },
+        ),
+    }
+    for role, needs in roles.items():
+        device_type = getattr(fabric, f'{role}_device_type')
+        if device_type is None:
+            continue
+        ports = device_type_ports(device_type)
+        if not ports:
+            continue
+        blocks = assign_ports(role, str(device_type), ports, needs, port_map.get(role) or {})
+
+        def block(use, blocks=blocks, needs=needs):
+            names = blocks.get(use)
+            return PortRange(names=names, speed=needs.speeds[use]) if names else None
+
+        if role == 'spine':
+            platforms[role] = Platform(name=str(device_type), downlink_ports=block('downlink'))
+            continue
+        platforms[role] = Platform(
+            name=str(device_type),
+            server_ports=block('server'),
+            rdma_ports=block('rdma'),
+            uplink_ports=block('uplink'),
+            peer_link_names=blocks.get('peer_link', ()),
+            peer_link_speed=fabric.uplink_speed,
+            bmc_ports=block('bmc'),
+        )
+        servers_per_leaf = _leaf_capacity(str(device_type), needs, blocks, servers, leaf_names or {})
+    return platforms, servers_per_leaf
+
+
+def _leaf_capacity(device_type, needs, blocks, servers, names):
+    """How many servers a leaf of this device type takes: the fewest its per-server blocks allow (at most
+    :data:`SERVERS_PER_LEAF`); a leaf that carries more is a named error on the block that runs out."""
+    limits = {}
+    for use, units in needs.per_server.items():
+        if units:
+            limits[use] = len(blocks.get(use, ())) // units
+    capacity = min([SERVERS_PER_LEAF, *limits.values()])
+    per_leaf = {}
+    for server in servers:
+        for leaf in server.leaves:
+            per_leaf[leaf] = per_leaf.get(leaf, 0) + 1
+    for leaf, count in sorted(per_leaf.items()):
+        if count > capacity:
+            use = min(limits, key=limits.get)
+            units = needs.per_server[use]
+            raise SpecError(
+                f'port_map.leaf.{use}',
+                f'{names.get(leaf, leaf)} carries {count} servers, each needing {units} of the {USE_LABELS[use]} '
+                f'at {needs.speeds[use]}G: {count * units} needed; the leaf device type {device_type} has '
+                f'{len(blocks.get(use, ()))} for them, room for {capacity} servers',
+                names.get(leaf),
+            )
+    return capacity

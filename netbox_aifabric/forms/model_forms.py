@@ -206,6 +206,7 @@ class FabricDevicesForm(forms.Form):
     server_role = _optional(DeviceRole, _('GPU server role'))
     storage_role = _optional(DeviceRole, _('Storage role'))
     platform = _optional(Platform, _('Switch platform'))
+    spine_platform = _optional(Platform, _('Spine platform'))
 
 
 # The fabric's size, links and devices, as the fabric form and the wizard's topology step lay them out
@@ -253,6 +254,15 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
     rack = DynamicModelChoiceField(
         queryset=Rack.objects.all(), required=False, label=_('Rack'), query_params={'site_id': '$site'}
     )
+    port_map = JSONField(
+        required=False,
+        label=_('Port map'),
+        help_text=_(
+            'Which ports of the leaf and spine device types serve which use: {"leaf": {"uplink": ["Ethernet53/1", '
+            '"Ethernet54/1"], "server": ["Ethernet1..Ethernet48"]}}; leaf uses server, rdma, uplink, peer_link, '
+            'bmc; spine uses downlink. Uses left out are derived from the speeds. Ignored for generic device types'
+        ),
+    )
 
     fieldsets = (
         FieldSet(
@@ -273,6 +283,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'leaf_asn_range', 'spine_asn', name=_('Pools')
         ),
         FABRIC_DEVICES_FIELDSET,
+        FieldSet('port_map', name=_('Hardware')),
         FieldSet('l2vni_base', 'anycast_gateway_mac', 'tenants', name=_('Overlay')),
         FieldSet(
             'management_pool', 'management_gateway', 'jump_host_prefix', 'bmc_attachment', name=_('Management plane')
@@ -313,6 +324,8 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'server_role',
             'storage_role',
             'platform',
+            'spine_platform',
+            'port_map',
             'rack',
             'loopback_pool',
             'vtep_pool',

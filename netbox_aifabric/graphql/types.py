@@ -73,6 +73,7 @@ class FabricType(PrimaryObjectType):
     server_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
     storage_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
     platform: Annotated['PlatformType', strawberry.lazy('dcim.graphql.types')] | None
+    spine_platform: Annotated['PlatformType', strawberry.lazy('dcim.graphql.types')] | None
     rack: Annotated['RackType', strawberry.lazy('dcim.graphql.types')] | None
     traffic_classes: list[TrafficClassType]
     tenants: list[EVPNTenantType]

@@ -28,6 +28,7 @@ from ..validators import (
     normalize_mac,
     validate_mac,
     validate_no_control_characters,
+    validate_port_map,
     validate_vni,
 )
 
@@ -151,7 +152,25 @@ class Fabric(JobsMixin, PrimaryModel):
     leaf_role = _device_field('dcim.DeviceRole', _('leaf role'))
     server_role = _device_field('dcim.DeviceRole', _('GPU server role'))
     storage_role = _device_field('dcim.DeviceRole', _('storage role'))
-    platform = _device_field('dcim.Platform', _('switch platform'), _('The network OS of the spines and leaves'))
+    platform = _device_field(
+        'dcim.Platform',
+        _('switch platform'),
+        _('The network OS of the leaves, and of the spines unless they have their own'),
+    )
+    spine_platform = _device_field(
+        'dcim.Platform', _('spine platform'), _('The network OS of the spines (empty: the switch platform)')
+    )
+    port_map = models.JSONField(
+        verbose_name=_('port map'),
+        default=dict,
+        blank=True,
+        validators=[validate_port_map],
+        help_text=_(
+            'Which ports of the leaf and spine device types serve which use, e.g. {"leaf": {"uplink": '
+            '["Ethernet53/1", "Ethernet54/1"], "server": ["Ethernet1..Ethernet48"]}}; uses left out are derived '
+            'from the speeds (fastest ports: peer link, then uplinks; the rest: servers)'
+        ),
+    )
     rack = _device_field('dcim.Rack', _('rack'), _('Where the new devices are placed (unpositioned)'))
 
     # Pools
@@ -254,6 +273,8 @@ class Fabric(JobsMixin, PrimaryModel):
         'server_role',
         'storage_role',
         'platform',
+        'spine_platform',
+        'port_map',
         'rack',
         'l2vni_base',
         'anycast_gateway_mac',
@@ -279,6 +300,19 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def get_leaf_pairing_color(self):
         return LeafPairingChoices.colors.get(self.leaf_pairing)
+
+    @property
+    def port_map_display(self):
+        """``leaf uplink: Ethernet53/1, Ethernet54/1 · …`` (empty: every use derived from the speeds)."""
+        if not isinstance(self.port_map, dict):
+            return ''
+        return ' · '.join(
+            f'{role} {use}: {", ".join(names)}'
+            for role, uses in self.port_map.items()
+            if isinstance(uses, dict)
+            for use, names in uses.items()
+            if isinstance(names, list)
+        )
 
     @property
     def is_mlag(self):

@@ -155,6 +155,8 @@ class FabricDevicesPanel(panels.ObjectAttributesPanel):
     server_role = attrs.RelatedObjectAttr('server_role', linkify=True, label=_('GPU server role'))
     storage_role = attrs.RelatedObjectAttr('storage_role', linkify=True)
     platform = attrs.RelatedObjectAttr('platform', linkify=True, label=_('Switch platform'))
+    spine_platform = attrs.RelatedObjectAttr('spine_platform', linkify=True, label=_('Spine platform'))
+    port_map = attrs.TextAttr('port_map_display', label=_('Port map'), style='font-monospace')
     rack = attrs.RelatedObjectAttr('rack', linkify=True)
 
 

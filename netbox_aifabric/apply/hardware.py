@@ -1,0 +1,227 @@
+"""Real port names from a NetBox device type: the fabric's port map onto the device type's interface templates.
+
+Pure (no Django): the caller reads the interface templates (``name``, ``type``, ``mgmt_only``) and the fabric.
+
+A switch role's ports are its non-management interface templates whose type names a speed (``25gbase-x-sfp28`` →
+25G), in the device type's order. Each use of a port — ``server``, ``rdma``, ``uplink``, ``peer_link``, ``bmc``
+(leaf) and ``downlink`` (spine) — is either stated in the fabric's ``port_map`` (a list of names, ``A..B`` for every
+port from A to B in the device type's order) or derived:
+
+- the **fixed** uses take ports at their speed from the end: the peer link the last two at the uplink speed, the
+  uplinks the ones before them (as many as the declared maximums need: max spines × max parallel uplinks); a
+  spine's downlinks take every free port at the uplink speed;
+- the **per-server** uses (server ports, RDMA ports, BMC ports) share what is left: each takes the free ports at its
+  speed (else those that can run it, e.g. a 25G SFP28 port for a 1G BMC); uses that land on the same ports split
+  them in consecutive blocks, in the order server, RDMA, BMC.
+
+How many servers a leaf can take (the planner's ``servers_per_leaf``) follows from the blocks. Too few ports is a
+named :class:`~netbox_aifabric.planner.SpecError` on ``port_map.<role>.<use>`` with the device type, the speed, and
+how many ports are needed and available.
+"""
+
+import re
+from dataclasses import dataclass
+
+from ..planner import SpecError
+
+__all__ = (
+    'LOWER_SPEEDS',
+    'PORT_USES',
+    'HardwarePort',
+    'RoleNeeds',
+    'assign_ports',
+    'check_port_map_shape',
+    'natural_key',
+    'type_speed',
+)
+
+PORT_USES = {'leaf': ('server', 'rdma', 'uplink', 'peer_link', 'bmc'), 'spine': ('downlink',)}
+USE_LABELS = {
+    'server': 'server ports',
+    'rdma': 'RDMA ports',
+    'uplink': 'uplinks',
+    'peer_link': 'the MLAG peer link',
+    'bmc': 'BMC ports',
+    'downlink': 'downlinks',
+}
+# Lower speeds a cage also runs, by form factor (the shipped models' data sheets: SFP28 cages take 1G/10G optics,
+# QSFP28 cages 40G); a port's highest speed comes from its type
+LOWER_SPEEDS = {
+    'sfp28': (10, 1),
+    'sfpp': (1,),
+    'sfp56': (25, 10),
+    'qsfp28': (40,),
+    'qsfp56': (100, 40),
+    'qsfpdd': (200, 100),
+    'osfp': (200, 100),
+}
+_SPEED = re.compile(r'^(\d+(?:\.\d+)?)(g|t)?base-')
+_RANGE = '..'
+
+
+def type_speed(type_: str) -> tuple[int, tuple[int, ...]] | None:
+    """``(speed, lower speeds)`` in Gbit/s of a NetBox interface type, or None when it names no whole-Gbit/s
+    Ethernet speed (virtual, LAG, 100base-tx, 2.5gbase-t, InfiniBand, wireless…)."""
+    match = _SPEED.match(type_ or '')
+    if not match:
+        return None
+    value = float(match.group(1)) * {'g': 1, 't': 1000, None: 0.001}[match.group(2)]
+    if value < 1 or value != int(value):
+        return None
+    form_factor = type_.rsplit('-', 1)[-1]
+    return int(value), LOWER_SPEEDS.get(form_factor, ())
+
+
+def natural_key(name: str):
+    """``Ethernet2`` before ``Ethernet10``, ``Ethernet49/1`` before ``Ethernet49/2``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r'(\d+)', name)]
+
+
+@dataclass(frozen=True)
+class HardwarePort:
+    name: str
+    speed: int
+    speeds: tuple[int, ...] = ()
+
+    def runs(self, speed: int) -> bool:
+        return speed == self.speed or speed in self.speeds
+
+
+@dataclass(frozen=True)
+class RoleNeeds:
+    """What one switch role needs of its device type: the speed of each use, how many ports the fixed uses need,
+    and how many ports one server takes of each per-server use (0: the use is absent)."""
+
+    speeds: dict
+    fixed: dict
+    per_server: dict
+    reasons: dict = None
+
+
+def check_port_map_shape(value) -> list[str]:
+    """Messages for a port map that is not ``{role: {use: [names]}}`` with the known roles and uses."""
+    if value in (None, {}):
+        return []
+    if not isinstance(value, dict):
+        return ['the port map is an object: {"leaf": {"uplink": ["Ethernet53/1", …]}, "spine": {…}}']
+    errors = []
+    for role, uses in value.items():
+        if role not in PORT_USES:
+            errors.append(f'unknown role "{role}" (known: {", ".join(PORT_USES)})')
+            continue
+        if not isinstance(uses, dict):
+            errors.append(f'{role}: a mapping of use to port names, e.g. {{"uplink": ["Ethernet53/1"]}}')
+            continue
+        for use, names in uses.items():
+            if use not in PORT_USES[role]:
+                errors.append(f'{role}.{use}: unknown use (a {role} has {", ".join(PORT_USES[role])})')
+            elif not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+                errors.append(f'{role}.{use}: a list of interface names ("A..B" for a run of ports)')
+    return errors
+
+
+def _expand(field, entries, order, device_type):
+    names = []
+    for entry in entries:
+        if _RANGE in entry:
+            first, last = (part.strip() for part in entry.split(_RANGE, 1))
+            for end in (first, last):
+                if end not in order:
+                    raise SpecError(field, f'{end} is not a port of the device type {device_type}')
+            a, b = order[first], order[last]
+            if b < a:
+                raise SpecError(field, f'{entry}: {last} comes before {first} on the device type {device_type}')
+            names.extend(list(order)[a : b + 1])
+        else:
+            if entry not in order:
+                raise SpecError(field, f'{entry} is not a port of the device type {device_type}')
+            names.append(entry)
+    return names
+
+
+def _speeds_text(ports):
+    counts = {}
+    for port in ports:
+        counts[port.speed] = counts.get(port.speed, 0) + 1
+    return ', '.join(f'{n} at {speed}G' for speed, n in sorted(counts.items(), reverse=True)) or 'no data ports'
+
+
+def assign_ports(role: str, device_type: str, ports: list[HardwarePort], needs: RoleNeeds, stated: dict):
+    """``{use: (names, speed)}`` for a role's device type: the stated uses as they are, the others derived (see the
+    module docstring). Raises SpecError on ``port_map.<role>.<use>`` when a use gets too few ports."""
+    order = {port.name: i for i, port in enumerate(ports)}
+    by_name = {port.name: port for port in ports}
+    assigned, owner = {}, {}
+    for use, entries in (stated or {}).items():
+        if use not in needs.speeds:
+            continue
+        field = f'port_map.{role}.{use}'
+        names = _expand(field, entries, order, device_type)
+        speed = needs.speeds[use]
+        for name in names:
+            if name in owner:
+                raise SpecError(field, f'{name} is in port_map.{role}.{owner[name]} too: a port can have one use only')
+            owner[name] = use
+            if not by_name[name].runs(speed):
+                raise SpecError(
+                    field, f'{name} runs {by_name[name].speed}G; the {role} {USE_LABELS[use]} run at {speed}G'
+                )
+        assigned[use] = names
+
+    def free(speed, exact=True):
+        return [p for p in ports if p.name not in owner and (p.speed == speed if exact else p.runs(speed))]
+
+    for use, count in needs.fixed.items():
+        if use in assigned or not count and use != 'downlink':
+            continue
+        speed = needs.speeds[use]
+        candidates = free(speed)
+        take = candidates if use == 'downlink' else candidates[len(candidates) - count :] if count else []
+        if len(candidates) < count:
+            raise SpecError(
+                f'port_map.{role}.{use}',
+                f'the {role} device type {device_type} has {len(candidates)} free ports at {speed}G for '
+                f'{USE_LABELS[use]} ({_speeds_text(ports)} in all, {_taken_text(owner, ports, speed)}): '
+                f'{count} needed ({(needs.reasons or {}).get(use, "the declared maximums")})',
+            )
+        for port in take:
+            owner[port.name] = use
+        assigned[use] = [p.name for p in take]
+
+    # per-server uses: group by the ports they land on, split each group in consecutive blocks
+    groups = {}
+    for use, units in needs.per_server.items():
+        if use in assigned or not units:
+            continue
+        speed = needs.speeds[use]
+        candidates = free(speed) or free(speed, exact=False)
+        if not candidates:
+            raise SpecError(
+                f'port_map.{role}.{use}',
+                f'the {role} device type {device_type} has no free port that runs {speed}G for {USE_LABELS[use]} '
+                f'({_speeds_text(ports)} in all, {_taken_text(owner, ports, None)})',
+            )
+        key = tuple(p.name for p in candidates)
+        groups.setdefault(key, []).append(use)
+    for key, uses in groups.items():
+        per_server = sum(needs.per_server[use] for use in uses)
+        n = len(key) // per_server
+        start = 0
+        for use in uses:
+            size = n * needs.per_server[use]
+            assigned[use] = list(key[start : start + size])
+            for name in assigned[use]:
+                owner[name] = use
+            start += size
+    return {use: tuple(names) for use, names in assigned.items()}
+
+
+def _taken_text(owner, ports, speed):
+    used = {}
+    for port in ports:
+        use = owner.get(port.name)
+        if use and (speed is None or port.speed == speed):
+            used[use] = used.get(use, 0) + 1
+    if not used:
+        return 'none of them in use'
+    return ', '.join(f'{n} for {USE_LABELS[use]}' for use, n in used.items())

@@ -1,0 +1,202 @@
+"""Hardware from NetBox: the shipped device types load idempotently (counts from their YAML files), a fabric's leaf and
+spine device types give the plan, the devices and the contexts their real port names (by the documented default or
+the fabric's port map), and a device type with too few ports is a named error at plan time."""
+
+import io
+
+from django.core.management import call_command
+
+from dcim.models import Device, DeviceType, Interface, InterfaceTemplate, Manufacturer
+from utilities.testing import TestCase
+
+from netbox_aifabric.apply.engine import apply_fabric, diff_fabric, plan_of
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.seed import device_type_seed, load_demo
+
+LEAF, SPINE = 'arista-dcs-7050sx3-48yc8', 'arista-dcs-7060cx-32s'
+
+
+def load(**kwargs):
+    out = io.StringIO()
+    call_command('aifabric_load_device_types', stdout=out, **kwargs)
+    return out.getvalue()
+
+
+def seed_names(slug, mgmt=False):
+    entry = next(e for e in device_type_seed() if e['slug'] == slug)
+    return [i['name'] for i in entry['interfaces'] if bool(i.get('mgmt_only')) == mgmt]
+
+
+def ports(plan, kind, role):
+    """The interfaces the plan's links of ``kind`` use on switches of ``role``."""
+    roles = {n.name: n.role for n in plan.nodes}
+    return {
+        interface
+        for link in plan.links
+        if link.kind == kind
+        for node, interface in ((link.a_node, link.a_interface), (link.b_node, link.b_interface))
+        if roles.get(node) == role
+    }
+
+
+class LoadDeviceTypesTestCase(TestCase):
+    def test_load_is_idempotent_and_counts_follow_the_yaml(self):
+        seed = device_type_seed()
+        templates = sum(len(e['interfaces']) for e in seed)
+        manufacturers = {e['manufacturer'] for e in seed}
+        first = load()
+        self.assertEqual(DeviceType.objects.count(), len(seed))
+        self.assertEqual(InterfaceTemplate.objects.count(), templates)
+        self.assertEqual(Manufacturer.objects.count(), len(manufacturers))
+        self.assertIn(f'interface templates: {templates} created', first)
+        for entry in seed:
+            device_type = DeviceType.objects.get(slug=entry['slug'])
+            self.assertEqual(device_type.model, entry['model'])
+            mgmt = {i['name'] for i in entry['interfaces'] if i.get('mgmt_only')}
+            self.assertTrue(mgmt, f'{entry["slug"]} has a management port')
+            self.assertEqual(
+                set(device_type.interfacetemplates.filter(mgmt_only=True).values_list('name', flat=True)), mgmt
+            )
+        second = load()
+        self.assertNotIn('created', second)
+        self.assertIn(f'interface templates: {templates} present', second)
+        self.assertEqual(InterfaceTemplate.objects.count(), templates)
+        # an edited device type is kept, then reset with --force
+        DeviceType.objects.filter(slug=LEAF).update(comments='local')
+        self.assertIn('edited locally, kept', load())
+        self.assertIn('reset to shipped values', load(force=True))
+
+
+class HardwareFabricBase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        load()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def use_hardware(self, **changes):
+        fabric = Fabric.objects.get(pk=self.fabric.pk)
+        for role, default in (('leaf', LEAF), ('spine', SPINE)):
+            slug = changes.pop(role, default)
+            setattr(fabric, f'{role}_device_type', DeviceType.objects.get(slug=slug) if slug else None)
+        # what a 48x25G + 8x100G leaf can hold: 2 spines x 1 uplink and the peer link leave 4 RDMA ports at 100G
+        values = {'max_spines': 2, 'max_parallel_uplinks': 1, 'storage_count': 0, **changes}
+        for name, value in values.items():
+            setattr(fabric, name, value)
+        fabric.full_clean()
+        fabric.save()
+        return fabric
+
+
+class HardwarePortsTestCase(HardwareFabricBase):
+    def test_real_port_names_land_in_the_plan_the_devices_and_the_contexts(self):
+        fabric = self.use_hardware()
+        plan = plan_of(fabric)
+        leaf_ports, spine_ports = seed_names(LEAF), seed_names(SPINE)
+        switch_names = {n.name: n.role for n in plan.nodes}
+        used = {}
+        for link in plan.links:
+            for node, interface in ((link.a_node, link.a_interface), (link.b_node, link.b_interface)):
+                if node in switch_names:
+                    used.setdefault(switch_names[node], set()).add(interface)
+                    self.assertIn(interface, leaf_ports if switch_names[node] == 'leaf' else spine_ports)
+        # the documented default: the peer link the last two 100G ports, the uplinks the two before, RDMA the rest
+        self.assertEqual(ports(plan, 'uplink', 'leaf'), {'Ethernet53/1', 'Ethernet54/1'})
+        self.assertEqual(ports(plan, 'uplink', 'spine'), {'Ethernet1/1', 'Ethernet2/1'})
+        self.assertEqual(ports(plan, 'mlag-peer', 'leaf'), {'Ethernet55/1', 'Ethernet56/1'})
+        rdma = ports(plan, 'rdma', 'leaf')
+        self.assertTrue(rdma and rdma <= {'Ethernet49/1', 'Ethernet50/1', 'Ethernet51/1', 'Ethernet52/1'}, rdma)
+        servers = ports(plan, 'server', 'leaf')
+        self.assertTrue(servers and servers <= {f'Ethernet{i}' for i in range(1, 49)}, servers)
+
+        apply_fabric(fabric)
+        leaf = Device.objects.get(name='ai-lab-fabric-leaf1')
+        self.assertEqual(leaf.device_type.slug, LEAF)
+        names = set(leaf.interfaces.values_list('name', flat=True))
+        # the apply took over the template interfaces: no port twice, none invented
+        physical = names - {'Loopback0', 'Loopback1', 'Port-Channel1000'} - {n for n in names if n.startswith('Port')}
+        self.assertEqual(physical, set(leaf_ports) | {'Management1'})
+        self.assertTrue(Interface.objects.get(device=leaf, name='Ethernet53/1').cable)
+        self.assertEqual(Interface.objects.get(device=leaf, name='Ethernet53/1').type, '100gbase-x-qsfp28')
+        self.assertTrue(Interface.objects.get(device=leaf, name='Management1').mgmt_only)
+        self.assertEqual(str(leaf.oob_ip.assigned_object.name), 'Management1')
+        context = leaf.get_config_context()['aifabric']
+        text = repr(context)
+        for name in ('Ethernet53/1', 'Ethernet55/1', 'Ethernet49/1'):
+            self.assertIn(name, text)
+        self.assertNotIn("'Ethernet57'", text)
+        spine = Device.objects.get(name='ai-lab-fabric-spine1')
+        self.assertEqual(
+            set(spine.interfaces.filter(cable__isnull=False).values_list('name', flat=True)),
+            {'Ethernet1/1', 'Ethernet2/1'},
+        )
+        # a second apply changes nothing
+        _, changes = diff_fabric(fabric)
+        self.assertEqual([c for c in changes if c.action not in ('keep', 'use')], [])
+
+    def test_a_stated_port_map_wins(self):
+        fabric = self.use_hardware(
+            port_map={'leaf': {'uplink': ['Ethernet49/1..Ethernet50/1'], 'server': ['Ethernet25..Ethernet48']}}
+        )
+        plan = plan_of(fabric)
+        self.assertEqual(ports(plan, 'uplink', 'leaf'), {'Ethernet49/1', 'Ethernet50/1'})
+        servers = ports(plan, 'server', 'leaf')
+        self.assertTrue(servers and servers <= {f'Ethernet{i}' for i in range(25, 49)}, servers)
+        rdma = ports(plan, 'rdma', 'leaf')
+        self.assertTrue(rdma and rdma <= {'Ethernet51/1', 'Ethernet52/1', 'Ethernet53/1', 'Ethernet54/1'}, rdma)
+
+    def test_other_nos_families_name_their_ports(self):
+        for leaf, spine, uplink, downlink in (
+            ('msn2410-bb2fc', 'sn2700', 'swp53', 'swp1'),
+            ('arista-dcs-7050sx3-48yc8-sonic', '7726-32x-o', 'Ethernet64', 'Ethernet0'),
+        ):
+            with self.subTest(leaf=leaf):
+                plan = plan_of(self.use_hardware(leaf=leaf, spine=spine))
+                self.assertIn(uplink, ports(plan, 'uplink', 'leaf'))
+                self.assertIn(downlink, ports(plan, 'uplink', 'spine'))
+
+
+class HardwareErrorsTestCase(HardwareFabricBase):
+    def assertPlanError(self, fabric, field, *parts):
+        with self.assertRaises(PlanError) as caught:
+            plan_of(fabric)
+        self.assertEqual(caught.exception.field, field)
+        for part in parts:
+            self.assertIn(part, caught.exception.message)
+        return caught.exception
+
+    def test_too_few_uplink_ports(self):
+        # the demo's maximums (4 spines x 2 parallel uplinks) ask for 8 uplinks; the peer link took 2 of the 8 100G
+        fabric = self.use_hardware(max_spines=4, max_parallel_uplinks=2)
+        self.assertPlanError(
+            fabric, 'port_map.leaf.uplink', 'DCS-7050SX3-48YC8', '6 free ports at 100G', '8 needed', 'max spines 4'
+        )
+
+    def test_too_few_rdma_ports_for_the_servers_on_a_leaf(self):
+        fabric = self.use_hardware(server_count=6)
+        self.assertPlanError(fabric, 'port_map.leaf.rdma', 'carries 6 servers', 'at 100G', '6 needed', 'has 4')
+
+    def test_too_few_downlinks_on_the_spine(self):
+        # 8 leaves x 5 parallel uplinks need 40 of the spine's 32 100G ports (the leaves stay generic)
+        fabric = self.use_hardware(leaf=None, max_parallel_uplinks=5)
+        self.assertPlanError(fabric, 'port_map.spine.downlink', 'DCS-7060CX-32S', '32 free ports at 100G', '40 needed')
+
+    def test_a_port_map_naming_a_port_the_device_type_lacks(self):
+        fabric = self.use_hardware(port_map={'leaf': {'uplink': ['Ethernet57/1']}})
+        self.assertPlanError(fabric, 'port_map.leaf.uplink', 'Ethernet57/1 is not a port of the device type')
+
+    def test_a_port_map_with_a_port_at_the_wrong_speed(self):
+        fabric = self.use_hardware(port_map={'leaf': {'uplink': ['Ethernet1', 'Ethernet2']}})
+        self.assertPlanError(fabric, 'port_map.leaf.uplink', 'Ethernet1 runs 25G', 'at 100G')
+
+    def test_the_port_map_shape_is_validated_on_save(self):
+        from django.core.exceptions import ValidationError
+
+        fabric = Fabric.objects.get(pk=self.fabric.pk)
+        fabric.port_map = {'leaf': {'uplinks': ['Ethernet49/1']}, 'core': {}}
+        with self.assertRaises(ValidationError) as caught:
+            fabric.full_clean()
+        message = ' '.join(caught.exception.message_dict['port_map'])
+        self.assertIn('leaf.uplinks: unknown use', message)
+        self.assertIn('unknown role "core"', message)

@@ -1,0 +1,80 @@
+"""Right after an apply, configs render: the wizard's NOS per switch role becomes the role's platform (the shipped
+ConfigTemplates loaded on the way), and every switch renders through NetBox's own ``render-config`` endpoint."""
+
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from dcim.models import Device
+from utilities.testing import APITestCase
+
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.seed import DEVICE_TEMPLATES
+
+from .test_wizard import WizardBase, url
+
+TEMPLATE = {t.platform_slug: t.name for t in DEVICE_TEMPLATES}
+
+
+class WizardNOSTestCase(WizardBase, APITestCase):
+    def setUp(self):
+        APITestCase.setUp(self)
+        self.user.is_superuser = True
+        self.user.save()
+        self.client.force_login(self.user)
+
+    def create_and_render(self, leaf_nos, spine_nos):
+        self.walk(topology={'leaf_nos': leaf_nos, 'spine_nos': spine_nos})
+        response = self.client.post(url('preview'), {'_apply': '1'})
+        fabric = Fabric.objects.get(slug='wizard-cluster')
+        self.assertRedirects(response, fabric.get_absolute_url(), fetch_redirect_response=False)
+        self.assertEqual((fabric.platform.slug, fabric.spine_platform.slug), (leaf_nos, spine_nos))
+        switches = Device.objects.filter(name__startswith='wizard-cluster-', platform__isnull=False)
+        self.assertEqual(switches.count(), fabric.spine_count + fabric.leaf_count)
+        api = APIClient()  # token authentication only, as NetBox's API wants it for a POST
+        for device in switches:
+            expected = leaf_nos if 'leaf' in device.name else spine_nos
+            self.assertEqual(device.platform.slug, expected)
+            self.assertEqual(device.get_config_template().name, TEMPLATE[expected])
+            path = reverse('dcim-api:device-render-config', kwargs={'pk': device.pk})
+            response = api.post(path, {}, format='json', **self.header)
+            self.assertHttpStatus(response, 200)
+            self.assertIn(device.name, response.data['content'])
+
+    def test_sonic_leaves_and_eos_spines_render_after_create_and_apply(self):
+        self.create_and_render('sonic', 'arista-eos')
+
+    def test_nvue_leaves_and_frr_spines_render_after_create_and_apply(self):
+        self.create_and_render('cumulus', 'frr')
+
+    def test_without_a_nos_the_switches_get_no_template(self):
+        self.walk()
+        self.client.post(url('preview'), {'_apply': '1'})
+        leaf = Device.objects.get(name='wizard-cluster-leaf1')
+        self.assertIsNone(leaf.get_config_template())
+
+
+class DemoRendersTestCase(APITestCase):
+    def test_the_demo_command_renders_every_switch_after_an_apply(self):
+        from io import StringIO
+
+        from django.core.management import call_command
+
+        from netbox_aifabric.apply.engine import apply_fabric
+
+        out = StringIO()
+        call_command('aifabric_load_demo', stdout=out)
+        self.assertIn('demo fabric: switch platform SONiC', out.getvalue())
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(fabric)
+        switches = Device.objects.filter(name__startswith='ai-lab-fabric-', platform__isnull=False)
+        self.assertEqual(switches.count(), fabric.spine_count + fabric.leaf_count)
+        self.add_permissions('dcim.view_device', 'dcim.render_config_device', 'extras.view_configtemplate')
+        for device in switches:
+            path = reverse('dcim-api:device-render-config', kwargs={'pk': device.pk})
+            response = self.client.post(path, {}, format='json', **self.header)
+            self.assertHttpStatus(response, 200)
+            self.assertEqual(response.data['configtemplate']['name'], TEMPLATE['sonic'])
+            self.assertIn(device.name, response.data['content'])
+        # a second run keeps the fabric's platform and creates nothing
+        call_command('aifabric_load_demo', stdout=StringIO(), nos='frr')
+        self.assertEqual(Fabric.objects.get(slug='ai-lab-fabric').platform.slug, 'sonic')
