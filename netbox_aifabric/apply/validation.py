@@ -29,6 +29,7 @@ COUNT_FIELDS = ('server_count', 'storage_count', 'leaf_count', 'spine_count')
 
 # The planner spec's fields (indices dropped, longest prefix first) -> the Fabric field the user changes
 SPEC_FIELDS = {
+    'port_map': 'port_map',  # the chosen device types' ports (apply/hardware.py)
     'design': 'design_option',
     'underlay': 'underlay',
     'spines': 'spine_count',
@@ -107,7 +108,10 @@ def plan_errors(fabric) -> dict[str, str]:
                 total=sum(counts.values()), field=field, count=counts[field], max=NODES_MAX
             )
         }
-    spec = fabric_spec(fabric, pending=True)
+    try:
+        spec = fabric_spec(fabric, pending=True)  # the chosen device types' ports are checked here
+    except PlanError as e:
+        return {model_field(e.field): e.message}
     stand_ins = _stand_ins(fabric, spec)
     previous = (fabric.applied_allocations or None) if stand_ins is None else None
     try:

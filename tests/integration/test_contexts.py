@@ -111,6 +111,11 @@ class ContextTestCase(APITestCase):
                 'local_address': '10.255.3.0/31',
                 'peer_address': '10.255.3.1',
                 'anycast_gateway_mac': '02:00:00:00:00:aa',
+                # leaf2's loopback (pool + max spines + 2) and management address (counted down from the top)
+                'peer_loopback': f'10.255.0.{self.fabric.max_spines + 2}',
+                'peer_management': f'172.16.0.{254 - self.fabric.max_spines - 1}',
+                'system_mac': '44:38:39:ff:00:01',  # NVIDIA's reserved MLAG range + the primary leaf id
+                'reload_delay': {'mlag': 300, 'non_mlag': 330},
             },
         )
         uplink = next(i for i in leaf['interfaces'] if i['name'] == 'Ethernet97')

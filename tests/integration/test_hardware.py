@@ -4,6 +4,7 @@ the fabric's port map), and a device type with too few ports is a named error at
 
 import io
 
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from dcim.models import Device, DeviceType, Interface, InterfaceTemplate, Manufacturer
@@ -75,7 +76,7 @@ class HardwareFabricBase(TestCase):
         load()
         cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
 
-    def use_hardware(self, **changes):
+    def use_hardware(self, save=True, **changes):
         fabric = Fabric.objects.get(pk=self.fabric.pk)
         for role, default in (('leaf', LEAF), ('spine', SPINE)):
             slug = changes.pop(role, default)
@@ -84,8 +85,9 @@ class HardwareFabricBase(TestCase):
         values = {'max_spines': 2, 'max_parallel_uplinks': 1, 'storage_count': 0, **changes}
         for name, value in values.items():
             setattr(fabric, name, value)
-        fabric.full_clean()
-        fabric.save()
+        if save:
+            fabric.full_clean()
+            fabric.save()
         return fabric
 
 
@@ -158,12 +160,20 @@ class HardwarePortsTestCase(HardwareFabricBase):
 
 
 class HardwareErrorsTestCase(HardwareFabricBase):
+    def use_hardware(self, **changes):
+        return super().use_hardware(save=False, **changes)
+
     def assertPlanError(self, fabric, field, *parts):
+        """The planner refuses ``fabric`` naming ``field``, and so does its save, with the planner's message on the
+        port map (nothing written)."""
         with self.assertRaises(PlanError) as caught:
             plan_of(fabric)
         self.assertEqual(caught.exception.field, field)
         for part in parts:
             self.assertIn(part, caught.exception.message)
+        with self.assertRaises(ValidationError) as refused:
+            fabric.full_clean()
+        self.assertEqual(refused.exception.message_dict['port_map'], [caught.exception.message])
         return caught.exception
 
     def test_too_few_uplink_ports(self):
