@@ -361,3 +361,10 @@ def test_the_result_serializes():
         'found': '1500',
     }
     assert Finding((), 'a', 'b').to_dict() == {'objects': [], 'expected': 'a', 'found': 'b'}
+
+
+def test_every_rule_is_in_the_docs():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / 'docs' / 'compliance.md').read_text()
+    assert [r.id for r in RULES if f'| `{r.id}` | {r.severity} |' not in text] == []
