@@ -21,6 +21,7 @@ from ..render.avd import avd_structured_config
 from ..render.configs import ConfigRenderer, fabric_devices
 from ..render.context import CONTEXT_KEY
 from . import serializers
+from .compliance import FabricComplianceMixin
 
 
 class FabricPlanPermission(TokenPermissions):
@@ -63,7 +64,7 @@ class EVPNTenantViewSet(NetBoxModelViewSet):
     filterset_class = filtersets.EVPNTenantFilterSet
 
 
-class FabricViewSet(NetBoxModelViewSet):
+class FabricViewSet(FabricComplianceMixin, NetBoxModelViewSet):
     queryset = Fabric.objects.all()
     serializer_class = serializers.FabricSerializer
     filterset_class = filtersets.FabricFilterSet

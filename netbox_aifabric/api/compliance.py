@@ -1,0 +1,52 @@
+"""``GET /api/plugins/aifabric/fabrics/{id}/compliance/``: every compliance rule on the fabric, run now, as the
+Compliance tab shows it; ``POST`` runs the same checks as a NetBox job (202 with the job). Both need the fabric's view
+permission (object constraints included: a fabric outside them is a 404); POST needs a write-enabled token."""
+
+from drf_spectacular.utils import OpenApiResponse, OpenApiTypes, extend_schema
+from rest_framework import status
+from rest_framework.decorators import action
+from rest_framework.generics import get_object_or_404
+from rest_framework.response import Response
+
+from core.api.serializers import JobSerializer
+from netbox.api.authentication import TokenPermissions
+
+from ..checks.compliance import run_compliance
+from ..checks.job import ComplianceJob
+from ..models import Fabric
+
+__all__ = ('FabricComplianceMixin',)
+
+
+class FabricCompliancePermission(TokenPermissions):
+    """Reading (GET) or running (POST, a job) the checks needs view permission on the fabric."""
+
+    perms_map = {**TokenPermissions.perms_map, 'POST': ['%(app_label)s.view_%(model_name)s']}
+
+
+class FabricComplianceMixin:
+    """The ``compliance`` action of the fabric viewset."""
+
+    def get_permissions(self):
+        if self.action == 'compliance':
+            return [FabricCompliancePermission()]
+        return super().get_permissions()
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description='The compliance result: ok, counts, results.'),
+            202: JobSerializer,
+        },
+    )
+    @action(detail=True, methods=['get', 'post'])
+    def compliance(self, request, pk):
+        """Every compliance rule (drift, fabric, RoCE/QoS, security) with its status and findings (objects with
+        their URL and last change-log entry, expected and found). POST: run them as a job instead."""
+        fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
+        if request.method == 'POST':
+            job = ComplianceJob.enqueue(instance=fabric, user=request.user)
+            body = {'fabric': fabric.pk, 'job': JobSerializer(job, context={'request': request}).data}
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        result = run_compliance(fabric, user=request.user).to_dict()
+        return Response({**result, 'fabric': fabric.pk, 'fabric_name': result['fabric']})

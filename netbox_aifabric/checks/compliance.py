@@ -1,0 +1,196 @@
+"""The compliance run of a NetBox fabric: its facts gathered from NetBox, every rule run, and the findings' objects
+linked (URL and last change-log entry), as far as the user may see them.
+
+- Contexts: each applied device's stored ``aifabric`` context (what ConfigTemplates and Ansible read); a fabric never
+  applied is checked on the contexts its plan would give (``context_source = 'plan'``).
+- Drift: the apply engine's own diff (``apply.engine.diff_fabric(fabric, confirm_delete=True)``): what an apply would
+  update, create, delete or refuse is what differs between NetBox and the applied plan.
+"""
+
+from collections import defaultdict
+
+from django.apps import apps
+from django.contrib.contenttypes.models import ContentType
+
+from core.models import ObjectChange
+from dcim.models import Device, Interface
+from ipam.models import VLAN, VRF
+
+from ..apply.engine import diff_fabric
+from ..models import OwnedObject
+from ..planner import PlanError
+from ..render.context import CONTEXT_KEY, build_contexts, intent_of
+from .engine import DriftItem, Facts, Obj, run_rules
+from .rules import RULES
+
+__all__ = ('drift_items', 'fabric_facts', 'link_objects', 'run_compliance')
+
+IGNORED = ('keep', 'use', 'adopt')  # in step with the plan, or an adoption the next apply makes
+
+
+def run_compliance(fabric, user=None, rules=RULES):
+    """Every rule on ``fabric``; the findings' objects linked for ``user`` (None: no restriction, e.g. a job)."""
+    return link_objects(run_rules(rules, fabric_facts(fabric)), fabric, user)
+
+
+def fabric_facts(fabric) -> Facts:
+    errors = {}
+    intent = intent_of(fabric)
+    records = {r.key: r for r in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
+    device_ids = [r.object_id for key, r in records.items() if key.startswith('device:')]
+    contexts = {
+        d.name: d.local_context_data[CONTEXT_KEY]
+        for d in Device.objects.filter(pk__in=device_ids).only('name', 'local_context_data')
+        if (d.local_context_data or {}).get(CONTEXT_KEY)
+    }
+    plan, drift = None, None
+    try:
+        plan, changes = diff_fabric(fabric, confirm_delete=True)
+    except PlanError as e:
+        errors['plan'] = errors['drift'] = f'the plan fails: {e}'
+    else:
+        if records:
+            drift = drift_items(changes, records, contexts, build_contexts(plan, intent))
+    source = 'devices'
+    if not contexts and plan is not None:
+        contexts, source = build_contexts(plan, intent), 'plan'
+    return Facts(fabric.name, contexts, intent, plan, drift, fabric.oversubscription_target, source, errors)
+
+
+def _current(obj, name):
+    value = getattr(obj, name)
+    if hasattr(value, 'all'):  # many-to-many
+        return sorted(str(v) for v in value.all())
+    return value if isinstance(value, int | bool) or value is None else str(value)
+
+
+def drift_items(changes, records, stored, planned) -> list[DriftItem]:
+    """The apply engine's changes as drift items: what the plan wants (``expected``) and what NetBox has
+    (``found``), owned objects that are gone marked ``deleted``."""
+    instances = defaultdict(dict)
+    for c in changes:
+        if c.action == 'update' and c.pk is not None:
+            instances[c.model][c.pk] = None
+    for label, pks in instances.items():
+        instances[label] = apps.get_model(label).objects.in_bulk(list(pks))
+    items = []
+    for c in changes:
+        if c.action in IGNORED or (c.action == 'create' and c.reason == 'made by its device'):
+            continue
+        device = c.key.split(':')[1] if c.key.startswith('interface:') else None
+        if c.action == 'update' and c.pk is None:  # a value set on a device (its context, its primary IP)
+            record = records.get(c.object)
+            name = c.object.split(':', 1)[1]
+            obj = Obj('dcim.device', name, pk=record.object_id if record else None)
+            if 'local_context_data' in c.fields:
+                keys = sorted(k for k in planned.get(name, {}) if planned[name][k] != stored.get(name, {}).get(k))
+                expected = {CONTEXT_KEY: 'as the plan and intent give it'}
+                found = {CONTEXT_KEY: f'differs in {", ".join(keys) or "its keys"}'}
+            else:
+                expected, found = c.fields, {k: '—' for k in c.fields}
+            items.append(DriftItem('update', c.key, obj, expected, found))
+            continue
+        if c.action == 'update':
+            instance = instances[c.model].get(c.pk)
+            found = {k: _current(instance, k) for k in c.fields} if instance else {}
+            items.append(DriftItem('update', c.key, Obj(c.model, c.object, device, c.pk), c.fields, found))
+        elif c.action == 'create':
+            record = records.get(c.key)
+            if record is not None:  # the fabric owned it: deleted by hand
+                label = f'{record.object_type.app_label}.{record.object_type.model}'
+                obj = Obj(label, c.object, device, record.object_id)
+                items.append(DriftItem('create', c.key, obj, c.fields, reason=c.reason, deleted=True))
+            else:
+                items.append(DriftItem('create', c.key, Obj(c.model, c.object, device), c.fields, reason=c.reason))
+        else:  # delete, conflict
+            items.append(DriftItem(c.action, c.key, Obj(c.model, c.object, device, c.pk), reason=c.reason))
+    return items
+
+
+def _resolve(objs, fabric):
+    """``{(model, device, name, pk): instance}`` for the objects named without a pk, and those with one."""
+    found = {}
+    by_model = defaultdict(set)
+    for o in objs:
+        by_model[o.model].add(o)
+    owned_devices = OwnedObject.objects.filter(fabric=fabric, key__startswith='device:').values('object_id')
+    names = {o.name for o in by_model['dcim.device']} | {o.device for o in by_model['dcim.interface'] if o.device}
+    devices = {d.name: d for d in Device.objects.filter(pk__in=owned_devices, name__in=names)}
+    lookups = {
+        'dcim.device': lambda names: devices.values(),
+        'ipam.vlan': lambda names: VLAN.objects.filter(group__slug=f'{fabric.slug}-vlans', name__in=names),
+        'ipam.vrf': lambda names: VRF.objects.filter(name__in=names),
+        'netbox_aifabric.trafficclass': lambda names: fabric.traffic_classes.filter(name__in=names),
+    }
+    for model, members in by_model.items():
+        with_pk = {o.pk for o in members if o.pk is not None}
+        if with_pk:
+            for pk, instance in apps.get_model(model).objects.in_bulk(list(with_pk)).items():
+                found[model, pk] = instance
+        unnamed = {o.name for o in members if o.pk is None}
+        if not unnamed:
+            continue
+        if model == 'dcim.interface':
+            wanted = {(o.device, o.name) for o in members if o.pk is None}
+            for i in Interface.objects.filter(device__in=devices.values(), name__in={n for _, n in wanted}):
+                found[model, i.device.name, i.name] = i
+        elif model in lookups:
+            for instance in lookups[model](unnamed):
+                found[model, None, instance.name] = instance
+    return found
+
+
+def _instance(found, o):
+    if o.pk is not None:
+        return found.get((o.model, o.pk))
+    return found.get((o.model, o.device if o.model == 'dcim.interface' else None, o.name))
+
+
+def link_objects(result, fabric, user=None):
+    """``result`` with each finding's objects given their pk and URL (when the user may view them) and their last
+    change-log entry (when the user may view the change log)."""
+    objs = {o for _, finding in result.findings() for o in finding.objects}
+    if not objs:
+        return result
+    found = _resolve(objs, fabric)
+    pks = defaultdict(set)
+    for o in objs:
+        instance = _instance(found, o)
+        pk = instance.pk if instance is not None else o.pk
+        if pk is not None:
+            pks[o.model].add(pk)
+    visible, changes = {}, {}
+    for label, ids in pks.items():
+        model = apps.get_model(label)
+        queryset = model.objects.filter(pk__in=ids)
+        visible[label] = set((queryset.restrict(user, 'view') if user else queryset).values_list('pk', flat=True))
+        log = ObjectChange.objects.restrict(user, 'view') if user else ObjectChange.objects.all()
+        log = (
+            log.filter(changed_object_type=ContentType.objects.get_for_model(model), changed_object_id__in=ids)
+            .order_by('changed_object_id', '-time')
+            .distinct('changed_object_id')
+            .select_related('user')
+        )
+        for entry in log:
+            changes[label, entry.changed_object_id] = {
+                'id': entry.pk,
+                'time': entry.time.isoformat(),
+                'user': entry.user_name,
+                'action': entry.action,
+                'url': entry.get_absolute_url(),
+            }
+
+    def link(o):
+        instance = _instance(found, o)
+        pk = instance.pk if instance is not None else o.pk
+        shown = instance is not None and pk in visible.get(o.model, ())
+        return Obj(
+            o.model,
+            o.name,
+            o.device,
+            pk if shown or instance is None else None,  # a deleted object keeps its id (its change log)
+            instance.get_absolute_url() if shown else None,
+            changes.get((o.model, pk)),
+        )
+
+    return result.map_objects(link)

@@ -1,0 +1,86 @@
+"""Drift rules: NetBox against the applied plan, from the apply engine's own diff (``apply.engine.diff_fabric``), turned
+into :class:`~.engine.DriftItem` s by ``checks.compliance``. Pure."""
+
+from .engine import Facts, Finding, Rule, Skip
+
+__all__ = ('RULES',)
+
+
+def _items(facts: Facts, action):
+    if facts.drift is None:
+        raise Skip(facts.errors.get('drift') or 'the fabric has not been applied: nothing can have drifted')
+    return [item for item in facts.drift if item.action == action]
+
+
+def _fields(values: dict) -> str:
+    return ', '.join(f'{k}={v}' for k, v in sorted(values.items())) or '—'
+
+
+def check_edited(facts: Facts):
+    """Owned objects whose fields differ from what the plan wants (edited by hand, or the intent changed since)."""
+    for item in _items(facts, 'update'):
+        yield Finding((item.obj,), _fields(item.expected), _fields(item.found))
+
+
+def check_missing(facts: Facts):
+    """Objects the plan wants that NetBox lacks: owned ones deleted by hand, and ones never applied."""
+    for item in _items(facts, 'create'):
+        found = 'deleted from NetBox' if item.deleted else 'not in NetBox (not applied yet)'
+        yield Finding((item.obj,), f'{item.obj.model} {item.obj} ({item.key})', found)
+
+
+def check_extra(facts: Facts):
+    """Objects the fabric owns that the plan no longer has."""
+    for item in _items(facts, 'delete'):
+        yield Finding((item.obj,), f'no {item.obj.model} {item.obj} ({item.key})', item.reason or 'still in NetBox')
+
+
+def check_conflicts(facts: Facts):
+    """Objects the fabric does not own where the plan wants its own (an address, /31 or ASN of its pools used
+    elsewhere)."""
+    for item in _items(facts, 'conflict'):
+        yield Finding((item.obj,), f'{item.key} owned by the fabric', f'{item.obj}: {item.reason}')
+
+
+RULES = (
+    Rule(
+        'drift-edited',
+        'drift',
+        'Owned objects as the plan made them',
+        'error',
+        'NetBox is the source of truth the configs are rendered from: a hand edit (an MTU, an address, a VLAN on a '
+        'bond) silently diverges from the design and is gone at the next apply.',
+        'Change the intent (fabric, classes, QoS) instead and apply; or re-apply to undo the edit.',
+        check_edited,
+    ),
+    Rule(
+        'drift-missing',
+        'drift',
+        'Every object the plan wants is in NetBox',
+        'error',
+        'A cable, interface or address deleted by hand leaves the fabric cabled or numbered differently from its plan '
+        "(and from the switches' configs).",
+        'Re-apply the fabric: it recreates what the plan wants.',
+        check_missing,
+    ),
+    Rule(
+        'drift-extra',
+        'drift',
+        'No owned objects beyond the plan',
+        'warning',
+        'Objects the fabric owns but no longer plans (a shrunk fabric) keep addresses and ports taken that the plan '
+        'considers free.',
+        'Apply with "confirm deletions" to remove them (adopted objects are released, not deleted).',
+        check_extra,
+    ),
+    Rule(
+        'drift-conflict',
+        'drift',
+        "No foreign objects where the plan wants the fabric's own",
+        'error',
+        'Managed pools, not hand-set ids: an address, /31 or ASN of the fabric used by another object is a duplicate '
+        'waiting to happen.',
+        "Move the other object out of the fabric's pools (or adopt its device), then apply.",
+        check_conflicts,
+    ),
+)

@@ -1,0 +1,208 @@
+"""The compliance engine: named rules over a fabric's facts, and a runner that returns a typed result. Pure.
+
+A :class:`Rule` is data (id, family, title, severity, the guide's rationale in one sentence, a fix hint) and a check:
+a plain function from :class:`Facts` (the devices' ``aifabric`` contexts, the intent, the plan, the drift items) to the
+:class:`Finding` s it failed on, each naming the objects, what was expected and what was found. A check that lacks the
+facts it needs raises :class:`Skip`. :func:`run_rules` runs a list of rules and returns a :class:`ComplianceResult`.
+
+Nothing here imports Django or NetBox: ``checks.compliance`` gathers the facts of a NetBox fabric and links the
+findings' objects (URL, last change-log entry) afterwards.
+"""
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+__all__ = (
+    'FAMILIES',
+    'SEVERITIES',
+    'ComplianceResult',
+    'DriftItem',
+    'Facts',
+    'Finding',
+    'Obj',
+    'Rule',
+    'RuleResult',
+    'Skip',
+    'run_rules',
+)
+
+SEVERITIES = ('error', 'warning', 'info')
+FAMILIES = {'drift': 'Drift', 'fabric': 'Fabric', 'roce': 'RoCE/QoS', 'security': 'Security'}
+
+
+class Skip(Exception):  # noqa: N818  (a rule's outcome, not an error)
+    """A rule cannot run on these facts (say why): the result is ``skip``, never ``pass``."""
+
+
+@dataclass(frozen=True)
+class Obj:
+    """An object a finding is about: its NetBox model (``app.model``), its name, the device it belongs to (for
+    interfaces) and, once known, its pk, URL and last change-log entry (``change``: time, user, action, URL)."""
+
+    model: str
+    name: str
+    device: str | None = None
+    pk: int | None = None
+    url: str | None = None
+    change: dict | None = None
+
+    def __str__(self):
+        return f'{self.device} {self.name}' if self.device else self.name
+
+    def to_dict(self) -> dict:
+        return {
+            'model': self.model,
+            'name': self.name,
+            'device': self.device,
+            'id': self.pk,
+            'url': self.url,
+            'change': self.change,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One failure of a rule: the objects it is about, what the rule expected and what it found."""
+
+    objects: tuple[Obj, ...]
+    expected: str
+    found: str
+
+    def to_dict(self) -> dict:
+        return {'objects': [o.to_dict() for o in self.objects], 'expected': self.expected, 'found': self.found}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    family: str
+    title: str
+    severity: str
+    rationale: str
+    fix: str
+    check: Callable[['Facts'], Iterable[Finding]] = field(repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.severity not in SEVERITIES or self.family not in FAMILIES:
+            raise ValueError(f'{self.id}: unknown severity {self.severity!r} or family {self.family!r}')
+
+
+@dataclass(frozen=True)
+class DriftItem:
+    """One difference between NetBox and the applied plan (from the apply engine's diff): ``action`` is the engine's
+    (``update``: an owned object edited; ``create``: wanted but missing; ``delete``: owned but no longer wanted;
+    ``conflict``: an object the fabric does not own where the plan wants its own); ``deleted``: the fabric owned the
+    object and it is gone (deleted by hand). ``expected`` and ``found`` map field names to values."""
+
+    action: str
+    key: str
+    obj: Obj
+    expected: dict = field(default_factory=dict)
+    found: dict = field(default_factory=dict)
+    reason: str = ''
+    deleted: bool = False
+
+
+@dataclass
+class Facts:
+    """What the rules read. ``contexts``: ``{device name: aifabric context}`` (``context_source`` says whether they are
+    the devices' stored contexts or built from the plan); ``intent``: ``render.context.intent_of``'s dict; ``plan``:
+    the planner's Plan; ``drift``: the drift items, None when the fabric was never applied; ``errors``: why a fact is
+    missing (e.g. ``{'plan': 'the plan failed: ...'}``)."""
+
+    fabric: str
+    contexts: dict
+    intent: dict | None = None
+    plan: object | None = None
+    drift: list[DriftItem] | None = None
+    oversubscription_target: float | None = None
+    context_source: str = 'devices'
+    errors: dict = field(default_factory=dict)
+
+
+@dataclass
+class RuleResult:
+    rule: Rule
+    status: str  # pass, fail, skip, error
+    findings: list[Finding] = field(default_factory=list)
+    note: str = ''
+
+    def to_dict(self) -> dict:
+        r = self.rule
+        return {
+            'id': r.id,
+            'family': r.family,
+            'title': r.title,
+            'severity': r.severity,
+            'rationale': r.rationale,
+            'fix': r.fix,
+            'status': self.status,
+            'note': self.note,
+            'findings': [f.to_dict() for f in self.findings],
+        }
+
+
+@dataclass
+class ComplianceResult:
+    fabric: str
+    results: list[RuleResult]
+    context_source: str = 'devices'
+
+    @property
+    def counts(self) -> dict:
+        counts = {'rules': len(self.results), 'pass': 0, 'fail': 0, 'skip': 0, 'error': 0, 'findings': 0}
+        for result in self.results:
+            counts[result.status] += 1
+            counts['findings'] += len(result.findings)
+        return counts
+
+    @property
+    def ok(self) -> bool:
+        """No rule failed or broke (skipped rules are listed, not counted as passed)."""
+        return not any(r.status in ('fail', 'error') for r in self.results)
+
+    def by_family(self) -> list[tuple[str, str, list[RuleResult]]]:
+        """``[(family, label, results)]`` in ``FAMILIES`` order."""
+        return [
+            (family, label, [r for r in self.results if r.rule.family == family])
+            for family, label in FAMILIES.items()
+            if any(r.rule.family == family for r in self.results)
+        ]
+
+    def findings(self):
+        """``(rule, finding)`` for every finding."""
+        return [(r.rule, f) for r in self.results for f in r.findings]
+
+    def map_objects(self, function: Callable[[Obj], Obj]) -> 'ComplianceResult':
+        """A copy with every finding's objects passed through ``function`` (the NetBox layer adds links)."""
+        results = [
+            replace(r, findings=[replace(f, objects=tuple(function(o) for o in f.objects)) for f in r.findings])
+            for r in self.results
+        ]
+        return replace(self, results=results)
+
+    def to_dict(self) -> dict:
+        return {
+            'fabric': self.fabric,
+            'ok': self.ok,
+            'counts': self.counts,
+            'context_source': self.context_source,
+            'results': [r.to_dict() for r in self.results],
+        }
+
+
+def run_rules(rules: Iterable[Rule], facts: Facts) -> ComplianceResult:
+    """Run each rule on ``facts``: ``pass`` without findings, ``fail`` with, ``skip`` when it raised :class:`Skip`,
+    ``error`` (with the exception) when it broke: one broken rule never hides the others' results."""
+    results = []
+    for rule in rules:
+        try:
+            findings = list(rule.check(facts))
+        except Skip as e:
+            results.append(RuleResult(rule, 'skip', note=str(e)))
+            continue
+        except Exception as e:  # noqa: BLE001  (reported as the rule's result, with its type and message)
+            results.append(RuleResult(rule, 'error', note=f'{type(e).__name__}: {e}'))
+            continue
+        results.append(RuleResult(rule, 'fail' if findings else 'pass', findings))
+    return ComplianceResult(facts.fabric, results, facts.context_source)

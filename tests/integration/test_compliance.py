@@ -1,0 +1,300 @@
+"""Compliance in NetBox: drift against the applied demo fabric (edited by hand, deleted by hand, a clean apply), the
+Compliance tab, the REST action, the job and the report script, with NetBox's permissions."""
+
+import uuid
+
+from django.urls import reverse
+
+from core.models import Job, ObjectType
+from dcim.models import Interface
+from ipam.models import IPAddress
+from users.models import ObjectPermission
+from utilities.request import NetBoxFakeRequest, apply_request_processors
+from utilities.testing import APITestCase, TestCase
+
+from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.checks.compliance import run_compliance
+from netbox_aifabric.checks.job import ComplianceJob
+from netbox_aifabric.checks.report_module import FabricCompliance
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.seed import load_demo
+
+LEAF1 = 'ai-lab-fabric-leaf1'
+
+
+def by_hand(user):
+    """What a NetBox UI request does around an edit: the change log records it, by ``user``."""
+    request = NetBoxFakeRequest(
+        {
+            'id': uuid.uuid4(),
+            'user': user,
+            'META': {},
+            'COOKIES': {},
+            'POST': {},
+            'GET': {},
+            'FILES': {},
+            'method': 'POST',
+            'path': '',
+            'path_info': '',
+        }
+    )
+    return apply_request_processors(request)
+
+
+def failed(result):
+    return {r.rule.id: r.findings for r in result.results if r.status not in ('pass',)}
+
+
+class DriftTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    def test_a_clean_apply_has_no_findings(self):
+        result = run_compliance(self.fabric)
+        self.assertEqual(failed(result), {})
+        self.assertEqual(result.context_source, 'devices')
+
+    def uplink(self):
+        context = Interface.objects.get(device__name=LEAF1, name='Loopback0').device.local_context_data['aifabric']
+        port = next(p for p in context['interfaces'] if p['kind'] == 'uplink')
+        return Interface.objects.get(device__name=LEAF1, name=port['name'])
+
+    def test_an_mtu_edited_by_hand_is_drift_naming_the_interface_and_its_change(self):
+        port = self.uplink()
+        with by_hand(self.user):
+            port.snapshot()
+            port.mtu = 1500
+            port.save()
+        result = run_compliance(self.fabric)
+        found = failed(result)
+        self.assertEqual(list(found), ['drift-edited'])
+        (finding,) = found['drift-edited']
+        (obj,) = finding.objects
+        self.assertEqual((obj.model, obj.device, obj.name, obj.pk), ('dcim.interface', LEAF1, port.name, port.pk))
+        self.assertEqual((finding.expected, finding.found), ('mtu=9216', 'mtu=1500'))
+        self.assertEqual(obj.url, port.get_absolute_url())
+        self.assertEqual((obj.change['action'], obj.change['user']), ('update', self.user.username))
+        # a re-apply fixes it
+        apply_fabric(self.fabric)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
+
+    def test_a_cable_deleted_by_hand_is_missing_with_its_deletion(self):
+        port = self.uplink()
+        cable = port.cable
+        cable_pk = cable.pk
+        with by_hand(self.user):
+            cable.snapshot()
+            cable.delete()
+        found = failed(run_compliance(self.fabric))
+        self.assertEqual(list(found), ['drift-missing'])
+        (finding,) = found['drift-missing']
+        (obj,) = finding.objects
+        self.assertEqual(
+            (obj.model, obj.pk, obj.url, finding.found), ('dcim.cable', cable_pk, None, 'deleted from NetBox')
+        )
+        self.assertEqual(obj.change['action'], 'delete')
+        apply_fabric(self.fabric)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
+
+    def test_a_vlan_removed_from_a_bond_and_an_address_changed(self):
+        bond = Interface.objects.filter(device__name=LEAF1, type='lag', tagged_vlans__isnull=False).first()
+        vlan = bond.tagged_vlans.first()
+        address = IPAddress.objects.get(assigned_object_id=self.uplink().pk)
+        with by_hand(self.user):
+            bond.tagged_vlans.remove(vlan)
+            address.snapshot()
+            address.address = '10.99.99.1/31'
+            address.save()
+        found = failed(run_compliance(self.fabric))
+        self.assertEqual(list(found), ['drift-edited'])
+        edited = {f.objects[0].name: (f.expected, f.found) for f in found['drift-edited']}
+        self.assertIn(bond.name, edited)
+        self.assertIn('tagged_vlans=', edited[bond.name][0])
+        self.assertNotIn(str(vlan), edited[bond.name][1])
+        self.assertEqual(edited['10.99.99.1/31'][1], 'address=10.99.99.1/31')
+
+
+class NotAppliedTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def test_a_fabric_never_applied_is_checked_on_its_plan(self):
+        result = run_compliance(self.fabric)
+        self.assertEqual(result.context_source, 'plan')
+        statuses = {r.rule.id: r.status for r in result.results}
+        self.assertEqual(
+            {k for k, v in statuses.items() if v != 'pass'}, {r for r in statuses if r.startswith('drift')}
+        )
+        self.assertEqual({statuses[r] for r in statuses if r.startswith('drift')}, {'skip'})
+
+
+def constrain(user, slug):
+    """View permission on fabrics, limited to the one with ``slug``."""
+    permission = ObjectPermission.objects.create(name=f'fabrics {slug}', actions=['view'], constraints={'slug': slug})
+    permission.object_types.add(ObjectType.objects.get_for_model(Fabric))
+    permission.users.add(user)
+
+
+def break_by_hand(fabric, user):
+    """An uplink of leaf1 set to MTU 1500 by hand, change-logged: (the interface, its expected finding text)."""
+    context = Interface.objects.get(device__name=LEAF1, name='Loopback0').device.local_context_data['aifabric']
+    port = Interface.objects.get(
+        device__name=LEAF1, name=next(p['name'] for p in context['interfaces'] if p['kind'] == 'uplink')
+    )
+    with by_hand(user):
+        port.snapshot()
+        port.mtu = 1500
+        port.save()
+    return port
+
+
+class ComplianceTabTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    def url(self):
+        return reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk})
+
+    def test_the_tab_lists_every_rule_by_family(self):
+        self.add_permissions('netbox_aifabric.view_fabric', 'dcim.view_interface', 'core.view_objectchange')
+        response = self.client.get(self.url())
+        self.assertHttpStatus(response, 200)
+        self.assertContains(response, 'Compliant')
+        self.assertContains(response, '<span class="badge text-bg-green">pass</span>', count=19)
+        for family in ('Drift', 'Fabric', 'RoCE/QoS', 'Security'):
+            self.assertContains(response, f'<h2 class="card-header">{family}</h2>', html=False)
+        port = break_by_hand(self.fabric, self.user)
+        response = self.client.get(self.url())
+        self.assertContains(response, 'Not compliant')
+        self.assertContains(response, '<span class="badge text-bg-red">fail</span>', count=1)
+        self.assertContains(response, f'<a href="{port.get_absolute_url()}">{LEAF1} {port.name}</a>')
+        self.assertContains(response, f'(update by {self.user.username})</a>')
+        self.assertContains(response, 'expected <em>mtu=9216</em>, found <em>mtu=1500</em>')
+
+    def test_objects_the_user_may_not_view_are_named_not_linked(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        port = break_by_hand(self.fabric, self.user)
+        response = self.client.get(self.url())
+        self.assertContains(response, f'{LEAF1} {port.name}:')
+        self.assertNotContains(response, port.get_absolute_url())
+        self.assertNotContains(response, 'by ' + self.user.username)  # no change-log permission
+
+    def test_the_tab_needs_the_fabrics_view_permission_with_its_constraints(self):
+        self.assertHttpStatus(self.client.get(self.url()), 403)
+        constrain(self.user, 'another-fabric')
+        self.assertHttpStatus(self.client.get(self.url()), 404)
+        constrain(self.user, self.fabric.slug)
+        self.assertHttpStatus(self.client.get(self.url()), 200)
+
+    def test_run_as_a_job(self):
+        self.add_permissions('netbox_aifabric.view_fabric', 'core.view_job')
+        url = reverse('plugins:netbox_aifabric:fabric_compliance_run', kwargs={'pk': self.fabric.pk})
+        response = self.client.post(url)
+        self.assertHttpStatus(response, 302)
+        job = Job.objects.get(name='AI fabric compliance', object_id=self.fabric.pk)
+        self.assertEqual((job.status, job.user), ('pending', self.user))
+        break_by_hand(self.fabric, self.user)
+        ComplianceJob.handle(job)  # what the RQ worker does
+        job.refresh_from_db()
+        self.assertEqual(job.status, 'completed')
+        self.assertEqual((job.data['ok'], job.data['counts']['fail'], job.data['counts']['findings']), (False, 1, 1))
+        (edited,) = [r for r in job.data['results'] if r['status'] == 'fail']
+        self.assertEqual((edited['id'], edited['findings'][0]['found']), ('drift-edited', 'mtu=1500'))
+        response = self.client.get(self.url())
+        self.assertContains(response, job.get_absolute_url())
+
+
+class ComplianceAPITestCase(APITestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    def url(self, pk=None):
+        return reverse('plugins-api:netbox_aifabric-api:fabric-compliance', kwargs={'pk': pk or self.fabric.pk})
+
+    def test_the_result_as_json(self):
+        self.add_permissions('netbox_aifabric.view_fabric', 'dcim.view_interface')
+        response = self.client.get(self.url(), **self.header)
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(
+            (response.data['fabric'], response.data['fabric_name'], response.data['ok']),
+            (self.fabric.pk, self.fabric.name, True),
+        )
+        self.assertEqual(
+            response.data['counts'], {'rules': 19, 'pass': 19, 'fail': 0, 'skip': 0, 'error': 0, 'findings': 0}
+        )
+        port = break_by_hand(self.fabric, self.user)
+        data = self.client.get(self.url(), **self.header).data
+        (edited,) = [r for r in data['results'] if r['status'] == 'fail']
+        self.assertEqual(
+            set(edited), {'id', 'family', 'title', 'severity', 'rationale', 'fix', 'status', 'note', 'findings'}
+        )
+        self.assertEqual(
+            edited['findings'],
+            [
+                {
+                    'objects': [
+                        {
+                            'model': 'dcim.interface',
+                            'name': port.name,
+                            'device': LEAF1,
+                            'id': port.pk,
+                            'url': port.get_absolute_url(),
+                            'change': None,  # no change-log permission
+                        }
+                    ],
+                    'expected': 'mtu=9216',
+                    'found': 'mtu=1500',
+                }
+            ],
+        )
+
+    def test_permissions_and_constraints(self):
+        self.assertHttpStatus(self.client.get(self.url(), **self.header), 403)
+        constrain(self.user, 'another-fabric')
+        self.assertHttpStatus(self.client.get(self.url(), **self.header), 404)
+        self.assertHttpStatus(self.client.get(self.url(pk=999999), **self.header), 404)
+        constrain(self.user, self.fabric.slug)
+        self.assertHttpStatus(self.client.get(self.url(), **self.header), 200)
+
+    def test_post_runs_a_job(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.post(self.url(), {}, format='json', **self.header)
+        self.assertHttpStatus(response, 202)
+        job = Job.objects.get(pk=response.data['job']['id'])
+        self.assertEqual((job.name, job.object, job.user), ('AI fabric compliance', self.fabric, self.user))
+
+
+class ComplianceReportTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    def test_the_report_logs_each_rule_and_each_finding_linked(self):
+        script = FabricCompliance()
+        script.run(data={'fabric': self.fabric}, commit=False)
+        self.assertFalse(script.failed)
+        self.assertEqual(list(script.tests), ['test_1_drift', 'test_2_fabric', 'test_3_roce', 'test_4_security'])
+        self.assertEqual(sum(t['success'] for t in script.tests.values()), 19)
+        port = break_by_hand(self.fabric, self.user)
+        script = FabricCompliance()
+        script.run(data={}, commit=False)  # every fabric
+        self.assertTrue(script.failed)
+        drift = script.tests['test_1_drift']
+        self.assertEqual((drift['failure'], drift['success']), (1, 3))
+        (_time, level, obj, url, message) = next(entry for entry in drift['log'] if entry[1] == 'failure')
+        self.assertEqual((obj, url), (f'{LEAF1} {port.name}', port.get_absolute_url()))
+        self.assertIn('drift-edited (error) Owned objects as the plan made them', message)
+        self.assertIn('expected mtu=9216, found mtu=1500', message)
