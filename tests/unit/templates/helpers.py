@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[3]
 TEMPLATES = ROOT / 'templates'
 GOLDEN = Path(__file__).resolve().parent / 'golden'
 
-__all__ = ('GOLDEN', 'TEMPLATES', 'check_golden', 'render')
+__all__ = ('GOLDEN', 'TEMPLATES', 'block', 'check_golden', 'render')
 
 
 def render(template: str, context: dict, **extra) -> str:
@@ -26,3 +26,15 @@ def check_golden(name: str, text: str):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     assert text == path.read_text(), f'{name} differs from the golden file (UPDATE_GOLDEN=1 to accept a change)'
+
+
+def block(config, header):
+    """The indented lines under a top-level EOS line (``interface Ethernet49``, ``router bgp 65101``)."""
+    lines = config.splitlines()
+    assert header in lines, f'no "{header}"'
+    body = []
+    for line in lines[lines.index(header) + 1 :]:
+        if not line.startswith(' '):
+            break
+        body.append(line)
+    return body

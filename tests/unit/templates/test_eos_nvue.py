@@ -12,7 +12,7 @@ from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.render.context import build_contexts
 from tests.render_fixtures import DESIGNS, GUIDES, ROOT, guide_contexts, guide_intent, single_leaf_racks
 
-from .helpers import TEMPLATES, check_golden, render
+from .helpers import TEMPLATES, block, check_golden, render
 
 pytestmark = pytest.mark.pure
 
@@ -42,18 +42,6 @@ def nvue(ctx):
     documents = yaml.safe_load(render(NVUE, ctx))
     assert isinstance(documents, list) and len(documents) == 1 and list(documents[0]) == ['set']
     return documents[0]['set']
-
-
-def block(config, header):
-    """The indented lines under a top-level EOS line (``interface Ethernet49``, ``router bgp 65101``)."""
-    lines = config.splitlines()
-    assert header in lines, f'no "{header}"'
-    body = []
-    for line in lines[lines.index(header) + 1 :]:
-        if not line.startswith(' '):
-            break
-        body.append(line)
-    return body
 
 
 def sub_block(lines, header):

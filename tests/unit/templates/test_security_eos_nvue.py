@@ -18,7 +18,7 @@ from netbox_aifabric.checks.matrix import evaluate, management_violations, viola
 from tests.render_fixtures import GUIDES, contexts_of, design_of, guide_contexts, guide_spec
 
 from .acl_eos_nvue import ANY_SOURCE, eos_readback, nvue_readback, readback_contexts
-from .helpers import render
+from .helpers import block, render
 
 pytestmark = pytest.mark.pure
 
@@ -253,23 +253,13 @@ def test_a_local_class_in_a_tenant_vrf_stays_out_of_evpn():
 # (c) the DSCP trust boundary and the CNP policer, per port
 
 
-def eos_block(text, header):
-    lines = text.splitlines()
-    body = []
-    for line in lines[lines.index(header) + 1 :]:
-        if not line.startswith(' '):
-            break
-        body.append(line)
-    return body
-
-
 def eos_policer(text, policy):
     """``(dscp, rate kbps, burst bytes)`` of an EOS QoS policy-map of the template's shape."""
-    body = eos_block(text, f'policy-map type quality-of-service {policy}')
+    body = block(text, f'policy-map type quality-of-service {policy}')
     (cls,) = [line.split()[1] for line in body if line.startswith('   class ')]
     (police,) = [line for line in body if line.startswith('      police ')]
     rate, burst = re.fullmatch(r'      police rate (\d+) kbps burst-size (\d+) bytes', police).groups()
-    (match,) = eos_block(text, f'class-map type qos match-any {cls}')
+    (match,) = block(text, f'class-map type qos match-any {cls}')
     return int(match.removeprefix('   match dscp ')), int(rate), int(burst)
 
 
@@ -285,7 +275,7 @@ def test_eos_trust_and_cnp_policer_per_port(name, make):
         text = render(EOS, ctx)
         for iface in ctx['interfaces']:
             kinds.add(iface['kind'])
-            lines = eos_block(text, f'interface {iface["name"]}')
+            lines = block(text, f'interface {iface["name"]}')
             assert [line for line in lines if re.match(r'   (no )?qos (trust|cos|dscp)', line)] == TRUST_LINES[
                 iface['trust']
             ], iface
@@ -302,7 +292,7 @@ def test_eos_trust_and_cnp_policer_per_port(name, make):
                 assert f'   switchport access vlan {iface["untagged_vlan"]}' in lines
         for lag in ctx['lags']:
             members = {i['trust'] for i in ctx['interfaces'] if i['lag'] == lag['name']}
-            lines = eos_block(text, f'interface {lag["name"]}')
+            lines = block(text, f'interface {lag["name"]}')
             (trust,) = members
             assert [line for line in lines if re.match(r'   (no )?qos (trust|cos|dscp)', line)] == TRUST_LINES[trust]
     assert {'server', 'rdma'} <= kinds
