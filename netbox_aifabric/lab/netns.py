@@ -25,6 +25,7 @@ __all__ = (
     'remove_stale',
     'run',
     'run_in',
+    'unavailable_reason',
     'vtysh_path',
 )
 
@@ -60,6 +61,15 @@ def run(cmd, *, timeout=30, check=True, input=None):
 
 def run_in(ns, cmd, **kwargs):
     return run([_which('ip'), 'netns', 'exec', ns, *cmd], **kwargs)
+
+
+def unavailable_reason() -> str:
+    """Why the lab cannot run on this machine ('' when it can): what ``preflight`` names."""
+    try:
+        preflight()
+    except LabUnavailable as e:
+        return str(e)
+    return ''
 
 
 def preflight(daemons=('zebra', 'staticd', 'bgpd')):

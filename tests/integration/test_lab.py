@@ -10,23 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from netbox_aifabric.lab import FAILED, NOT_VERIFIED, LabUnavailable, run_lab
+from netbox_aifabric.lab import FAILED, NOT_VERIFIED, run_lab
 from netbox_aifabric.lab.fabric import render_frr
-from netbox_aifabric.lab.netns import delete_namespace, own_namespaces, preflight
+from netbox_aifabric.lab.netns import delete_namespace, own_namespaces, unavailable_reason
 from tests.render_fixtures import contexts_of, guide_contexts, single_leaf_racks_spec
 
 TIMEOUT = 30  # seconds to converge; the guide's fabrics take 2-4 s here
 
 
-def _unavailable():
-    try:
-        preflight()
-    except LabUnavailable as e:
-        return str(e)
-    return ''
-
-
-pytestmark = [pytest.mark.pure, pytest.mark.skipif(bool(_unavailable()), reason=f'lab: {_unavailable()}')]
+pytestmark = [pytest.mark.pure, pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')]
 
 
 @pytest.fixture(autouse=True, scope='module')

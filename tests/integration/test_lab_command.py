@@ -9,20 +9,11 @@ from django.core.management import CommandError, call_command
 
 from utilities.testing import TestCase
 
-from netbox_aifabric.lab import LabUnavailable
-from netbox_aifabric.lab.netns import preflight
+from netbox_aifabric.lab.netns import unavailable_reason
 from tests.integration.test_render_configs import demo_fabric
 
 
-def _unavailable():
-    try:
-        preflight()
-    except LabUnavailable as e:
-        return str(e)
-    return ''
-
-
-@pytest.mark.skipif(bool(_unavailable()), reason=f'lab: {_unavailable()}')
+@pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
 class LabCommandTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
