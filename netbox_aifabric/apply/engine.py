@@ -34,7 +34,7 @@ from vpn.models import L2VPN, L2VPNTermination
 
 from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
-from ..render.context import CONTEXT_KEY, build_contexts, intent_of, server_port_modes
+from ..render.context import CONTEXT_KEY, PEER_LINK_LAG, SERVER_BOND, build_contexts, intent_of, server_port_modes
 from .permissions import ObjectPermissions
 from .spec import fabric_spec
 
@@ -70,7 +70,6 @@ INTERFACE_TYPES = {
     400: '400gbase-x-qsfpdd',
     800: '800gbase-x-qsfpdd',
 }
-PEER_LINK_LAG = 'Port-Channel1000'  # the MLAG peer-link bundle on both leaves of a pair
 ROLES = {
     'spine': ('Spine', '2196f3'),
     'leaf': ('Leaf', '4caf50'),
@@ -499,7 +498,7 @@ def _device_objects(fabric, plan):
             interfaces[node.name]['Loopback1'] = ('virtual', None, 'VTEP')
     for attachment in plan.attachments:
         if attachment.lag:
-            interfaces[attachment.server]['bond0'] = ('lag', None, 'bond to the leaves')
+            interfaces[attachment.server][SERVER_BOND] = ('lag', None, 'bond to the leaves')
             for leaf, _ in attachment.members:
                 interfaces[leaf][attachment.lag] = ('lag', None, f'{attachment.server} bond')
     for link in plan.links:
@@ -519,7 +518,7 @@ def _device_objects(fabric, plan):
             if link.kind == 'mlag-peer':
                 lag = PEER_LINK_LAG
             elif link.kind == 'server':
-                lag = member_lag.get((node, interface)) or ('bond0' if node in kinds else None)
+                lag = member_lag.get((node, interface)) or (SERVER_BOND if node in kinds else None)
             interfaces[node][interface] = (INTERFACE_TYPES.get(link.speed, 'other'), lag, f'{peer} {peer_interface}')
 
     vlan_modes = server_port_modes(plan)

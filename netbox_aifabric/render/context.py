@@ -8,18 +8,29 @@ REST API, to ConfigTemplates and to Ansible/Nornir inventories.
 """
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 import netaddr
 
 from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes, vlan_is_advertised
 
-__all__ = ('CONTEXT_KEY', 'SCHEMA_VERSION', 'build_contexts', 'intent_of', 'server_port_modes')
+__all__ = (
+    'CONTEXT_KEY',
+    'PEER_LINK_LAG',
+    'SCHEMA_VERSION',
+    'SERVER_BOND',
+    'build_contexts',
+    'intent_of',
+    'server_port_modes',
+)
 
 CONTEXT_KEY = 'aifabric'
 SCHEMA_VERSION = 1
 MGMT_VRF = 'mgmt'
 MGMT_SERVICES = ('ssh', 'https', 'snmp')
 PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
+PEER_LINK_LAG = 'Port-Channel1000'  # the MLAG peer-link bundle on both leaves of a pair (the planner's LAGs are < 1000)
+SERVER_BOND = 'bond0'  # a server's bond of its data NICs
 OSPF_AREA = '0.0.0.0'  # one backbone area: the underlay is a single two-tier Clos
 DEFAULT_GATEWAY_MAC = '00:00:5e:00:01:01'  # NVIDIA Cumulus Linux's VRR default, for MLAG pairs without one
 # NVIDIA's reserved range for the MLAG system MAC (44:38:39:ff:00:00-44:38:39:ff:ff:ff, [CL512 MLAG]): the pair's is
@@ -188,198 +199,271 @@ def server_port_modes(plan) -> dict:
     return modes
 
 
+@dataclass(frozen=True)
+class _Fabric:
+    """What every device's context shares: the fabric's settings and the facts computed once per fabric."""
+
+    fabric: dict
+    evpn: bool
+    ebgp: bool
+    nodes: dict
+    qos: dict | None
+    lossless: bool
+    qos_intent: dict | None  # the profile as the intent gives it (its trust)
+    management: dict
+    classes: list
+    purpose_of: dict
+    class_mtu: dict
+    gateway_mac: str
+
+
+@dataclass
+class _Cabling:
+    """Each device's cabled ports, LAGs (with the MLAG peer link's name) and BGP neighbours, from the plan's links."""
+
+    interfaces: dict = field(default_factory=lambda: defaultdict(list))
+    lags: dict = field(default_factory=lambda: defaultdict(dict))
+    neighbors: dict = field(default_factory=lambda: defaultdict(list))
+    peer_link: dict = field(default_factory=dict)  # switch -> its MLAG peer-link LAG
+
+
 def build_contexts(plan, intent) -> dict:
     """``{device name: context}`` for every switch and server of the plan."""
-    fabric = intent['fabric']
-    evpn = fabric['design'] == 'evpn-vxlan'
-    ebgp = fabric['underlay'] == 'ebgp'
-    nodes = {n.name: n for n in plan.nodes}
-    lossless_qos = intent['qos'] is not None and intent['qos']['mode'] == 'lossless'
-    qos = _qos(intent)
-    management = _management(intent, plan)
-    classes = security_classes(intent, plan)
-    purpose_of = {c['name']: c['purpose'] for c in classes}
-    class_mtu = {tc['name']: tc['mtu'] or fabric['mtu'] for tc in intent['traffic_classes']}
+    shared = _shared(plan, intent)
+    cabling = _cabling(plan, shared)
+    contexts = {node.name: _switch_context(plan, intent, shared, cabling, node) for node in plan.nodes}
+    for attachment in plan.attachments:
+        contexts[attachment.server] = _server_context(plan, intent, shared, cabling, attachment)
+    return contexts
 
+
+def _shared(plan, intent) -> _Fabric:
+    fabric = intent['fabric']
+    classes = security_classes(intent, plan)
+    # the virtual MAC of an MLAG pair's gateways (EOS needs one for `ip address virtual`)
+    gateway_mac = next((v.anycast_gateway_mac for v in plan.vrfs if v.anycast_gateway_mac), None) or _mac(
+        intent.get('anycast_gateway_mac')
+    )
+    return _Fabric(
+        fabric=fabric,
+        evpn=fabric['design'] == 'evpn-vxlan',
+        ebgp=fabric['underlay'] == 'ebgp',
+        nodes={n.name: n for n in plan.nodes},
+        qos=_qos(intent),
+        lossless=intent['qos'] is not None and intent['qos']['mode'] == 'lossless',
+        qos_intent=intent['qos'],
+        management=_management(intent, plan),
+        classes=classes,
+        purpose_of={c['name']: c['purpose'] for c in classes},
+        class_mtu={tc['name']: tc['mtu'] or fabric['mtu'] for tc in intent['traffic_classes']},
+        gateway_mac=gateway_mac,
+    )
+
+
+def _cabling(plan, shared: _Fabric) -> _Cabling:
+    """Both ends of every link: the port, the LAG it is a member of, and the BGP session it carries."""
     vlan_mode = server_port_modes(plan)
     lag_of = {(leaf, port): a.lag for a in plan.attachments for leaf, port in a.members}
     esi_of = {(leaf, a.lag): a.esi for a in plan.attachments if a.esi for leaf, _ in a.members}
-
-    interfaces = defaultdict(list)
-    neighbors = defaultdict(list)
-    lags = defaultdict(dict)
+    cabling = _Cabling()
     for link in plan.links:
         for me, my_if, my_addr, peer, peer_if, peer_addr in (
             (link.a_node, link.a_interface, link.a_address, link.b_node, link.b_interface, link.b_address),
             (link.b_node, link.b_interface, link.b_address, link.a_node, link.a_interface, link.a_address),
         ):
-            switch = me in nodes
-            lag = 'Port-Channel1000' if link.kind == 'mlag-peer' and switch else lag_of.get((me, my_if))
-            if not switch and link.kind == 'server':
-                lag = 'bond0'
-            entry = {
-                'name': my_if,
-                'kind': link.kind,
-                'description': f'{peer} {peer_if}',
-                'speed': link.speed,
-                'mtu': fabric['mtu'] if switch else None,
-                'address': my_addr if link.kind != 'mlag-peer' else None,
-                'peer_device': peer,
-                'peer_interface': peer_if,
-                'lag': lag,
-                'pfc': bool(switch and lossless_qos and link.kind in PFC_KINDS),
-                'trust': _trust(intent['qos'], link.kind) if switch else None,
-                'cnp_police': cnp_policer(qos, link.kind, link.speed) if switch else None,
-            }
-            mode = vlan_mode.get((me, my_if))
-            entry.update(_mode(mode))
-            interfaces[me].append(entry)
+            switch = me in shared.nodes
+            lag = _lag_of(link, me, my_if, switch, lag_of)
+            cabling.interfaces[me].append(
+                {**_port(link, shared, switch, my_if, my_addr, peer, peer_if, lag), **_mode(vlan_mode.get((me, my_if)))}
+            )
             if lag:
-                member_of = lags[me].setdefault(
-                    lag,
-                    {
-                        'name': lag,
-                        'kind': 'lag',
-                        'description': 'MLAG peer link' if link.kind == 'mlag-peer' else f'{peer} bond',
-                        'mtu': fabric['mtu'] if switch else None,
-                        'address': my_addr if link.kind == 'mlag-peer' else None,
-                        'members': [],
-                        **_mode(vlan_mode.get((me, lag))),
-                        **_segment(esi_of.get((me, lag))),
-                    },
-                )
-                member_of['members'].append(my_if)
-            if switch and peer in nodes and my_addr and (ebgp or link.kind == 'mlag-peer'):
-                neighbors[me].append(
+                if link.kind == 'mlag-peer':
+                    cabling.peer_link[me] = lag
+                entry = cabling.lags[me].setdefault(lag, _lag(link, shared, switch, lag, peer, my_addr))
+                if not entry['members']:
+                    entry.update({**_mode(vlan_mode.get((me, lag))), **_segment(esi_of.get((me, lag)))})
+                entry['members'].append(my_if)
+            if switch and peer in shared.nodes and my_addr and (shared.ebgp or link.kind == 'mlag-peer'):
+                cabling.neighbors[me].append(
                     {
                         'address': _host(peer_addr),
-                        'remote_asn': nodes[peer].asn,
+                        'remote_asn': shared.nodes[peer].asn,
                         'peer': peer,
                         'interface': lag if link.kind == 'mlag-peer' else my_if,
                         'kind': link.kind,
                     }
                 )
+    return cabling
 
-    spines = [n for n in plan.nodes if n.role == 'spine']
-    leaves = [n for n in plan.nodes if n.role == 'leaf']
-    # the virtual MAC of an MLAG pair's gateways (EOS needs one for `ip address virtual`)
-    gateway_mac = next((v.anycast_gateway_mac for v in plan.vrfs if v.anycast_gateway_mac), None) or _mac(
-        intent.get('anycast_gateway_mac')
-    )
-    contexts = {}
-    for node in plan.nodes:
-        is_leaf = node.role == 'leaf'
-        loopbacks = [{'name': 'Loopback0', 'address': node.loopback, 'purpose': 'router-id'}]
-        if node.vtep:
-            loopbacks.append({'name': 'Loopback1', 'address': node.vtep, 'purpose': 'vtep'})
-        evpn_peers = []
-        if evpn:
-            for other in leaves if node.role == 'spine' else spines if is_leaf else []:
-                evpn_peers.append({'address': _host(other.loopback), 'remote_asn': other.asn, 'peer': other.name})
-        families = ['ipv4-unicast'] + (['l2vpn-evpn'] if evpn else [])
-        bgp = None
-        if ebgp or evpn:
-            bgp = {
-                'asn': node.asn,
-                'router_id': _host(node.loopback),
-                'neighbors': sorted(neighbors[node.name], key=lambda n: (n['kind'], n['interface'])),
-                'evpn_peers': evpn_peers,
-                'address_families': families,
+
+def _lag_of(link, me, interface, switch, lag_of):
+    """The LAG a link end is a member of: the peer link on a switch, a server bond on either end."""
+    if link.kind == 'mlag-peer' and switch:
+        return PEER_LINK_LAG
+    if not switch and link.kind == 'server':
+        return SERVER_BOND
+    return lag_of.get((me, interface))
+
+
+def _port(link, shared, switch, name, address, peer, peer_interface, lag):
+    return {
+        'name': name,
+        'kind': link.kind,
+        'description': f'{peer} {peer_interface}',
+        'speed': link.speed,
+        'mtu': shared.fabric['mtu'] if switch else None,
+        'address': address if link.kind != 'mlag-peer' else None,
+        'peer_device': peer,
+        'peer_interface': peer_interface,
+        'lag': lag,
+        'pfc': bool(switch and shared.lossless and link.kind in PFC_KINDS),
+        'trust': _trust(shared.qos_intent, link.kind) if switch else None,
+        'cnp_police': cnp_policer(shared.qos, link.kind, link.speed) if switch else None,
+    }
+
+
+def _lag(link, shared, switch, name, peer, address):
+    peer_link = link.kind == 'mlag-peer'
+    return {
+        'name': name,
+        'kind': 'lag',
+        'description': 'MLAG peer link' if peer_link else f'{peer} bond',
+        'mtu': shared.fabric['mtu'] if switch else None,
+        'address': address if peer_link else None,
+        'members': [],
+    }
+
+
+def _switch_context(plan, intent, shared: _Fabric, cabling: _Cabling, node) -> dict:
+    is_leaf = node.role == 'leaf'
+    loopbacks = [{'name': 'Loopback0', 'address': node.loopback, 'purpose': 'router-id'}]
+    if node.vtep:
+        loopbacks.append({'name': 'Loopback1', 'address': node.vtep, 'purpose': 'vtep'})
+    vrfs = _vrfs(plan, node) if is_leaf else []
+    vlans = _leaf_vlans(plan, node, vrfs, shared.purpose_of, shared.class_mtu, shared.fabric['mtu']) if is_leaf else []
+    acls = class_acls(shared.classes, vlans)
+    acl_of = {acl['vlan']: acl['name'] for acl in acls}
+    for vlan in vlans:
+        vlan['acl'] = acl_of.get(vlan['vid'])
+    lags = cabling.lags[node.name]
+    return {
+        **_identity(intent, shared, node.name, node.role),
+        'node_id': node.id,
+        'asn': node.asn,
+        'router_id': _host(node.loopback),
+        'loopbacks': loopbacks,
+        'vtep': node.vtep,
+        'mlag': _mlag(shared, cabling, node),
+        'evpn_mh': _evpn_mh(node, lags),
+        'interfaces': sorted(cabling.interfaces[node.name], key=lambda i: _port_order(i['name'])),
+        'lags': sorted(lags.values(), key=lambda i: _port_order(i['name'])),
+        'bgp': _bgp(plan, shared, cabling, node),
+        'ospf': None if shared.ebgp else _ospf(node, cabling.interfaces[node.name], loopbacks, vlans, vrfs),
+        'vlans': vlans,
+        'vrfs': vrfs,
+        'qos': shared.qos,
+        'mtu': {'fabric': shared.fabric['mtu'], 'classes': shared.class_mtu},
+        'management': management_plane(shared.management, node),
+        'security': {'default': 'deny', 'classes': shared.classes, 'acls': acls},
+    }
+
+
+def _server_context(plan, intent, shared: _Fabric, cabling: _Cabling, attachment) -> dict:
+    name = attachment.server
+    names = {v.vid: v.name for v in plan.vlans}
+    return {
+        **_identity(intent, shared, name, attachment.kind),
+        'node_id': None,
+        'asn': None,
+        'router_id': None,
+        'loopbacks': [],
+        'vtep': None,
+        'mlag': None,
+        'evpn_mh': None,
+        'interfaces': sorted(cabling.interfaces[name], key=lambda i: _port_order(i['name'])),
+        'lags': list(cabling.lags[name].values()),
+        'bgp': None,
+        'ospf': None,
+        'vlans': [
+            {
+                'vid': vid,
+                'name': names.get(vid, str(vid)),
+                'mtu': shared.class_mtu.get(names.get(vid, ''), shared.fabric['mtu']),
             }
-        vrfs = []
-        if is_leaf:
-            for vrf in plan.vrfs:
-                rd = dict(vrf.route_distinguishers).get(node.name)
-                vrfs.append(
-                    {
-                        'name': vrf.name,
-                        'tenant': vrf.tenant,
-                        'l3vni': vrf.l3vni,
-                        'rd': rd,
-                        'route_target': vrf.route_target,
-                        'anycast_gateway_mac': vrf.anycast_gateway_mac,
-                    }
-                )
-        vlans = _leaf_vlans(plan, node, vrfs, purpose_of, class_mtu, fabric['mtu']) if is_leaf else []
-        acls = class_acls(classes, vlans)
-        acl_of = {acl['vlan']: acl['name'] for acl in acls}
-        for vlan in vlans:
-            vlan['acl'] = acl_of.get(vlan['vid'])
-        ospf = None if ebgp else _ospf(node, interfaces[node.name], loopbacks, vlans, vrfs)
-        mlag = None
-        if node.mlag_peer:
-            peer_link = next((i for i in lags[node.name].values() if i['description'] == 'MLAG peer link'), None)
-            peer_ip = next((n['address'] for n in neighbors[node.name] if n['kind'] == 'mlag-peer'), None)
-            peer_node = nodes[node.mlag_peer]
-            primary_id = node.id if node.mlag_role == 'primary' else peer_node.id
-            mlag = {
-                'peer': node.mlag_peer,
-                'role': node.mlag_role,
-                'peer_link': peer_link['name'] if peer_link else None,
-                'local_address': peer_link['address'] if peer_link else None,
-                'peer_address': peer_ip,
-                'anycast_gateway_mac': gateway_mac,
-                'peer_loopback': _host(peer_node.loopback),
-                'peer_management': _host(peer_node.management),
-                'system_mac': MLAG_SYSTEM_MAC.format(high=primary_id >> 8, low=primary_id & 0xFF),
-                'reload_delay': dict(MLAG_RELOAD_DELAY),
-            }
-        contexts[node.name] = {
-            'schema_version': SCHEMA_VERSION,
-            'fabric': fabric,
-            'hostname': node.name,
-            'role': intent['roles'].get(node.name, node.role),
-            'node_id': node.id,
-            'asn': node.asn,
-            'router_id': _host(node.loopback),
-            'loopbacks': loopbacks,
-            'vtep': node.vtep,
-            'mlag': mlag,
-            'evpn_mh': _evpn_mh(node, lags[node.name]),
-            'interfaces': sorted(interfaces[node.name], key=lambda i: _port_order(i['name'])),
-            'lags': sorted(lags[node.name].values(), key=lambda i: _port_order(i['name'])),
-            'bgp': bgp,
-            'ospf': ospf,
-            'vlans': vlans,
-            'vrfs': vrfs,
-            'qos': qos,
-            'mtu': {'fabric': fabric['mtu'], 'classes': class_mtu},
-            'management': management_plane(management, node),
-            'security': {'default': 'deny', 'classes': classes, 'acls': acls},
+            for vid in attachment.vlans
+        ],
+        'vrfs': [],
+        'qos': None,
+        'mtu': {'fabric': shared.fabric['mtu'], 'classes': shared.class_mtu},
+        'management': management_plane(shared.management, None),
+        'security': {'default': 'deny', 'classes': shared.classes, 'acls': []},
+    }
+
+
+def _identity(intent, shared: _Fabric, name: str, role: str) -> dict:
+    return {
+        'schema_version': SCHEMA_VERSION,
+        'fabric': shared.fabric,
+        'hostname': name,
+        'role': intent['roles'].get(name, role),
+    }
+
+
+def _bgp(plan, shared: _Fabric, cabling: _Cabling, node):
+    """A switch's BGP: its underlay neighbours (eBGP, the MLAG peer) and, with EVPN, the overlay peers (leaves peer
+    with the spines, spines with the leaves). None without BGP (an OSPF underlay without EVPN)."""
+    if not (shared.ebgp or shared.evpn):
+        return None
+    evpn_peers = []
+    if shared.evpn:
+        others = {'spine': 'leaf', 'leaf': 'spine'}.get(node.role)
+        for other in (n for n in plan.nodes if n.role == others):
+            evpn_peers.append({'address': _host(other.loopback), 'remote_asn': other.asn, 'peer': other.name})
+    return {
+        'asn': node.asn,
+        'router_id': _host(node.loopback),
+        'neighbors': sorted(cabling.neighbors[node.name], key=lambda n: (n['kind'], n['interface'])),
+        'evpn_peers': evpn_peers,
+        'address_families': ['ipv4-unicast'] + (['l2vpn-evpn'] if shared.evpn else []),
+    }
+
+
+def _vrfs(plan, node) -> list[dict]:
+    """A leaf's L3VNI VRFs with its own route distinguisher."""
+    return [
+        {
+            'name': vrf.name,
+            'tenant': vrf.tenant,
+            'l3vni': vrf.l3vni,
+            'rd': dict(vrf.route_distinguishers).get(node.name),
+            'route_target': vrf.route_target,
+            'anycast_gateway_mac': vrf.anycast_gateway_mac,
         }
-    for attachment in plan.attachments:
-        name = attachment.server
-        contexts[name] = {
-            'schema_version': SCHEMA_VERSION,
-            'fabric': fabric,
-            'hostname': name,
-            'role': intent['roles'].get(name, attachment.kind),
-            'node_id': None,
-            'asn': None,
-            'router_id': None,
-            'loopbacks': [],
-            'vtep': None,
-            'mlag': None,
-            'evpn_mh': None,
-            'interfaces': sorted(interfaces[name], key=lambda i: _port_order(i['name'])),
-            'lags': list(lags[name].values()),
-            'bgp': None,
-            'ospf': None,
-            'vlans': [
-                {
-                    'vid': vid,
-                    'name': next((v.name for v in plan.vlans if v.vid == vid), str(vid)),
-                    'mtu': class_mtu.get(next((v.name for v in plan.vlans if v.vid == vid), ''), fabric['mtu']),
-                }
-                for vid in attachment.vlans
-            ],
-            'vrfs': [],
-            'qos': None,
-            'mtu': {'fabric': fabric['mtu'], 'classes': class_mtu},
-            'management': management_plane(management, None),
-            'security': {'default': 'deny', 'classes': classes, 'acls': []},
-        }
-    return contexts
+        for vrf in plan.vrfs
+    ]
+
+
+def _mlag(shared: _Fabric, cabling: _Cabling, node):
+    """An MLAG leaf's pair: the peer, its role, the peer link and its /31, the pair's gateway and system MACs, the
+    peer's loopback and management address (NVUE's backup), the reload delays. None outside a pair."""
+    if not node.mlag_peer:
+        return None
+    peer_link = cabling.lags[node.name].get(cabling.peer_link.get(node.name))
+    peer_ip = next((n['address'] for n in cabling.neighbors[node.name] if n['kind'] == 'mlag-peer'), None)
+    peer_node = shared.nodes[node.mlag_peer]
+    primary_id = node.id if node.mlag_role == 'primary' else peer_node.id
+    return {
+        'peer': node.mlag_peer,
+        'role': node.mlag_role,
+        'peer_link': peer_link['name'] if peer_link else None,
+        'local_address': peer_link['address'] if peer_link else None,
+        'peer_address': peer_ip,
+        'anycast_gateway_mac': shared.gateway_mac,
+        'peer_loopback': _host(peer_node.loopback),
+        'peer_management': _host(peer_node.management),
+        'system_mac': MLAG_SYSTEM_MAC.format(high=primary_id >> 8, low=primary_id & 0xFF),
+        'reload_delay': dict(MLAG_RELOAD_DELAY),
+    }
 
 
 def _leaf_vlans(plan, node, vrfs, purpose_of, class_mtu, fabric_mtu):

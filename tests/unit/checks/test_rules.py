@@ -7,7 +7,7 @@ import pytest
 
 from netbox_aifabric.checks.engine import DriftItem, Facts, Finding, Obj, Rule, run_rules
 from netbox_aifabric.checks.rules import RULES, rule
-from tests.render_fixtures import GUIDES, design_of, guide_contexts, guide_intent, guide_spec, plan_of
+from tests.render_fixtures import GUIDES, JUMP_HOSTS, design_of, guide_contexts, guide_intent, guide_spec, plan_of
 
 pytestmark = pytest.mark.pure
 
@@ -286,7 +286,7 @@ def test_negative_control_a_management_plane_open_to_more_than_the_jump_hosts():
         'security-management-plane': [
             (
                 ('spine2',),
-                'SSH/HTTPS/SNMP only from 192.0.2.0/28 in VRF mgmt',
+                f'SSH/HTTPS/SNMP only from {JUMP_HOSTS} in VRF mgmt',
                 'management services accept 0.0.0.0/0 beyond jump hosts',
             )
         ]
