@@ -1,6 +1,7 @@
 """Brownfield: existing devices adopted as fabric nodes keep their identity and the addresses that fit the pools;
 addresses that do not fit are conflicts; adopted objects are released, never deleted."""
 
+import pytest
 from django.contrib.contenttypes.models import ContentType
 from django.test import TestCase
 from django.urls import reverse
@@ -13,6 +14,8 @@ from users.models import User
 from netbox_aifabric.apply.engine import ApplyConflictError, apply_fabric, diff_fabric
 from netbox_aifabric.models import Fabric, FabricNode, OwnedObject
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 
 class AdoptionTestCase(TestCase):

@@ -1,8 +1,12 @@
+import pytest
+
 from netbox_aifabric.graphql.types import EVPNTenantType, FabricType, QoSProfileType, TrafficClassType
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
 from . import base
 from .base import make_world
+
+pytestmark = pytest.mark.netbox
 
 
 class TrafficClassAPITestCase(base.PluginAPITestCase):

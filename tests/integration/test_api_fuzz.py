@@ -15,6 +15,7 @@ import os
 from urllib.parse import quote, urlencode
 
 import hypothesis.extra.django
+import pytest
 from django.apps import apps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +31,8 @@ from vpn.models import L2VPN, L2VPNTermination
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 API = '/api/plugins/aifabric/'
 ENDPOINTS = {  # URL prefix: model

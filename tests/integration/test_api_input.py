@@ -4,6 +4,7 @@ field and writes nothing, "false" is false, and the OpenAPI schema declares the 
 import json
 
 import hypothesis.extra.django
+import pytest
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,8 @@ from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.seed import load_demo
 
 from . import test_apply
+
+pytestmark = pytest.mark.netbox
 
 PERMISSIONS = [
     *test_apply.APPLY_PERMISSIONS,

@@ -1,5 +1,6 @@
 """Plan/apply over REST: the diff, the atomic and idempotent apply, growth, shrink, conflicts and permissions."""
 
+import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -15,6 +16,8 @@ from netbox_aifabric.apply.engine import ApplyConflictError, apply_fabric, diff_
 from netbox_aifabric.jobs import ApplyFabricJob, job_progress
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 APPLY_PERMISSIONS = [
     'netbox_aifabric.view_fabric',

@@ -14,7 +14,7 @@ from netbox_aifabric.apply.engine import apply_fabric, summarize
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.seed import load_demo
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 
 
 def test_parallel_applies_never_double_allocate():

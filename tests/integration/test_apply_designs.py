@@ -5,6 +5,7 @@ The expected numbers are derived from the fabric's intent (its counts, NICs, pai
 never read back from the plan, so a planner change that adds or loses objects fails here."""
 
 import netaddr
+import pytest
 from django.test import TestCase
 
 from dcim.models import Cable, Device, DeviceType, Interface, InterfaceTemplate, Manufacturer
@@ -15,6 +16,8 @@ from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import EVPNTenant, Fabric
 from netbox_aifabric.planner.spec import NON_DATA_PURPOSES
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 PEER_LINK_MEMBERS = 2  # the apply's peer link: two member ports per leaf (apply/spec.py)
 

@@ -5,6 +5,7 @@ The ports, LAG numbers and ESIs are pinned allocations now (stored with the last
 so no cable that existed before may move to another interface, and no interface may end up with two cables. The
 expectations are derived by comparing NetBox before and after, never from the plan."""
 
+import pytest
 from django.db.models import Count
 from django.test import TestCase
 
@@ -13,6 +14,8 @@ from dcim.models import Cable, CableTermination, Interface
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 
 def cabling():

@@ -12,7 +12,7 @@ from users.models import User
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import load_demo
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'
 CHROMIUM_ARGS = [
     '--no-sandbox',

@@ -3,6 +3,7 @@ Compliance tab, the REST action, the job and the report script, with NetBox's pe
 
 import uuid
 
+import pytest
 from django.urls import reverse
 
 from core.models import Job, ObjectType
@@ -18,6 +19,8 @@ from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 LEAF1 = 'ai-lab-fabric-leaf1'
 

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 from django.urls import reverse
 
 from core.models import ObjectChange
@@ -15,6 +16,8 @@ from netbox_aifabric.apply.engine import apply_fabric, plan_of
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.render.context import build_contexts, intent_of
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 SCHEMA = json.loads((Path(__file__).parents[2] / 'docs' / 'aifabric-context.v1.schema.json').read_text())
 

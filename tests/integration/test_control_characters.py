@@ -5,6 +5,7 @@ names still pass."""
 import json
 from pathlib import Path
 
+import pytest
 from django.core.exceptions import ValidationError
 from django.test import TestCase as DjangoTestCase
 from django.urls import reverse
@@ -18,6 +19,8 @@ from utilities.testing import TestCase
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 from .base import FABRIC_SHAPE, LOSSLESS, make_world
+
+pytestmark = pytest.mark.netbox
 
 INJECTION = 'AI Lab\nrouter bgp 666\n neighbor 192.0.2.66 remote-as 666'
 MESSAGE = 'Control characters are not allowed'

@@ -5,6 +5,7 @@ whose unique name another object holds is a 409 conflict, not a failure halfway.
 
 import json
 
+import pytest
 from django.urls import reverse
 
 from core.models import ObjectChange
@@ -17,6 +18,8 @@ from vpn.models import L2VPN
 from netbox_aifabric.constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX
 from netbox_aifabric.models import Fabric, FabricNode, OwnedObject
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 OTHER_POOLS = {
     'loopback_pool': '10.99.0.0/24',

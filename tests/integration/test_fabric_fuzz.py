@@ -8,6 +8,7 @@ Every example hits the database, so the example count is kept small; each runs i
 import json
 from decimal import Decimal
 
+import pytest
 from django.urls import reverse
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -21,6 +22,8 @@ from users.models import Token, User
 from netbox_aifabric.models import Fabric, FabricNode
 
 from .base import FABRIC_SHAPE
+
+pytestmark = pytest.mark.netbox
 
 EXAMPLES = settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]

@@ -2,6 +2,7 @@
 
 from decimal import Decimal
 
+import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
@@ -18,6 +19,8 @@ from netbox_aifabric.checks.intent import intent_warnings
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.planner import plan_fabric
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 
 class FabricPlanTestCase(TestCase):

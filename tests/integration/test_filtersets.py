@@ -1,3 +1,4 @@
+import pytest
 from django.test import TestCase
 
 from dcim.models import Device, DeviceRole, DeviceType, Manufacturer
@@ -13,6 +14,8 @@ from netbox_aifabric.filtersets import (
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 from .base import LOSSLESS, make_world
+
+pytestmark = pytest.mark.netbox
 
 
 class PluginFilterSetTests(ChangeLoggedFilterSetTestMixin):

@@ -12,6 +12,8 @@ import pytest
 from tests import frr
 from tests.frr import CRASHLOG_DIR, DAEMONS, check_frr_config, frr_available, frr_version
 
+pytestmark = pytest.mark.pure
+
 # A leaf of the EVPN/VXLAN design: eBGP underlay over two /31 uplinks (a peer-group), loopback advertised through a
 # route-map, EVPN with all VNIs, the tenant VRF with its L3VNI and a BGP instance advertising its routes as type-5.
 LEAF = """\

@@ -1,11 +1,14 @@
 import json
 
+import pytest
 from django.test import override_settings
 from django.urls import reverse
 
 from utilities.testing import TestCase
 
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 
 class GraphQLTestCase(TestCase):

@@ -4,6 +4,7 @@ the fabric's port map), and a device type with too few ports is a named error at
 
 import io
 
+import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
@@ -14,6 +15,8 @@ from netbox_aifabric.apply.engine import apply_fabric, diff_fabric, plan_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import PlanError
 from netbox_aifabric.seed import device_type_seed, load_demo
+
+pytestmark = pytest.mark.netbox
 
 LEAF, SPINE = 'arista-dcs-7050sx3-48yc8', 'arista-dcs-7060cx-32s'
 

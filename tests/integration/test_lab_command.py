@@ -12,6 +12,8 @@ from utilities.testing import TestCase
 from netbox_aifabric.lab.netns import unavailable_reason
 from tests.integration.test_render_configs import demo_fabric
 
+pytestmark = pytest.mark.netbox
+
 
 @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
 class LabCommandTestCase(TestCase):

@@ -1,7 +1,10 @@
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 from django.test import TestCase
+
+pytestmark = pytest.mark.netbox
 
 
 class MigrationsTestCase(TestCase):

@@ -1,6 +1,7 @@
 """Fabric nodes: stable ids from the counts, explicit MLAG pairs, the counts following added and deleted nodes, the
 node rules, and the full NetBox view/API experience of the model."""
 
+import pytest
 from django.core.exceptions import ValidationError
 from django.test import TestCase
 
@@ -12,6 +13,8 @@ from netbox_aifabric.graphql.types import FabricNodeType
 from netbox_aifabric.models import Fabric, FabricNode
 
 from .base import FABRIC_SHAPE, make_world
+
+pytestmark = pytest.mark.netbox
 
 
 def nodes(fabric):

@@ -2,6 +2,7 @@
 site allow an apply there and nowhere else, adopting needs the change permission of the adopted objects, and the
 wizard needs the add permissions of the pools, RIR and ASN range it creates. A denial writes nothing."""
 
+import pytest
 from django.contrib.contenttypes.models import ContentType
 from django.urls import reverse
 
@@ -18,6 +19,8 @@ from netbox_aifabric.seed import load_demo
 
 from .test_apply import APPLY_PERMISSIONS, counts
 from .test_wizard import WizardBase, url, written
+
+pytestmark = pytest.mark.netbox
 
 
 def written_all():

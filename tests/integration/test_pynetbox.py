@@ -8,7 +8,7 @@ from users.models import Token, User
 
 from .base import LOSSLESS
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

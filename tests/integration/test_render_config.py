@@ -3,6 +3,7 @@
 
 import json
 
+import pytest
 import yaml
 from django.core.management import call_command
 from django.urls import reverse
@@ -15,6 +16,8 @@ from utilities.testing import APITestCase
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import DEVICE_TEMPLATES, load_config_templates, load_demo
+
+pytestmark = pytest.mark.netbox
 
 
 class RenderConfigTestCase(APITestCase):

@@ -8,6 +8,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -22,6 +23,8 @@ from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 from netbox_aifabric.seed import DEVICE_TEMPLATES, load_demo
+
+pytestmark = pytest.mark.netbox
 
 SWITCHES = ['ai-lab-fabric-leaf1', 'ai-lab-fabric-leaf2', 'ai-lab-fabric-spine1', 'ai-lab-fabric-spine2']
 PERMISSIONS = [

@@ -1,6 +1,7 @@
 """The fabric's Security tab: the guide's matrix as the rendered intent enforces it, the management plane, NetBox's
 view permission (object constraints included), and a broken intent shown as a violation."""
 
+import pytest
 from django.urls import reverse
 
 from core.models import ObjectType
@@ -9,6 +10,8 @@ from utilities.testing import TestCase
 
 from netbox_aifabric.models import Fabric, TrafficClass
 from netbox_aifabric.seed import load_demo
+
+pytestmark = pytest.mark.netbox
 
 
 class SecurityTabTestCase(TestCase):

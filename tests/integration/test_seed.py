@@ -1,5 +1,6 @@
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 from django.test import TestCase
 
@@ -8,6 +9,8 @@ from ipam.models import Prefix
 
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.seed import DEMO_POOLS, load_demo, load_qos_presets, load_traffic_classes, traffic_class_seed
+
+pytestmark = pytest.mark.netbox
 
 
 class SeedTestCase(TestCase):

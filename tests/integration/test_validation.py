@@ -4,6 +4,7 @@ Each case posts an otherwise valid object with one bad value and asserts the fie
 that nothing was written.
 """
 
+import pytest
 from django.urls import reverse
 from rest_framework import status
 
@@ -14,6 +15,8 @@ from utilities.testing import TestCase
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 from .base import FABRIC_SHAPE, make_world
+
+pytestmark = pytest.mark.netbox
 
 M2M_FIELDS = {'reachable_from', 'import_targets', 'export_targets', 'traffic_classes', 'vlans', 'tenants'}
 

@@ -1,7 +1,11 @@
+import pytest
+
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
 from . import base
 from .base import FABRIC_SHAPE, make_world
+
+pytestmark = pytest.mark.netbox
 
 
 class TrafficClassViewTestCase(base.PluginViewTestCase):

@@ -1,6 +1,7 @@
 """The fabric wizard: every step through NetBox's real views, state kept across back/forward, a preview that writes
 nothing, create and apply in one transaction, bad input answered at the field, and permissions."""
 
+import pytest
 from django.test import TestCase
 from django.urls import reverse
 
@@ -13,6 +14,8 @@ from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.seed import load_demo
 
 from . import base
+
+pytestmark = pytest.mark.netbox
 
 URL = reverse('plugins:netbox_aifabric:fabric_wizard')
 

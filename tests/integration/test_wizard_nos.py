@@ -1,6 +1,7 @@
 """Right after an apply, configs render: the wizard's NOS per switch role becomes the role's platform (the shipped
 ConfigTemplates loaded on the way), and every switch renders through NetBox's own ``render-config`` endpoint."""
 
+import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -11,6 +12,8 @@ from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import DEVICE_TEMPLATES
 
 from .test_wizard import WizardBase, url
+
+pytestmark = pytest.mark.netbox
 
 TEMPLATE = {t.platform_slug: t.name for t in DEVICE_TEMPLATES}
 

@@ -63,3 +63,42 @@ def test_wheel_ships_migrations_templates_and_data(tmp_path):
     assert 'netbox_aifabric/device_templates/README.md' in names
     assert 'netbox_aifabric/data/qos_presets.json' in names
     assert 'netbox_aifabric/templates/netbox_aifabric/attrs/spines.html' in names
+
+
+def test_every_collected_test_carries_exactly_one_tier_marker(request):
+    """tests/conftest.py checked every test of this session before -m deselected any (a collection with an untiered
+    test stops there, naming it); the full run (scripts/test, CI) collects them all."""
+    from tests.conftest import TIER_CHECKED, tier_problems
+
+    checked = request.config.stash.get(TIER_CHECKED, set())
+    assert {item.nodeid for item in request.session.items} <= checked
+    assert request.node.nodeid in checked
+    assert tier_problems(request.session.items) == []
+
+
+class _Item:
+    def __init__(self, nodeid, *marks, cls=None):
+        self.nodeid, self.cls = nodeid, cls
+        self._marks = [getattr(pytest.mark, name).mark for name in marks]
+
+    def iter_markers(self):
+        return iter(self._marks)
+
+
+def test_tier_check_names_a_test_without_a_tier_or_with_two():
+    from django.test import SimpleTestCase, TestCase
+
+    from tests.conftest import tier_problems
+
+    problems = tier_problems(
+        [
+            _Item('a.py::fine', 'pure'),
+            _Item('b.py::fine_too', 'netbox', 'django_db', cls=TestCase),
+            _Item('c.py::untiered', 'django_db'),
+            _Item('d.py::both', 'pure', 'netbox'),
+            _Item('e.py::pure_db', 'pure', cls=TestCase),
+            _Item('f.py::pure_simple', 'pure', cls=SimpleTestCase),
+        ]
+    )
+    assert [p.split(':')[0] for p in problems] == ['c.py', 'd.py', 'e.py']
+    assert '0 tier markers' in problems[0] and '2 tier markers' in problems[1] and 'Django database' in problems[2]
