@@ -58,7 +58,8 @@ def test_apply_the_demo_fabric_in_the_browser(live_server, browser_page):
     assert page.locator('td:has-text("10.255.2.20/31")').first.is_visible()
     page.click('button:has-text("Apply")')
     page.wait_for_load_state('networkidle')
-    # updated: set on the devices once created: 4 switches' primary and out-of-band IPs, 9 devices' contexts
+    # 17 updated: set on devices once they exist: 4 switches x 2 (primary IP, out-of-band IP: one update each,
+    # apply/engine.py) + 9 devices' config contexts
     assert page.locator('text=Applied: 149 created, 17 updated, 0 deleted, 0 unchanged.').is_visible()
     assert Device.objects.filter(site=fabric.site).count() == 9
     assert Cable.objects.count() == 21

@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -23,11 +25,30 @@ def test_guide_cluster_allocation_table(design):
     assert text == path.read_text()
 
 
-@pytest.mark.parametrize('design', GUIDES)
-def test_same_spec_same_plan_byte_for_byte(design):
-    first = json.dumps(plan_fabric(load_spec(example(design))).to_dict())
-    second = json.dumps(plan_fabric(load_spec(example(design))).to_dict())
-    assert first == second
+# Plans every guide design and prints them as one JSON object, in a fresh interpreter
+PLAN_IN_SUBPROCESS = """
+import json, sys
+import yaml
+from netbox_aifabric.planner import load_spec, plan_fabric
+specs = {d: yaml.safe_load(open(f'examples/guide-{d}.yaml')) for d in sys.argv[1:]}
+print(json.dumps({d: plan_fabric(load_spec(spec)).to_dict() for d, spec in specs.items()}))
+"""
+
+
+def test_same_spec_same_plan_byte_for_byte_across_processes():
+    """The same spec gives the same plan in another process, with another string-hash seed: a plan that depended on
+    the iteration order of a set or a dict of strings (or on anything else per process) would differ here; two runs in
+    one process would not see it."""
+    mine = json.dumps({d: plan_fabric(load_spec(example(d))).to_dict() for d in GUIDES}) + '\n'
+    texts = []
+    for seed in ('1', '2'):
+        env = {**os.environ, 'PYTHONHASHSEED': seed}
+        result = subprocess.run(
+            [sys.executable, '-c', PLAN_IN_SUBPROCESS, *GUIDES], capture_output=True, text=True, cwd=ROOT, env=env
+        )
+        assert result.returncode == 0, result.stderr
+        texts.append(result.stdout)
+    assert texts == [mine, mine]
 
 
 def test_guide_evpn_key_allocations():

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from netbox_aifabric.planner import load_spec, plan_fabric
+from netbox_aifabric.planner.spec import DESIGNS as PLANNER_DESIGNS
 from netbox_aifabric.render.context import build_contexts
 from tests.render_fixtures import DESIGNS, GUIDES, ROOT, guide_contexts, guide_intent, single_leaf_racks
 
@@ -68,16 +69,16 @@ def ospf_contexts(design):
     return build_contexts(plan_fabric(load_spec(raw)), intent)
 
 
-def test_cases_cover_every_design():
-    assert CASES == [
-        ('mlag', 'leaf1'),
-        ('routed', 'spine1'),
-        ('routed', 'leaf1'),
-        ('evpn-vxlan', 'spine1'),
-        ('evpn-vxlan', 'leaf1'),
-        ('evpn-mh', 'spine1'),
-        ('evpn-mh', 'leaf1'),
-    ]
+def test_cases_cover_every_design_and_switch_role():
+    """Every design the planner offers (and each variant) is rendered, and in each every switch role its contexts hold
+    (derived from the planner and the contexts, not from CASES itself: a design or a role the cases miss fails)."""
+    assert set(PLANNER_DESIGNS) <= set(GUIDES)
+    for design in GUIDES:
+        contexts = guide_contexts(design)
+        roles = {ctx['role'] for ctx in contexts.values() if ctx['role'] in ('spine', 'leaf')}
+        covered = {contexts[device]['role'] for case_design, device in CASES if case_design == design}
+        assert covered == roles, design
+    assert 'spine1' not in guide_contexts('mlag')  # why the MLAG design has a leaf case only
 
 
 @pytest.mark.parametrize('path', [EOS, NVUE])
