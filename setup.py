@@ -45,7 +45,19 @@ setup(
     extras_require={
         'pynetbox': ['pynetbox>=7.4'],
         'benchmark': ['pyavd>=6.0'],
-        'dev': ['pynetbox>=7.4', 'pytest', 'pytest-django', 'ruff', 'mkdocs', 'hypothesis', 'playwright', 'pyavd>=6.0'],
+        # Pinned: CI runs `ruff format --check`, so a new ruff (or pytest, hypothesis ...) release must not change the
+        # result without a change here. Bump deliberately: edit the pins, scripts/test reinstalls (its stamp hashes
+        # this file), fix what the new versions report, commit both.
+        'dev': [
+            'pynetbox==7.9.0',
+            'pytest==9.2.0',
+            'pytest-django==4.14.0',
+            'ruff==0.17.6',
+            'mkdocs==1.6.1',
+            'hypothesis==6.170.17',
+            'playwright==1.65.2',
+            'pyavd==6.4.0',
+        ],
     },
     entry_points={'console_scripts': ['netbox-aifabric = netbox_aifabric.cli:main']},
     classifiers=[

@@ -14,6 +14,9 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DEV_DIR=$REPO/.dev
 VENV=$REPO/.venv
 DB_PREFIX=${AIFABRIC_DB_PREFIX:-aifabric}
+# What decides `pip install -e '.[dev]'`: the requirements and pins (setup.py), the build settings (pyproject.toml), the
+# version in the package metadata. A change to any of them reinstalls.
+INSTALL_INPUTS=(setup.py pyproject.toml netbox_aifabric/version.py)
 PG_HOST=127.0.0.1
 PG_PORT=5432
 APT_UPDATED=
@@ -125,8 +128,8 @@ find_python() {
         "$hint; or point AIFABRIC_PYTHON at one."
 }
 
-# Create .venv (Python >= 3.12) and install the plugin editable with its dev extras; skipped when the sha256 of
-# setup.py matches the stamp of the last install.
+# Create .venv (Python >= 3.12) and install the plugin editable with its dev extras (pinned in setup.py); skipped when
+# the sha256 of the files that decide the install (INSTALL_INPUTS) matches the stamp of the last install.
 ensure_venv() {
     step 'Python venv (.venv) and plugin install'
     if [[ -e $VENV ]] && ! python_ok "$VENV/bin/python"; then
@@ -141,7 +144,7 @@ ensure_venv() {
                 'On Debian/Ubuntu install the venv module, e.g. apt-get install python3.12-venv'
     fi
     local stamp=$VENV/.aifabric-install-stamp want
-    want=$(sha256sum "$REPO/setup.py" | cut -d' ' -f1)
+    want=$(cd "$REPO" && sha256sum "${INSTALL_INPUTS[@]}" | sha256sum | cut -d' ' -f1)
     if [[ -f $stamp && $(<"$stamp") == "$want" ]] &&
         "$VENV/bin/python" -c 'import importlib.metadata as m; m.distribution("netbox-aifabric")' 2>/dev/null; then
         info "$("$VENV/bin/python" -V), plugin install up to date"
