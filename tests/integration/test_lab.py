@@ -18,7 +18,11 @@ from tests.render_fixtures import contexts_of, guide_contexts, single_leaf_racks
 TIMEOUT = 30  # seconds to converge; the guide's fabrics take 2-4 s here
 
 
-pytestmark = [pytest.mark.pure, pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')]
+pytestmark = [
+    pytest.mark.pure,
+    pytest.mark.lab,
+    pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}'),
+]
 
 
 @pytest.fixture(autouse=True, scope='module')
