@@ -39,7 +39,15 @@ ENDPOINTS = {  # URL prefix: model
     'fabrics': Fabric,
     'fabric-nodes': FabricNode,
 }
-ACTIONS = {'plan': 'post', 'apply': 'post', 'render-config': 'post', 'avd': 'get'}  # detail actions of fabrics
+# detail actions of fabrics: (action, method)
+ACTIONS = (
+    ('plan', 'post'),
+    ('apply', 'post'),
+    ('render-config', 'post'),
+    ('avd', 'get'),
+    ('compliance', 'get'),
+    ('compliance', 'post'),
+)
 LIST_METHODS = ('get', 'post', 'put', 'patch', 'delete')  # the list URL: list, create, bulk update, bulk delete
 DETAIL_METHODS = ('get', 'put', 'patch', 'delete')
 NETBOX_MODELS = (  # what an apply (or a write through the plugin) can create in NetBox
@@ -289,7 +297,7 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
 
     @examples(40)
     @given(
-        action=st.sampled_from(sorted(ACTIONS)),
+        action=st.sampled_from(ACTIONS),
         target=st.one_of(st.none(), path_ids),
         body=st.one_of(
             json_values,
@@ -300,10 +308,10 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         params=query_params,
     )
     def test_fuzz_fabric_actions(self, action, target, body, params):
-        """plan, apply, render-config and avd with arbitrary ids, bodies and query parameters."""
-        target = self.fabric.pk if target is None else target
-        url = f'{API}fabrics/{quote(str(target), safe="")}/{action}/'
-        self.assert_sound(ACTIONS[action], url, None if ACTIONS[action] == 'get' else body, params)
+        """plan, apply, render-config, avd and compliance with arbitrary ids, bodies and query parameters."""
+        (name, method), target = action, self.fabric.pk if target is None else target
+        url = f'{API}fabrics/{quote(str(target), safe="")}/{name}/'
+        self.assert_sound(method, url, None if method == 'get' else body, params)
 
     @examples(25)
     @given(data=st.data())
@@ -343,6 +351,6 @@ class EndpointCoverageTestCase(APITestCase):
         for prefix in ENDPOINTS:
             fuzzed.update((f'{API}{prefix}/', method) for method in LIST_METHODS)
             fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in DETAIL_METHODS)
-        fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS.items())
+        fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS)
         self.assertEqual(published - fuzzed, set(), 'endpoints the fuzz does not send requests to')
         self.assertEqual(fuzzed - published, set(), 'endpoints the fuzz expects but the schema does not publish')
