@@ -2,7 +2,7 @@ from django.urls import include, path
 
 from utilities.urls import get_model_urls
 
-from . import views, views_compliance, wizard  # noqa: F401  (views register the model views)
+from . import views, views_compliance, views_lab, wizard  # noqa: F401  (views register the model views)
 
 urlpatterns = (
     path('traffic-classes/', include(get_model_urls('netbox_aifabric', 'trafficclass', detail=False))),

@@ -22,6 +22,7 @@ from ..render.configs import ConfigRenderer, fabric_devices
 from ..render.context import CONTEXT_KEY
 from . import serializers
 from .compliance import FabricComplianceMixin
+from .lab import FabricLabMixin
 
 
 class FabricPlanPermission(TokenPermissions):
@@ -64,7 +65,7 @@ class EVPNTenantViewSet(NetBoxModelViewSet):
     filterset_class = filtersets.EVPNTenantFilterSet
 
 
-class FabricViewSet(FabricComplianceMixin, NetBoxModelViewSet):
+class FabricViewSet(FabricComplianceMixin, FabricLabMixin, NetBoxModelViewSet):
     queryset = Fabric.objects.all()
     serializer_class = serializers.FabricSerializer
     filterset_class = filtersets.FabricFilterSet

@@ -47,6 +47,8 @@ ACTIONS = (
     ('avd', 'get'),
     ('compliance', 'get'),
     ('compliance', 'post'),
+    ('lab', 'get'),
+    ('lab', 'post'),
 )
 LIST_METHODS = ('get', 'post', 'put', 'patch', 'delete')  # the list URL: list, create, bulk update, bulk delete
 DETAIL_METHODS = ('get', 'put', 'patch', 'delete')
@@ -308,7 +310,7 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         params=query_params,
     )
     def test_fuzz_fabric_actions(self, action, target, body, params):
-        """plan, apply, render-config, avd and compliance with arbitrary ids, bodies and query parameters."""
+        """plan, apply, render-config, avd, compliance and lab with arbitrary ids, bodies and query parameters."""
         (name, method), target = action, self.fabric.pk if target is None else target
         url = f'{API}fabrics/{quote(str(target), safe="")}/{name}/'
         self.assert_sound(method, url, None if method == 'get' else body, params)
