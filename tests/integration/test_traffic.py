@@ -4,6 +4,7 @@ with NetBox's permissions and object constraints."""
 from collections import Counter
 from decimal import Decimal
 
+from django.test import TestCase as DjangoTestCase
 from django.urls import reverse
 
 from core.models import ObjectType
@@ -11,12 +12,14 @@ from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase, ViewTestCases
 
 from netbox_aifabric.apply.engine import plan_of
+from netbox_aifabric.filtersets import TrafficFlowFilterSet
 from netbox_aifabric.graphql.types import TrafficFlowType
 from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
 from netbox_aifabric.seed import load_demo
 
 from . import base
 from .base import FABRIC_SHAPE, make_world
+from .test_filtersets import PluginFilterSetTests
 
 
 def constrain(user, slug):
@@ -204,3 +207,34 @@ class TrafficAPITestCase(DemoMixin, APITestCase):
         constrain(self.user, self.fabric.slug)
         for name in ('bom', 'traffic'):
             self.assertHttpStatus(self.client.get(self.url(name), **self.header), 200)
+
+
+class TrafficFlowFilterSetTestCase(PluginFilterSetTests, DjangoTestCase):
+    queryset = TrafficFlow.objects.all()
+    filterset = TrafficFlowFilterSet
+
+    @classmethod
+    def setUpTestData(cls):
+        (f1, f2), (users, storage) = make_fabrics()
+        cls.fabrics, cls.classes = (f1, f2), (users, storage)
+        TrafficFlow.objects.bulk_create(
+            [
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='storage', gbps=10, source_class=users),
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='gpu', gbps=50, burstiness='bursty'),
+                TrafficFlow(fabric=f2, source_group='all', destination_group='storage', gbps=1, description='backup'),
+            ]
+        )
+
+    def count(self, **params):
+        return self.filterset(params, self.queryset).qs.count()
+
+    def test_filters(self):
+        f1, f2 = self.fabrics
+        self.assertEqual(self.count(fabric_id=[f1.pk]), 2)
+        self.assertEqual(self.count(fabric=['f2']), 1)
+        self.assertEqual(self.count(source_group=['gpu']), 2)
+        self.assertEqual(self.count(destination_group=['storage']), 2)
+        self.assertEqual(self.count(burstiness=['bursty']), 1)
+        self.assertEqual(self.count(source_class_id=[self.classes[0].pk]), 1)
+        self.assertEqual(self.count(q='backup'), 1)
+        self.assertEqual(self.count(q='USERS'), 1)
