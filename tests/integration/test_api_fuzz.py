@@ -28,7 +28,7 @@ from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
 from netbox_aifabric.apply.engine import apply_fabric
-from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 from netbox_aifabric.seed import load_demo
 
 API = '/api/plugins/aifabric/'
@@ -38,6 +38,7 @@ ENDPOINTS = {  # URL prefix: model
     'evpn-tenants': EVPNTenant,
     'fabrics': Fabric,
     'fabric-nodes': FabricNode,
+    'traffic-flows': TrafficFlow,
 }
 # detail actions of fabrics: (action, method)
 ACTIONS = (
@@ -49,6 +50,8 @@ ACTIONS = (
     ('compliance', 'post'),
     ('lab', 'get'),
     ('lab', 'post'),
+    ('bom', 'get'),
+    ('traffic', 'get'),
 )
 LIST_METHODS = ('get', 'post', 'put', 'patch', 'delete')  # the list URL: list, create, bulk update, bulk delete
 DETAIL_METHODS = ('get', 'put', 'patch', 'delete')
@@ -237,6 +240,7 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         load_demo()
         cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
         apply_fabric(cls.fabric)
+        TrafficFlow.objects.create(fabric=cls.fabric, source_group='gpu', destination_group='storage', gbps=10)
         cls.ids = {prefix: list(model.objects.values_list('pk', flat=True)) for prefix, model in ENDPOINTS.items()}
 
     def setUp(self):
