@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 from utilities.choices import ChoiceSet
 
 __all__ = (
+    'BurstinessChoices',
     'DesignOptionChoices',
     'ECNThresholdUnitChoices',
     'FabricNodeRoleChoices',
@@ -12,6 +13,7 @@ __all__ = (
     'PFCWatchdogActionChoices',
     'QoSModeChoices',
     'QoSTrustChoices',
+    'ServerGroupChoices',
     'TrafficPurposeChoices',
     'UnderlayChoices',
 )
@@ -204,3 +206,26 @@ class LinkSpeedChoices(ChoiceSet):
         (400, '400G'),
         (800, '800G'),
     ]
+
+
+class ServerGroupChoices(ChoiceSet):
+    """The server groups of the traffic matrix: the planner's server kinds, or every server."""
+
+    key = 'TrafficFlow.group'
+
+    GPU = 'gpu'
+    STORAGE = 'storage'
+    ALL = 'all'
+
+    CHOICES = [
+        (GPU, _('GPU servers'), 'purple'),
+        (STORAGE, _('Storage nodes'), 'orange'),
+        (ALL, _('All servers'), 'gray'),
+    ]
+
+
+class BurstinessChoices(ChoiceSet):
+    SUSTAINED = 'sustained'
+    BURSTY = 'bursty'
+
+    CHOICES = [(SUSTAINED, _('Sustained'), 'blue'), (BURSTY, _('Bursty'), 'orange')]

@@ -11,6 +11,7 @@ from utilities.filtersets import register_filterset
 
 from .choices import (
     BmcAttachmentChoices,
+    BurstinessChoices,
     DesignOptionChoices,
     FabricNodeRoleChoices,
     FabricStatusChoices,
@@ -19,10 +20,11 @@ from .choices import (
     QoSModeChoices,
     QoSTrustChoices,
     ReachabilityChoices,
+    ServerGroupChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 
 __all__ = (
     'EVPNTenantFilterSet',
@@ -30,6 +32,7 @@ __all__ = (
     'FabricNodeFilterSet',
     'QoSProfileFilterSet',
     'TrafficClassFilterSet',
+    'TrafficFlowFilterSet',
 )
 
 
@@ -232,3 +235,27 @@ class FabricNodeFilterSet(NetBoxModelFilterSet):
         if not value.strip():
             return queryset
         return queryset.filter(name__icontains=value)
+
+
+@register_filterset
+class TrafficFlowFilterSet(NetBoxModelFilterSet):
+    fabric_id = _multi(Fabric, _('Fabric (ID)'))
+    fabric = _multi(Fabric, _('Fabric (slug)'), field_name='fabric__slug', to_field_name='slug')
+    source_group = django_filters.MultipleChoiceFilter(choices=ServerGroupChoices)
+    destination_group = django_filters.MultipleChoiceFilter(choices=ServerGroupChoices)
+    source_class_id = _multi(TrafficClass, _('Source class (ID)'))
+    destination_class_id = _multi(TrafficClass, _('Destination class (ID)'))
+    burstiness = django_filters.MultipleChoiceFilter(choices=BurstinessChoices)
+
+    class Meta:
+        model = TrafficFlow
+        fields = ('id', 'gbps', 'description')
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(
+            Q(description__icontains=value)
+            | Q(source_class__name__icontains=value)
+            | Q(destination_class__name__icontains=value)
+        )

@@ -47,6 +47,7 @@ menu = PluginMenu(
                 _item('trafficclass', _('Traffic classes')),
                 _item('qosprofile', _('QoS profiles')),
                 _item('evpntenant', _('EVPN tenants')),
+                _item('trafficflow', _('Traffic flows')),
             ),
         ),
     ),

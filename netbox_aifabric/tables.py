@@ -3,9 +3,16 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.tables import NetBoxTable, PrimaryModelTable, columns
 
-from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 
-__all__ = ('EVPNTenantTable', 'FabricNodeTable', 'FabricTable', 'QoSProfileTable', 'TrafficClassTable')
+__all__ = (
+    'EVPNTenantTable',
+    'FabricNodeTable',
+    'FabricTable',
+    'QoSProfileTable',
+    'TrafficClassTable',
+    'TrafficFlowTable',
+)
 
 
 class TrafficClassTable(PrimaryModelTable):
@@ -275,3 +282,48 @@ class FabricNodeTable(NetBoxTable):
         model = FabricNode
         fields = ('pk', 'id', 'name', 'fabric', 'role', 'node_id', 'pair', 'device', 'tags', 'created', 'last_updated')
         default_columns = ('name', 'fabric', 'role', 'node_id', 'pair', 'device')
+
+
+class TrafficFlowTable(NetBoxTable):
+    flow = tables.Column(verbose_name=_('Flow'), linkify=True, accessor='pk')
+    fabric = tables.Column(verbose_name=_('Fabric'), linkify=True)
+    source_group = columns.ChoiceFieldColumn(verbose_name=_('Source group'))
+    source_class = tables.Column(verbose_name=_('Source class'), linkify=True)
+    destination_group = columns.ChoiceFieldColumn(verbose_name=_('Destination group'))
+    destination_class = tables.Column(verbose_name=_('Destination class'), linkify=True)
+    gbps = tables.Column(verbose_name=_('Gbit/s per server'))
+    burstiness = columns.ChoiceFieldColumn(verbose_name=_('Burstiness'))
+    description = tables.Column(verbose_name=_('Description'))
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:trafficflow_list')
+
+    class Meta(NetBoxTable.Meta):
+        model = TrafficFlow
+        fields = (
+            'pk',
+            'id',
+            'flow',
+            'fabric',
+            'source_group',
+            'source_class',
+            'destination_group',
+            'destination_class',
+            'gbps',
+            'burstiness',
+            'description',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = (
+            'flow',
+            'fabric',
+            'source_group',
+            'source_class',
+            'destination_group',
+            'destination_class',
+            'gbps',
+            'burstiness',
+        )
+
+    def render_flow(self, record):
+        return str(record.pk)

@@ -27,6 +27,7 @@ from tenancy.api.serializers import TenantSerializer
 
 from ..choices import (
     BmcAttachmentChoices,
+    BurstinessChoices,
     DesignOptionChoices,
     ECNThresholdUnitChoices,
     FabricNodeRoleChoices,
@@ -36,10 +37,11 @@ from ..choices import (
     QoSModeChoices,
     QoSTrustChoices,
     ReachabilityChoices,
+    ServerGroupChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 
 __all__ = (
     'EVPNTenantSerializer',
@@ -47,6 +49,7 @@ __all__ = (
     'FabricSerializer',
     'QoSProfileSerializer',
     'TrafficClassSerializer',
+    'TrafficFlowSerializer',
 )
 
 
@@ -475,3 +478,34 @@ class FabricAVDSerializer(serializers.Serializer):
 
     fabric = serializers.IntegerField()
     devices = serializers.DictField(child=serializers.DictField(), help_text='{switch name: AVD structured config}')
+
+
+class TrafficFlowSerializer(NestedLookupMixin, NetBoxModelSerializer):
+    fabric = FabricSerializer(nested=True)
+    source_group = ChoiceField(choices=ServerGroupChoices)
+    destination_group = ChoiceField(choices=ServerGroupChoices)
+    source_class = TrafficClassSerializer(nested=True, required=False, allow_null=True)
+    destination_class = TrafficClassSerializer(nested=True, required=False, allow_null=True)
+    burstiness = ChoiceField(choices=BurstinessChoices, required=False)
+
+    class Meta:
+        model = TrafficFlow
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'fabric',
+            'source_group',
+            'source_class',
+            'destination_group',
+            'destination_class',
+            'gbps',
+            'burstiness',
+            'description',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        brief_fields = ('description', 'display', 'gbps', 'id', 'url')

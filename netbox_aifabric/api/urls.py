@@ -10,5 +10,6 @@ router.register('qos-profiles', views.QoSProfileViewSet)
 router.register('evpn-tenants', views.EVPNTenantViewSet)
 router.register('fabrics', views.FabricViewSet)
 router.register('fabric-nodes', views.FabricNodeViewSet)
+router.register('traffic-flows', views.TrafficFlowViewSet)
 
 urlpatterns = router.urls

@@ -15,13 +15,15 @@ from .. import filtersets
 from ..apply.engine import ApplyConflictError, diff_fabric, summarize
 from ..apply.permissions import visible_changes
 from ..apply.service import MissingPermissionsError, request_apply
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 from ..planner import PlanError
 from ..render.avd import avd_structured_config
 from ..render.configs import ConfigRenderer, fabric_devices
 from ..render.context import CONTEXT_KEY
 from . import serializers
+from .bom import FabricTrafficMixin
 from .compliance import FabricComplianceMixin
+from .lab import FabricLabMixin
 
 
 class FabricPlanPermission(TokenPermissions):
@@ -64,7 +66,7 @@ class EVPNTenantViewSet(NetBoxModelViewSet):
     filterset_class = filtersets.EVPNTenantFilterSet
 
 
-class FabricViewSet(FabricComplianceMixin, NetBoxModelViewSet):
+class FabricViewSet(FabricComplianceMixin, FabricLabMixin, FabricTrafficMixin, NetBoxModelViewSet):
     queryset = Fabric.objects.all()
     serializer_class = serializers.FabricSerializer
     filterset_class = filtersets.FabricFilterSet
@@ -235,3 +237,9 @@ class FabricNodeViewSet(NetBoxModelViewSet):
     queryset = FabricNode.objects.all()
     serializer_class = serializers.FabricNodeSerializer
     filterset_class = filtersets.FabricNodeFilterSet
+
+
+class TrafficFlowViewSet(NetBoxModelViewSet):
+    queryset = TrafficFlow.objects.select_related('fabric', 'source_class', 'destination_class')
+    serializer_class = serializers.TrafficFlowSerializer
+    filterset_class = filtersets.TrafficFlowFilterSet

@@ -9,7 +9,14 @@ from netbox.graphql.filters import NetBoxModelFilter, PrimaryModelFilter, regist
 
 from .. import models
 
-__all__ = ('EVPNTenantFilter', 'FabricFilter', 'FabricNodeFilter', 'QoSProfileFilter', 'TrafficClassFilter')
+__all__ = (
+    'EVPNTenantFilter',
+    'FabricFilter',
+    'FabricNodeFilter',
+    'QoSProfileFilter',
+    'TrafficClassFilter',
+    'TrafficFlowFilter',
+)
 
 IntegerLookup = Annotated['IntegerLookup', strawberry.lazy('netbox.graphql.filter_lookups')]
 FloatLookup = Annotated['FloatLookup', strawberry.lazy('netbox.graphql.filter_lookups')]
@@ -79,3 +86,14 @@ class FabricNodeFilter(NetBoxModelFilter):
     name: StrFilterLookup | None = strawberry_django.filter_field()
     pair: IntegerLookup | None = strawberry_django.filter_field()
     device_id: ID | None = strawberry_django.filter_field()
+
+
+@register_filter(models.TrafficFlow, lookups=True)
+class TrafficFlowFilter(NetBoxModelFilter):
+    fabric_id: ID | None = strawberry_django.filter_field()
+    source_group: StrFilterLookup | None = strawberry_django.filter_field()
+    destination_group: StrFilterLookup | None = strawberry_django.filter_field()
+    source_class_id: ID | None = strawberry_django.filter_field()
+    destination_class_id: ID | None = strawberry_django.filter_field()
+    burstiness: StrFilterLookup | None = strawberry_django.filter_field()
+    description: StrFilterLookup | None = strawberry_django.filter_field()

@@ -1,7 +1,7 @@
 import strawberry
 import strawberry_django
 
-from .types import EVPNTenantType, FabricNodeType, FabricType, QoSProfileType, TrafficClassType
+from .types import EVPNTenantType, FabricNodeType, FabricType, QoSProfileType, TrafficClassType, TrafficFlowType
 
 
 @strawberry.type(name='Query')
@@ -20,6 +20,9 @@ class AIFabricQuery:
 
     netbox_aifabric_fabric_node: FabricNodeType = strawberry_django.field()
     netbox_aifabric_fabric_node_list: list[FabricNodeType] = strawberry_django.field()
+
+    netbox_aifabric_traffic_flow: TrafficFlowType = strawberry_django.field()
+    netbox_aifabric_traffic_flow_list: list[TrafficFlowType] = strawberry_django.field()
 
 
 schema = [AIFabricQuery]

@@ -6,14 +6,21 @@ from netbox.graphql.scalars import BigInt
 from netbox.graphql.types import NetBoxObjectType, PrimaryObjectType, register_type
 
 from .. import models
-from .filters import EVPNTenantFilter, FabricFilter, FabricNodeFilter, QoSProfileFilter, TrafficClassFilter
+from .filters import (
+    EVPNTenantFilter,
+    FabricFilter,
+    FabricNodeFilter,
+    QoSProfileFilter,
+    TrafficClassFilter,
+    TrafficFlowFilter,
+)
 
 if TYPE_CHECKING:
     from dcim.graphql.types import DeviceRoleType, DeviceType, DeviceTypeType, PlatformType, RackType, SiteType
     from ipam.graphql.types import ASNRangeType, RouteTargetType
     from tenancy.graphql.types import TenantType
 
-__all__ = ('EVPNTenantType', 'FabricNodeType', 'FabricType', 'QoSProfileType', 'TrafficClassType')
+__all__ = ('EVPNTenantType', 'FabricNodeType', 'FabricType', 'QoSProfileType', 'TrafficClassType', 'TrafficFlowType')
 
 PrefixType = Annotated['PrefixType', strawberry.lazy('ipam.graphql.types')]
 VLANType = Annotated['VLANType', strawberry.lazy('ipam.graphql.types')]
@@ -84,3 +91,10 @@ class FabricType(PrimaryObjectType):
 class FabricNodeType(NetBoxObjectType):
     fabric: FabricType | None  # None where the user may not view the fabric
     device: Annotated['DeviceType', strawberry.lazy('dcim.graphql.types')] | None
+
+
+@register_type(models.TrafficFlow, fields='__all__', filters=TrafficFlowFilter, pagination=True)
+class TrafficFlowType(NetBoxObjectType):
+    fabric: FabricType | None  # None where the user may not view the fabric
+    source_class: TrafficClassType | None
+    destination_class: TrafficClassType | None

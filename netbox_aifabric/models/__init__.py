@@ -1,5 +1,6 @@
 from .evpn import *
 from .fabrics import *
+from .flows import *
 from .nodes import *
 from .ownership import *
 from .qos import *

@@ -15,10 +15,13 @@ from ..validators import CONTROL_CHARACTERS
 __all__ = (
     'EOS_DESCRIPTION_MAX',
     'FILTERS',
+    'INTERFACE_NAMING',
     'UnsupportedFeature',
     'egress_scheduler',
     'eos_esi',
     'eos_mac',
+    'interface',
+    'lag_number',
     'line',
     'word',
     'yaml_string',
@@ -160,7 +163,39 @@ def egress_scheduler(qos):
     ]
 
 
+# How each NOS names what the context names generically (the planner's ``Port-Channel<n>`` LAGs and, for generic
+# platforms, ``Ethernet<n>`` ports): one table instead of string replaces in every template (issue 12).
+INTERFACE_NAMING = {
+    'eos': {},
+    'sonic': {'Port-Channel': 'PortChannel'},
+    'frr': {'Port-Channel': 'PortChannel'},  # FRR runs on SONiC here: SONiC's kernel names
+    'nvue': {'Port-Channel': 'bond', 'Ethernet': 'swp'},
+}
+_TRAILING_NUMBER = re.compile(r'(\d+)\Z')
+
+
+def interface(name, nos='eos'):
+    """``name`` as NOS ``nos`` names it (``INTERFACE_NAMING``): ``Port-Channel3`` is SONiC's ``PortChannel3`` and
+    NVUE's ``bond3``; names the table does not cover stay as they are."""
+    for generic, own in INTERFACE_NAMING[nos].items():
+        if name.startswith(generic) and name[len(generic) :].isdigit():
+            return own + name[len(generic) :]
+    return name
+
+
+def lag_number(name):
+    """The number of a LAG (``Port-Channel12`` → ``12``): EOS's ``channel-group``/``mlag`` id, NVUE's bond id."""
+    if name is None:
+        return None
+    match = _TRAILING_NUMBER.search(name)
+    if match is None:
+        raise TemplateRuntimeError(f'{name!r} is not a numbered LAG')
+    return match.group(1)
+
+
 FILTERS = {
+    'aifabric_interface': interface,
+    'aifabric_lag_number': lag_number,
     'aifabric_egress_scheduler': egress_scheduler,
     'aifabric_ip_host': ip_host,
     'aifabric_prefix_length': prefix_length,

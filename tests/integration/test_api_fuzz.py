@@ -29,7 +29,7 @@ from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
 from netbox_aifabric.apply.engine import apply_fabric
-from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
@@ -41,8 +41,21 @@ ENDPOINTS = {  # URL prefix: model
     'evpn-tenants': EVPNTenant,
     'fabrics': Fabric,
     'fabric-nodes': FabricNode,
+    'traffic-flows': TrafficFlow,
 }
-ACTIONS = {'plan': 'post', 'apply': 'post', 'render-config': 'post', 'avd': 'get'}  # detail actions of fabrics
+# detail actions of fabrics: (action, method)
+ACTIONS = (
+    ('plan', 'post'),
+    ('apply', 'post'),
+    ('render-config', 'post'),
+    ('avd', 'get'),
+    ('compliance', 'get'),
+    ('compliance', 'post'),
+    ('lab', 'get'),
+    ('lab', 'post'),
+    ('bom', 'get'),
+    ('traffic', 'get'),
+)
 LIST_METHODS = ('get', 'post', 'put', 'patch', 'delete')  # the list URL: list, create, bulk update, bulk delete
 DETAIL_METHODS = ('get', 'put', 'patch', 'delete')
 NETBOX_MODELS = (  # what an apply (or a write through the plugin) can create in NetBox
@@ -230,6 +243,7 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         load_demo()
         cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
         apply_fabric(cls.fabric)
+        TrafficFlow.objects.create(fabric=cls.fabric, source_group='gpu', destination_group='storage', gbps=10)
         cls.ids = {prefix: list(model.objects.values_list('pk', flat=True)) for prefix, model in ENDPOINTS.items()}
 
     def setUp(self):
@@ -292,7 +306,7 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
 
     @examples(40)
     @given(
-        action=st.sampled_from(sorted(ACTIONS)),
+        action=st.sampled_from(ACTIONS),
         target=st.one_of(st.none(), path_ids),
         body=st.one_of(
             json_values,
@@ -303,10 +317,10 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         params=query_params,
     )
     def test_fuzz_fabric_actions(self, action, target, body, params):
-        """plan, apply, render-config and avd with arbitrary ids, bodies and query parameters."""
-        target = self.fabric.pk if target is None else target
-        url = f'{API}fabrics/{quote(str(target), safe="")}/{action}/'
-        self.assert_sound(ACTIONS[action], url, None if ACTIONS[action] == 'get' else body, params)
+        """plan, apply, render-config, avd, compliance and lab with arbitrary ids, bodies and query parameters."""
+        (name, method), target = action, self.fabric.pk if target is None else target
+        url = f'{API}fabrics/{quote(str(target), safe="")}/{name}/'
+        self.assert_sound(method, url, None if method == 'get' else body, params)
 
     @examples(25)
     @given(data=st.data())
@@ -346,6 +360,6 @@ class EndpointCoverageTestCase(APITestCase):
         for prefix in ENDPOINTS:
             fuzzed.update((f'{API}{prefix}/', method) for method in LIST_METHODS)
             fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in DETAIL_METHODS)
-        fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS.items())
+        fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS)
         self.assertEqual(published - fuzzed, set(), 'endpoints the fuzz does not send requests to')
         self.assertEqual(fuzzed - published, set(), 'endpoints the fuzz expects but the schema does not publish')

@@ -1,7 +1,7 @@
 """The plugin's Jinja filters: the address and unit computations the templates leave to Python."""
 
 import pytest
-from jinja2.exceptions import TemplateError
+from jinja2.exceptions import TemplateError, TemplateRuntimeError
 
 from netbox_aifabric.render.filters import FILTERS, UnsupportedFeature, egress_scheduler
 
@@ -157,3 +157,30 @@ def test_egress_scheduler_sums_to_100(strict, weights, expected):
     shares = {e['tc']: e['percent'] for e in entries if e['mode'] == 'dwrr'}
     assert {tc: p for tc, p in shares.items() if p} == expected
     assert sum(shares.values()) == (100 if expected else 0)
+
+
+@pytest.mark.parametrize(
+    ('name', 'nos', 'expected'),
+    [
+        ('Port-Channel3', 'sonic', 'PortChannel3'),
+        ('Port-Channel3', 'frr', 'PortChannel3'),
+        ('Port-Channel3', 'nvue', 'bond3'),
+        ('Port-Channel3', 'eos', 'Port-Channel3'),
+        ('Ethernet49', 'nvue', 'swp49'),
+        ('Ethernet49/1', 'nvue', 'Ethernet49/1'),  # a breakout lane: not a generic port, left as it is
+        ('swp49', 'nvue', 'swp49'),  # a device type's own name
+        ('Port-Channel1000x', 'sonic', 'Port-Channel1000x'),
+    ],
+)
+def test_interface_naming_table(name, nos, expected):
+    assert FILTERS['aifabric_interface'](name, nos) == expected
+
+
+def test_lag_number():
+    assert [FILTERS['aifabric_lag_number'](n) for n in ('Port-Channel12', 'bond3', 'Port-Channel1000')] == [
+        '12',
+        '3',
+        '1000',
+    ]
+    with pytest.raises(TemplateRuntimeError, match='not a numbered LAG'):
+        FILTERS['aifabric_lag_number']('peerlink')

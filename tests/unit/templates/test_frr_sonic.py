@@ -28,14 +28,15 @@ FRR = 'frr/frr.conf.j2'
 SONIC = 'sonic/config_db.json.j2'
 SWITCHES = ('spine1', 'leaf1')
 # The plugin's address filter, its refusal of what the NOS cannot configure (aifabric_unsupported), its quoting of free
-# text (aifabric_line, aifabric_word) and Jinja built-ins that only print, rename or select context values.
+# text (aifabric_line, aifabric_word), the per-NOS naming table (aifabric_interface; no string replaces) and Jinja
+# built-ins that only print, rename or select context values.
 ALLOWED_FILTERS = {
     'aifabric_ip_host',
+    'aifabric_interface',
     'aifabric_unsupported',
     'aifabric_line',
     'aifabric_word',
     'tojson',
-    'replace',
     'join',
     'sum',
     'int',

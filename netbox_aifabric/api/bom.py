@@ -1,0 +1,61 @@
+"""``GET /api/plugins/aifabric/fabrics/{id}/bom/``: the fabric's bill of materials and the guide's tier
+(``?spares_percent=`` 0–100, default 10); ``GET …/traffic/``: the traffic matrix laid on the fabric's plan. Both read
+only and need the fabric's view permission (object constraints included: a fabric outside them is a 404); an invalid
+fabric or flow is a 400 naming the field."""
+
+import math
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, OpenApiTypes, extend_schema
+from rest_framework import status
+from rest_framework.decorators import action
+from rest_framework.generics import get_object_or_404
+from rest_framework.response import Response
+
+from ..models import Fabric
+from ..planner import PlanError
+from ..traffic import fabric_bom, fabric_traffic
+
+__all__ = ('FabricTrafficMixin',)
+
+
+def _error(e: PlanError):
+    return Response({e.field: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class FabricTrafficMixin:
+    """The ``bom`` and ``traffic`` actions of the fabric viewset."""
+
+    @extend_schema(
+        request=None,
+        parameters=[OpenApiParameter('spares_percent', OpenApiTypes.NUMBER, description='0–100, default 10')],
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description='lines, spares_percent, tier, reasons')},
+    )
+    @action(detail=True, methods=['get'])
+    def bom(self, request, pk):
+        """The bill of materials: switches, optics and DACs by speed and reach, NICs, spares, licences; the tier."""
+        fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
+        raw = request.query_params.get('spares_percent', '10')
+        try:
+            spares = float(raw)
+        except ValueError:
+            spares = math.nan
+        if not math.isfinite(spares) or not 0 <= spares <= 100:
+            return Response({'spares_percent': [f'{raw!r} is not a number between 0 and 100']}, status=400)
+        try:
+            bom = fabric_bom(fabric, spares_percent=spares)
+        except PlanError as e:
+            return _error(e)
+        return Response({'fabric': fabric.pk, **bom.to_dict()})
+
+    @extend_schema(
+        request=None, responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description='flows, loads, warnings')}
+    )
+    @action(detail=True, methods=['get'])
+    def traffic(self, request, pk):
+        """The traffic matrix: per flow its total and cross-leaf Gbit/s, loads per element, warnings."""
+        fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
+        try:
+            _rows, result = fabric_traffic(fabric)
+        except PlanError as e:
+            return _error(e)
+        return Response({'fabric': fabric.pk, **result.to_dict()})

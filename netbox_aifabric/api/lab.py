@@ -1,0 +1,64 @@
+"""``/api/plugins/aifabric/fabrics/{id}/lab/``: ``POST`` runs the fabric lab as a NetBox job (202 with the job; the
+lab boots the switches' rendered FRR configs on the worker's host, so it needs the fabric's apply permission, object
+constraints included); ``GET`` the latest lab job of the fabric with its result (view permission)."""
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, OpenApiTypes, extend_schema
+from rest_framework import status
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import get_object_or_404
+from rest_framework.response import Response
+
+from core.api.serializers import JobSerializer
+from core.models import Job, ObjectType
+from netbox.api.authentication import TokenPermissions
+
+from ..lab.jobs import FabricLabJob
+from ..models import Fabric
+
+__all__ = ('FabricLabMixin', 'last_lab_job')
+
+
+def last_lab_job(fabric):
+    """The fabric's newest lab job, or None."""
+    object_type = ObjectType.objects.get_for_model(Fabric)
+    jobs = Job.objects.filter(object_type=object_type, object_id=fabric.pk, name=FabricLabJob.name)
+    return jobs.order_by('-created').first()
+
+
+class FabricLabPermission(TokenPermissions):
+    """GET needs view permission on fabrics; POST too here, the apply permission on this fabric is checked below."""
+
+    perms_map = {**TokenPermissions.perms_map, 'POST': ['%(app_label)s.view_%(model_name)s']}
+
+
+class FabricLabMixin:
+    """The ``lab`` action of the fabric viewset."""
+
+    def get_permissions(self):
+        if self.action == 'lab':
+            return [FabricLabPermission()]
+        return super().get_permissions()
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description='The latest lab job and its result (null: none).'),
+            202: JobSerializer,
+        },
+    )
+    @action(detail=True, methods=['get', 'post'])
+    def lab(self, request, pk):
+        """The fabric lab: POST queues a run (the switches' FRR configs booted in network namespaces, checked, torn
+        down); GET answers the latest run with every check (expected and seen)."""
+        fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
+        if request.method == 'POST':
+            if not request.user.has_perm('netbox_aifabric.apply_fabric', obj=fabric):
+                raise PermissionDenied(_('Running the lab needs the permission to apply this fabric.'))
+            job = FabricLabJob.enqueue(instance=fabric, user=request.user)
+            body = {'fabric': fabric.pk, 'job': JobSerializer(job, context={'request': request}).data}
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        job = last_lab_job(fabric)
+        data = JobSerializer(job, context={'request': request}).data if job else None
+        return Response({'fabric': fabric.pk, 'job': data, 'result': job.data if job else None})

@@ -1,0 +1,46 @@
+"""The fabric lab as a NetBox Job (NetBox's RQ worker runs it; it needs root and FRR on the worker's host): the
+result, every check with expected and seen, in the Job's data."""
+
+from core.exceptions import JobFailed
+from netbox.jobs import JobRunner
+
+from . import FAILED, LabUnavailable, run_lab
+from .fabric import lab_inputs
+
+__all__ = ('FabricLabJob',)
+
+
+class FabricLabJob(JobRunner):
+    """Boot the job's fabric from its switches' rendered FRR configs in network namespaces, check, tear down.
+    ``job.data``: the lab result (``LabRun.as_dict``); a failed check fails the job, as the command exits non-zero."""
+
+    class Meta:
+        name = 'AI fabric lab'
+
+    def run(self, timeout=60.0, *args, **kwargs):
+        fabric = self.job.object
+        contexts, configs = lab_inputs(fabric)
+        if not configs:
+            self._fail('no switch has an aifabric config context: apply the fabric first')
+        try:
+            result = run_lab(contexts, configs, timeout=timeout)
+        except LabUnavailable as e:
+            self._fail(f'the lab cannot run on this host: {e}')
+        self.job.data = result.as_dict()
+        for check in result.checks:
+            log = self.logger.error if check.status == FAILED else self.logger.info
+            log(f'{check.status}: {check.name}: expected {check.expected}; seen {check.seen}')
+        counts = result.counts()
+        self.logger.info(
+            f'{fabric}: {counts["passed"]} passed, {counts["failed"]} failed, '
+            f'{counts["not-verified-here"]} not verified here'
+        )
+        if not result.ok:
+            raise JobFailed(
+                f'{counts["failed"]} check(s) failed' if result.converged else 'the fabric did not converge'
+            )
+
+    def _fail(self, error: str):
+        self.job.data = {'ok': False, 'error': error}
+        self.logger.error(error)
+        raise JobFailed(error)

@@ -1,0 +1,62 @@
+"""Glue between a stored fabric and the pure traffic matrix and bill of materials (``planner/traffic.py``,
+``planner/bom.py``): its flows, its security matrix as allowed pairs, its plan and its device types."""
+
+from .apply.engine import plan_of
+from .choices import ReachabilityChoices
+from .models import TrafficClass, TrafficFlow
+from .planner.bom import bill_of_materials
+from .planner.traffic import Flow, traffic_matrix
+
+__all__ = ('allowed_pairs', 'fabric_bom', 'fabric_traffic', 'flows_of')
+
+
+def flows_of(fabric) -> list[TrafficFlow]:
+    return list(fabric.traffic_flows.select_related('source_class', 'destination_class').order_by('pk'))
+
+
+def allowed_pairs(classes) -> frozenset[tuple[str, str]]:
+    """The security matrix as (source, destination) class names: ``any`` admits every class, ``none`` none, ``listed``
+    the classes in ``reachable_from``."""
+    classes = list(classes)
+    pairs = set()
+    for dst in classes:
+        if dst.reachability == ReachabilityChoices.ANY:
+            pairs |= {(src.name, dst.name) for src in classes}
+        elif dst.reachability == ReachabilityChoices.LISTED:
+            pairs |= {(src.name, dst.name) for src in dst.reachable_from.all()}
+    return frozenset(pairs)
+
+
+def fabric_traffic(fabric, plan=None):
+    """``(rows, result)``: the fabric's flows and the matrix laid on its plan. Raises PlanError (the plan or a flow)."""
+    plan = plan or plan_of(fabric)
+    rows = flows_of(fabric)
+    flows = [
+        Flow(
+            row.source_group,
+            row.destination_group,
+            float(row.gbps),
+            row.burstiness,
+            row.source_class.name if row.source_class_id else None,
+            row.destination_class.name if row.destination_class_id else None,
+            str(row.pk),
+        )
+        for row in rows
+    ]
+    classes = TrafficClass.objects.prefetch_related('reachable_from')
+    return rows, traffic_matrix(plan, flows, allowed_pairs(classes))
+
+
+def fabric_bom(fabric, spares_percent=10, plan=None):
+    plan = plan or plan_of(fabric)
+
+    def name(device_type):
+        return str(device_type) if device_type is not None else None
+
+    return bill_of_materials(
+        plan,
+        spine_device_type=name(fabric.spine_device_type),
+        leaf_device_type=name(fabric.leaf_device_type),
+        server_device_type=name(fabric.server_device_type),
+        spares_percent=spares_percent,
+    )

@@ -1,0 +1,65 @@
+"""The fabric's Lab tab: the latest lab run (each check with expected and seen, what is not verified on this host),
+and a button that queues a new run as a NetBox job (it boots the switches' FRR configs on the worker's host, so it
+needs the permission to apply the fabric)."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
+
+from netbox.views import generic
+from utilities.views import ViewTab, register_model_view
+
+from .api.lab import last_lab_job
+from .lab.jobs import FabricLabJob
+from .models import Fabric
+
+__all__ = ('FabricLabRunView', 'FabricLabView')
+
+STATUS_COLORS = {'passed': 'green', 'failed': 'red', 'not-verified-here': 'secondary'}
+
+
+@register_model_view(Fabric, 'lab', path='lab')
+class FabricLabView(generic.ObjectView):
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_lab.html'
+    tab = ViewTab(label=_('Lab'), weight=540, permission='netbox_aifabric.view_fabric')
+
+    def get_extra_context(self, request, instance):
+        job = last_lab_job(instance)
+        result = job.data if job and isinstance(job.data, dict) else None
+        checks = [
+            {**c, 'color': STATUS_COLORS.get(c.get('status'), 'secondary')} for c in (result or {}).get('checks', [])
+        ]
+        return {
+            'last_job': job,
+            'result': result,
+            'checks': checks,
+            'can_run': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
+        }
+
+
+@register_model_view(Fabric, 'lab_run', path='lab/run')
+class FabricLabRunView(generic.ObjectView):
+    """POST: queue a lab run (the fabric's apply permission, object constraints included)."""
+
+    queryset = Fabric.objects.all()
+
+    def get_required_permission(self):
+        return 'netbox_aifabric.apply_fabric'
+
+    def get(self, request, **kwargs):
+        return redirect('plugins:netbox_aifabric:fabric_lab', **kwargs)
+
+    def post(self, request, **kwargs):
+        fabric = self.get_object(**kwargs)
+        job = FabricLabJob.enqueue(instance=fabric, user=request.user)
+        messages.info(
+            request,
+            mark_safe(  # the job link is built here, not from user input
+                _('The lab runs in the background: <a href="{url}">job {id}</a>.').format(
+                    url=job.get_absolute_url(), id=job.pk
+                )
+            ),
+        )
+        return redirect('plugins:netbox_aifabric:fabric_lab', pk=fabric.pk)

@@ -1,0 +1,129 @@
+"""Traffic flows (the fabric's traffic matrix rows) and the fabric's Traffic tab: utilisation per server port, leaf,
+uplink and spine, the matrix's warnings, and the bill of materials with the guide's tier."""
+
+from django.utils.translation import gettext_lazy as _
+
+from extras.ui.panels import CustomFieldsPanel, TagsPanel
+from netbox.ui import attrs, layout, panels
+from netbox.views import generic
+from utilities.views import ViewTab, register_model_view
+
+from . import filtersets, forms, tables
+from .models import Fabric, TrafficFlow
+from .planner import PlanError
+from .traffic import fabric_bom, fabric_traffic
+
+__all__ = (
+    'FabricTrafficView',
+    'TrafficFlowBulkDeleteView',
+    'TrafficFlowBulkEditView',
+    'TrafficFlowBulkImportView',
+    'TrafficFlowDeleteView',
+    'TrafficFlowEditView',
+    'TrafficFlowListView',
+    'TrafficFlowView',
+)
+
+KIND_LABELS = {
+    'server-port': _('Server ports'),
+    'leaf-downlinks': _('Leaf downlinks (all server ports of a leaf)'),
+    'uplink': _('Uplinks (ECMP over the spines)'),
+    'spine': _('Spines'),
+}
+
+
+class TrafficFlowPanel(panels.ObjectAttributesPanel):
+    fabric = attrs.RelatedObjectAttr('fabric', linkify=True)
+    source_group = attrs.ChoiceAttr('source_group')
+    source_class = attrs.RelatedObjectAttr('source_class', linkify=True)
+    destination_group = attrs.ChoiceAttr('destination_group')
+    destination_class = attrs.RelatedObjectAttr('destination_class', linkify=True)
+    gbps = attrs.NumericAttr('gbps', label=_('Gbit/s per source server'))
+    burstiness = attrs.ChoiceAttr('burstiness')
+    description = attrs.TextAttr('description')
+
+
+@register_model_view(TrafficFlow, 'list', path='', detail=False)
+class TrafficFlowListView(generic.ObjectListView):
+    queryset = TrafficFlow.objects.select_related('fabric', 'source_class', 'destination_class')
+    filterset = filtersets.TrafficFlowFilterSet
+    filterset_form = forms.TrafficFlowFilterForm
+    table = tables.TrafficFlowTable
+
+
+@register_model_view(TrafficFlow)
+class TrafficFlowView(generic.ObjectView):
+    queryset = TrafficFlow.objects.all()
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(left_panels=[TrafficFlowPanel(), TagsPanel()], right_panels=[CustomFieldsPanel()])
+
+
+@register_model_view(TrafficFlow, 'add', detail=False)
+@register_model_view(TrafficFlow, 'edit')
+class TrafficFlowEditView(generic.ObjectEditView):
+    queryset = TrafficFlow.objects.all()
+    form = forms.TrafficFlowForm
+
+
+@register_model_view(TrafficFlow, 'delete')
+class TrafficFlowDeleteView(generic.ObjectDeleteView):
+    queryset = TrafficFlow.objects.all()
+
+
+@register_model_view(TrafficFlow, 'bulk_import', path='import', detail=False)
+class TrafficFlowBulkImportView(generic.BulkImportView):
+    queryset = TrafficFlow.objects.all()
+    model_form = forms.TrafficFlowImportForm
+
+
+@register_model_view(TrafficFlow, 'bulk_edit', path='edit', detail=False)
+class TrafficFlowBulkEditView(generic.BulkEditView):
+    queryset = TrafficFlow.objects.all()
+    filterset = filtersets.TrafficFlowFilterSet
+    table = tables.TrafficFlowTable
+    form = forms.TrafficFlowBulkEditForm
+
+
+@register_model_view(TrafficFlow, 'bulk_delete', path='delete', detail=False)
+class TrafficFlowBulkDeleteView(generic.BulkDeleteView):
+    queryset = TrafficFlow.objects.all()
+    filterset = filtersets.TrafficFlowFilterSet
+    table = tables.TrafficFlowTable
+
+
+def _percent(value):
+    return None if value is None else round(100 * value, 1)
+
+
+@register_model_view(Fabric, 'traffic', path='traffic')
+class FabricTrafficView(generic.ObjectView):
+    """The traffic matrix on the fabric's plan and its bill of materials; reads only. View permission on the fabric
+    (its object constraints included); the flows shown are the fabric's, as the matrix uses them all."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_traffic.html'
+    tab = ViewTab(label=_('Traffic'), weight=540, permission='netbox_aifabric.view_fabric')
+
+    def get_extra_context(self, request, instance):
+        try:
+            rows, result = fabric_traffic(instance)
+            bom = fabric_bom(instance)
+        except PlanError as e:
+            return {'plan_error': e}
+        groups = [
+            (
+                label,
+                [
+                    {'load': load, 'percent': _percent(load.utilisation), 'over': load.peak > load.capacity}
+                    for load in result.by_kind(kind)
+                ],
+            )
+            for kind, label in KIND_LABELS.items()
+        ]
+        return {
+            'plan_error': None,
+            'flows': list(zip(rows, result.flows, strict=True)),
+            'groups': groups,
+            'traffic_warnings': result.warnings,
+            'bom': bom,
+        }

@@ -1,0 +1,87 @@
+"""The fabric lab from NetBox: the Lab tab, its Run button and the REST action queue a NetBox job with the fabric's
+apply permission (object constraints included); the job, run for real where the host can run the lab, stores every
+check in the job's data and the tab shows them."""
+
+import pytest
+from django.urls import reverse
+
+from core.models import Job
+from utilities.testing import APITestCase, TestCase
+
+from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.lab.jobs import FabricLabJob
+from netbox_aifabric.lab.netns import unavailable_reason
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.seed import load_demo
+from tests.integration.test_compliance import constrain
+
+
+class LabTabTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    def url(self, name='lab'):
+        return reverse(f'plugins:netbox_aifabric:fabric_{name}', kwargs={'pk': self.fabric.pk})
+
+    def test_view_only_sees_no_run_button_and_may_not_run(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(self.url())
+        self.assertHttpStatus(response, 200)
+        self.assertContains(response, 'The lab has not run for this fabric.')
+        self.assertNotContains(response, 'Run lab')
+        self.assertHttpStatus(self.client.post(self.url('lab_run')), 403)
+        self.assertFalse(Job.objects.filter(name=FabricLabJob.name).exists())
+
+    def test_the_apply_permission_queues_a_run(self):
+        self.add_permissions('netbox_aifabric.view_fabric', 'netbox_aifabric.apply_fabric')
+        self.assertContains(self.client.get(self.url()), 'Run lab')
+        response = self.client.post(self.url('lab_run'))
+        self.assertHttpStatus(response, 302)
+        job = Job.objects.get(name=FabricLabJob.name)
+        self.assertEqual((job.object, job.user), (self.fabric, self.user))
+
+    @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
+    def test_a_real_run_is_shown_check_by_check(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        job = FabricLabJob.enqueue(instance=self.fabric, user=self.user, immediate=True)
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.data['ok']), ('completed', True), job.data)
+        response = self.client.get(self.url())
+        passed = sum(1 for check in job.data['checks'] if check['status'] == 'passed')
+        self.assertGreater(passed, 0)
+        self.assertContains(response, 'text-bg-green">passed<', count=passed)
+        self.assertContains(response, f'{job.data["counts"]["passed"]} passed')
+
+
+class LabAPITestCase(APITestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def url(self, pk=None):
+        return reverse('plugins-api:netbox_aifabric-api:fabric-lab', kwargs={'pk': pk or self.fabric.pk})
+
+    def test_get_answers_the_latest_run(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(self.url(), **self.header)
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(response.data, {'fabric': self.fabric.pk, 'job': None, 'result': None})
+
+    def test_post_needs_the_apply_permission_and_its_constraints(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        self.assertHttpStatus(self.client.post(self.url(), {}, format='json', **self.header), 403)
+        self.add_permissions('netbox_aifabric.apply_fabric')
+        response = self.client.post(self.url(), {}, format='json', **self.header)
+        self.assertHttpStatus(response, 202)
+        job = Job.objects.get(pk=response.data['job']['id'])
+        self.assertEqual((job.name, job.object, job.user), (FabricLabJob.name, self.fabric, self.user))
+        self.assertEqual(self.client.get(self.url(), **self.header).data['job']['id'], job.pk)
+
+    def test_a_fabric_outside_the_view_constraints_is_a_404(self):
+        constrain(self.user, 'another-fabric')
+        self.assertHttpStatus(self.client.post(self.url(), {}, format='json', **self.header), 404)
+        self.assertHttpStatus(self.client.get(self.url(), **self.header), 404)

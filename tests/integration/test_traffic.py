@@ -1,0 +1,240 @@
+"""Traffic flows in NetBox (views, REST, GraphQL), the fabric's Traffic tab and the ``bom``/``traffic`` REST actions,
+with NetBox's permissions and object constraints."""
+
+from collections import Counter
+from decimal import Decimal
+
+from django.test import TestCase as DjangoTestCase
+from django.urls import reverse
+
+from core.models import ObjectType
+from users.models import ObjectPermission
+from utilities.testing import APITestCase, TestCase, ViewTestCases
+
+from netbox_aifabric.apply.engine import plan_of
+from netbox_aifabric.filtersets import TrafficFlowFilterSet
+from netbox_aifabric.graphql.types import TrafficFlowType
+from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
+from netbox_aifabric.seed import load_demo
+
+from . import base
+from .base import FABRIC_SHAPE, make_world
+from .test_filtersets import PluginFilterSetTests
+
+
+def constrain(user, slug):
+    """View permission on fabrics, limited to the one with ``slug``."""
+    permission = ObjectPermission.objects.create(name=f'fabrics {slug}', actions=['view'], constraints={'slug': slug})
+    permission.object_types.add(ObjectType.objects.get_for_model(Fabric))
+    permission.users.add(user)
+
+
+def make_fabrics():
+    world = make_world()
+    fabrics = [Fabric(name=f'F{i}', slug=f'f{i}', site=world['sites'][0], **FABRIC_SHAPE) for i in (1, 2)]
+    for fabric in fabrics:
+        fabric.full_clean()
+        fabric.save()
+    classes = TrafficClass.objects.bulk_create(
+        [
+            TrafficClass(name='USERS', slug='users', purpose='user-access', vid=20),
+            TrafficClass(name='STORAGE', slug='storage', purpose='storage', vid=30),
+        ]
+    )
+    return fabrics, classes
+
+
+class TrafficFlowViewTestCase(
+    ViewTestCases.GetObjectViewTestCase,
+    ViewTestCases.GetObjectChangelogViewTestCase,
+    ViewTestCases.CreateObjectViewTestCase,
+    ViewTestCases.EditObjectViewTestCase,
+    ViewTestCases.DeleteObjectViewTestCase,
+    ViewTestCases.ListObjectsViewTestCase,
+    ViewTestCases.BulkImportObjectsViewTestCase,
+    ViewTestCases.BulkEditObjectsViewTestCase,
+    ViewTestCases.BulkDeleteObjectsViewTestCase,
+):
+    model = TrafficFlow
+
+    def _get_base_url(self):
+        return 'plugins:netbox_aifabric:trafficflow_{}'
+
+    @classmethod
+    def setUpTestData(cls):
+        (f1, f2), (users, storage) = make_fabrics()
+        flows = TrafficFlow.objects.bulk_create(
+            [
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='storage', gbps=10),
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='gpu', gbps=50, burstiness='bursty'),
+                TrafficFlow(fabric=f2, source_group='all', destination_group='storage', gbps=1, source_class=users),
+            ]
+        )
+        cls.form_data = {
+            'fabric': f2.pk,
+            'source_group': 'gpu',
+            'source_class': storage.pk,
+            'destination_group': 'storage',
+            'destination_class': storage.pk,
+            'gbps': Decimal('12.5'),
+            'burstiness': 'sustained',
+            'description': 'checkpoints',
+            'tags': [],
+        }
+        cls.csv_data = (
+            'fabric,source_group,destination_group,gbps,burstiness,source_class',
+            'f1,gpu,storage,5,bursty,STORAGE',
+            'f1,all,gpu,1,sustained,',
+            'f2,storage,gpu,2,,USERS',
+        )
+        cls.csv_update_data = ('id,gbps,description', *(f'{flow.pk},{i + 1},row {i}' for i, flow in enumerate(flows)))
+        cls.bulk_edit_data = {'description': 'edited', 'gbps': Decimal('7'), 'burstiness': 'bursty'}
+
+
+class TrafficFlowAPITestCase(base.PluginAPITestCase):
+    model = TrafficFlow
+    brief_fields = ['description', 'display', 'gbps', 'id', 'url']
+    type_class = TrafficFlowType
+    graphql_base_name = 'netbox_aifabric_traffic_flow'
+    bulk_update_data = {'description': 'bulk'}
+    bulk_update_invalid_data = {'gbps': -1}
+
+    @classmethod
+    def setUpTestData(cls):
+        (f1, f2), (users, storage) = make_fabrics()
+        TrafficFlow.objects.bulk_create(
+            [
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='storage', gbps=10),
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='gpu', gbps=50),
+                TrafficFlow(fabric=f2, source_group='all', destination_group='storage', gbps=1),
+            ]
+        )
+        cls.create_data = [
+            {'fabric': f1.pk, 'source_group': 'gpu', 'destination_group': 'storage', 'gbps': 3},
+            {'fabric': f2.pk, 'source_group': 'storage', 'destination_group': 'gpu', 'gbps': 2},
+            {
+                'fabric': f2.pk,
+                'source_group': 'all',
+                'destination_group': 'all',
+                'gbps': 1,
+                'burstiness': 'bursty',
+                'source_class': users.pk,
+                'destination_class': storage.pk,
+            },
+        ]
+
+
+class DemoMixin:
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        cls.servers = cls.fabric.server_count
+        TrafficFlow.objects.create(fabric=cls.fabric, source_group='gpu', destination_group='storage', gbps=10)
+        users = TrafficClass.objects.get(name='USERS')
+        mgmt = TrafficClass.objects.get(name='MGMT')
+        TrafficFlow.objects.create(
+            fabric=cls.fabric,
+            source_group='gpu',
+            destination_group='gpu',
+            gbps=1,
+            source_class=users,
+            destination_class=mgmt,
+        )
+
+
+class TrafficTabTestCase(DemoMixin, TestCase):
+    def url(self):
+        return reverse('plugins:netbox_aifabric:fabric_traffic', kwargs={'pk': self.fabric.pk})
+
+    def test_the_tab_shows_loads_warnings_and_the_bom(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(self.url())
+        self.assertHttpStatus(response, 200)
+        storage = self.fabric.storage_count
+        # every GPU server sends 10G into the storage node(s): its bond receives servers × 10 / storage nodes
+        self.assertContains(response, f'<td>{self.servers * 10 // storage}</td>')
+        self.assertContains(response, '<code>forbidden-flow</code> flows[1]')  # USERS may not reach MGMT
+        self.assertContains(response, 'Bill of materials')
+        self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
+        self.assertContains(response, '<li>EVPN/VXLAN design</li>')
+
+    def test_the_tab_needs_the_fabrics_view_permission_with_its_constraints(self):
+        self.assertHttpStatus(self.client.get(self.url()), 403)
+        constrain(self.user, 'another-fabric')
+        self.assertHttpStatus(self.client.get(self.url()), 404)
+        constrain(self.user, self.fabric.slug)
+        self.assertHttpStatus(self.client.get(self.url()), 200)
+
+
+class TrafficAPITestCase(DemoMixin, APITestCase):
+    def url(self, name, pk=None):
+        return reverse(f'plugins-api:netbox_aifabric-api:fabric-{name}', kwargs={'pk': pk or self.fabric.pk})
+
+    def test_bom_counts_are_the_plans(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(self.url('bom') + '?spares_percent=50', **self.header)
+        self.assertHttpStatus(response, 200)
+        plan = plan_of(self.fabric)
+        roles = Counter(n.role for n in plan.nodes)
+        lines = response.data['lines']
+        self.assertEqual(sum(x['quantity'] for x in lines if x['category'] == 'switch'), sum(roles.values()))
+        self.assertEqual(sum(x['quantity'] for x in lines if x['category'] == 'cable'), len(plan.links))
+        self.assertTrue(all(x['spares'] == -(-x['quantity'] // 2) for x in lines if x['category'] != 'licence'))
+        self.assertEqual(response.data['tier']['name'], 'Expandable')
+        self.assertIn('2 spines', response.data['tier_reasons'])
+        bad = self.client.get(self.url('bom') + '?spares_percent=nan', **self.header)
+        self.assertHttpStatus(bad, 400)
+        self.assertIn('spares_percent', bad.data)
+
+    def test_traffic_loads_add_up_to_the_flows(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(self.url('traffic'), **self.header)
+        self.assertHttpStatus(response, 200)
+        sent = sum(f['total_gbps'] for f in response.data['flows'])
+        self.assertEqual(sent, self.servers * 10 + self.servers * 1)
+        ports = [x for x in response.data['loads'] if x['kind'] == 'server-port']
+        self.assertAlmostEqual(sum(x['up'] for x in ports), sent)
+        self.assertEqual([w['code'] for w in response.data['warnings']], ['forbidden-flow'])
+
+    def test_permissions_and_constraints(self):
+        for name in ('bom', 'traffic'):
+            self.assertHttpStatus(self.client.get(self.url(name), **self.header), 403)
+        constrain(self.user, 'another-fabric')
+        for name in ('bom', 'traffic'):
+            self.assertHttpStatus(self.client.get(self.url(name), **self.header), 404)
+            self.assertHttpStatus(self.client.get(self.url(name, pk=999999), **self.header), 404)
+        constrain(self.user, self.fabric.slug)
+        for name in ('bom', 'traffic'):
+            self.assertHttpStatus(self.client.get(self.url(name), **self.header), 200)
+
+
+class TrafficFlowFilterSetTestCase(PluginFilterSetTests, DjangoTestCase):
+    queryset = TrafficFlow.objects.all()
+    filterset = TrafficFlowFilterSet
+
+    @classmethod
+    def setUpTestData(cls):
+        (f1, f2), (users, storage) = make_fabrics()
+        cls.fabrics, cls.classes = (f1, f2), (users, storage)
+        TrafficFlow.objects.bulk_create(
+            [
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='storage', gbps=10, source_class=users),
+                TrafficFlow(fabric=f1, source_group='gpu', destination_group='gpu', gbps=50, burstiness='bursty'),
+                TrafficFlow(fabric=f2, source_group='all', destination_group='storage', gbps=1, description='backup'),
+            ]
+        )
+
+    def count(self, **params):
+        return self.filterset(params, self.queryset).qs.count()
+
+    def test_filters(self):
+        f1, f2 = self.fabrics
+        self.assertEqual(self.count(fabric_id=[f1.pk]), 2)
+        self.assertEqual(self.count(fabric=['f2']), 1)
+        self.assertEqual(self.count(source_group=['gpu']), 2)
+        self.assertEqual(self.count(destination_group=['storage']), 2)
+        self.assertEqual(self.count(burstiness=['bursty']), 1)
+        self.assertEqual(self.count(source_class_id=[self.classes[0].pk]), 1)
+        self.assertEqual(self.count(q='backup'), 1)
+        self.assertEqual(self.count(q='USERS'), 1)
