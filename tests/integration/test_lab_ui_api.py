@@ -15,6 +15,8 @@ from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import load_demo
 from tests.integration.test_compliance import constrain
 
+pytestmark = pytest.mark.netbox
+
 
 class LabTabTestCase(TestCase):
     @classmethod

@@ -4,6 +4,7 @@ with NetBox's permissions and object constraints."""
 from collections import Counter
 from decimal import Decimal
 
+import pytest
 from django.test import TestCase as DjangoTestCase
 from django.urls import reverse
 
@@ -20,6 +21,8 @@ from netbox_aifabric.seed import load_demo
 from . import base
 from .base import FABRIC_SHAPE, make_world
 from .test_filtersets import PluginFilterSetTests
+
+pytestmark = pytest.mark.netbox
 
 
 def constrain(user, slug):
