@@ -1,9 +1,7 @@
 """The fabric's Compliance tab: every rule's result by family, with severity, findings linked to their objects and
 change-log entries; and a button that runs the same checks as a NetBox job."""
 
-from django.contrib import messages
 from django.shortcuts import redirect
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, ObjectType
@@ -13,6 +11,7 @@ from utilities.views import ViewTab, register_model_view
 from .checks.compliance import run_compliance
 from .checks.job import ComplianceJob
 from .models import Fabric
+from .ui.jobs import queue_fabric_job
 
 __all__ = ('FabricComplianceRunView', 'FabricComplianceView')
 
@@ -68,14 +67,5 @@ class FabricComplianceRunView(generic.ObjectView):
         return redirect('plugins:netbox_aifabric:fabric_compliance', **kwargs)
 
     def post(self, request, **kwargs):
-        fabric = self.get_object(**kwargs)
-        job = ComplianceJob.enqueue(instance=fabric, user=request.user)
-        messages.info(
-            request,
-            mark_safe(  # the job link is built here, not from user input
-                _('The compliance checks run in the background: <a href="{url}">job {id}</a>.').format(
-                    url=job.get_absolute_url(), id=job.pk
-                )
-            ),
-        )
-        return redirect('plugins:netbox_aifabric:fabric_compliance', pk=fabric.pk)
+        message = _('The compliance checks run in the background: <a href="{url}">job {id}</a>.')
+        return queue_fabric_job(request, ComplianceJob, self.get_object(**kwargs), message, 'compliance')

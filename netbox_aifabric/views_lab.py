@@ -2,9 +2,7 @@
 and a button that queues a new run as a NetBox job (it boots the switches' FRR configs on the worker's host, so it
 needs the permission to apply the fabric)."""
 
-from django.contrib import messages
 from django.shortcuts import redirect
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from netbox.views import generic
@@ -13,6 +11,7 @@ from utilities.views import ViewTab, register_model_view
 from .api.lab import last_lab_job
 from .lab.jobs import FabricLabJob
 from .models import Fabric
+from .ui.jobs import queue_fabric_job
 
 __all__ = ('FabricLabRunView', 'FabricLabView')
 
@@ -52,14 +51,5 @@ class FabricLabRunView(generic.ObjectView):
         return redirect('plugins:netbox_aifabric:fabric_lab', **kwargs)
 
     def post(self, request, **kwargs):
-        fabric = self.get_object(**kwargs)
-        job = FabricLabJob.enqueue(instance=fabric, user=request.user)
-        messages.info(
-            request,
-            mark_safe(  # the job link is built here, not from user input
-                _('The lab runs in the background: <a href="{url}">job {id}</a>.').format(
-                    url=job.get_absolute_url(), id=job.pk
-                )
-            ),
-        )
-        return redirect('plugins:netbox_aifabric:fabric_lab', pk=fabric.pk)
+        message = _('The lab runs in the background: <a href="{url}">job {id}</a>.')
+        return queue_fabric_job(request, FabricLabJob, self.get_object(**kwargs), message, 'lab')
