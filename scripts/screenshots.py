@@ -25,6 +25,9 @@ pages = [
     ('fabric-nodes', '/plugins/aifabric/fabrics/1/nodes/', False),
     ('fabric-configs', '/plugins/aifabric/fabrics/1/configurations/', False),
     ('fabric-security', '/plugins/aifabric/fabrics/1/security/', False),
+    ('fabric-compliance', '/plugins/aifabric/fabrics/1/compliance/', False),
+    ('fabric-traffic', '/plugins/aifabric/fabrics/1/traffic/', False),
+    ('fabric-lab', '/plugins/aifabric/fabrics/1/lab/', False),
     ('wizard', None, False),
 ]
 
