@@ -4,14 +4,13 @@ change-log entries; and a button that runs the same checks as a NetBox job."""
 from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy as _
 
-from core.models import Job, ObjectType
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
 from .checks.compliance import run_compliance
 from .checks.job import ComplianceJob
 from .models import Fabric
-from .ui.jobs import queue_fabric_job
+from .ui.jobs import last_fabric_job, queue_fabric_job
 
 __all__ = ('FabricComplianceRunView', 'FabricComplianceView')
 
@@ -20,13 +19,7 @@ SEVERITY_COLORS = {'error': 'red', 'warning': 'orange', 'info': 'blue'}
 
 
 def last_job(fabric):
-    return (
-        Job.objects.filter(
-            object_type=ObjectType.objects.get_for_model(Fabric), object_id=fabric.pk, name=ComplianceJob.name
-        )
-        .order_by('-created')
-        .first()
-    )
+    return last_fabric_job(fabric, ComplianceJob)
 
 
 @register_model_view(Fabric, 'compliance', path='compliance')

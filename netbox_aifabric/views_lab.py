@@ -8,10 +8,9 @@ from django.utils.translation import gettext_lazy as _
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
-from .api.lab import last_lab_job
 from .lab.jobs import FabricLabJob
 from .models import Fabric
-from .ui.jobs import queue_fabric_job
+from .ui.jobs import last_fabric_job, queue_fabric_job
 
 __all__ = ('FabricLabRunView', 'FabricLabView')
 
@@ -25,7 +24,7 @@ class FabricLabView(generic.ObjectView):
     tab = ViewTab(label=_('Lab'), weight=540, permission='netbox_aifabric.view_fabric')
 
     def get_extra_context(self, request, instance):
-        job = last_lab_job(instance)
+        job = last_fabric_job(instance, FabricLabJob)
         result = job.data if job and isinstance(job.data, dict) else None
         checks = [
             {**c, 'color': STATUS_COLORS.get(c.get('status'), 'secondary')} for c in (result or {}).get('checks', [])

@@ -11,20 +11,18 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
 from core.api.serializers import JobSerializer
-from core.models import Job, ObjectType
 from netbox.api.authentication import TokenPermissions
 
 from ..lab.jobs import FabricLabJob
 from ..models import Fabric
+from ..ui.jobs import last_fabric_job
 
 __all__ = ('FabricLabMixin', 'last_lab_job')
 
 
 def last_lab_job(fabric):
     """The fabric's newest lab job, or None."""
-    object_type = ObjectType.objects.get_for_model(Fabric)
-    jobs = Job.objects.filter(object_type=object_type, object_id=fabric.pk, name=FabricLabJob.name)
-    return jobs.order_by('-created').first()
+    return last_fabric_job(fabric, FabricLabJob)
 
 
 class FabricLabPermission(TokenPermissions):

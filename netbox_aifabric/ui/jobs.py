@@ -1,11 +1,20 @@
-"""Queue a fabric's job from a tab's button (the Compliance and Lab tabs): the job, a message linking to it, and back
-to the tab."""
+"""A fabric's jobs for its tabs (Compliance, Lab): the newest one, and queueing one from a tab's button (the job, a
+message linking to it, and back to the tab)."""
 
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.utils.safestring import mark_safe
 
-__all__ = ('queue_fabric_job',)
+from core.models import Job, ObjectType
+
+__all__ = ('last_fabric_job', 'queue_fabric_job')
+
+
+def last_fabric_job(fabric, job_class):
+    """The fabric's newest job of ``job_class`` (its Meta name), or None."""
+    object_type = ObjectType.objects.get_for_model(fabric)
+    jobs = Job.objects.filter(object_type=object_type, object_id=fabric.pk, name=job_class.name)
+    return jobs.order_by('-created').first()
 
 
 def queue_fabric_job(request, job_class, fabric, message, tab):
