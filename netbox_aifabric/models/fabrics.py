@@ -130,6 +130,14 @@ class Fabric(JobsMixin, PrimaryModel):
     mtu = models.PositiveIntegerField(
         verbose_name=_('fabric MTU'), default=9216, validators=[MinValueValidator(MTU_MIN), MaxValueValidator(MTU_MAX)]
     )
+    bfd = models.BooleanField(
+        verbose_name=_('BFD'),
+        default=False,
+        help_text=_(
+            'Bidirectional Forwarding Detection on the underlay BGP sessions (and the MLAG peer session): a failed '
+            'link is detected in about a second instead of the BGP hold time (90 s by default)'
+        ),
+    )
     oversubscription_target = models.DecimalField(
         verbose_name=_('oversubscription target'),
         max_digits=5,
