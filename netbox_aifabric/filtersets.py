@@ -211,6 +211,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'rdma_nic_speed',
             'mtu',
             'oversubscription_target',
+            'bfd',
             'spine_asn',
             'l2vni_base',
             'anycast_gateway_mac',

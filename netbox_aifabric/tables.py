@@ -192,6 +192,7 @@ class FabricTable(PrimaryModelTable):
     design_option = columns.ChoiceFieldColumn(verbose_name=_('Design option'))
     underlay = columns.ChoiceFieldColumn(verbose_name=_('Underlay'))
     leaf_pairing = columns.ChoiceFieldColumn(verbose_name=_('Leaf pairing'))
+    bfd = columns.BooleanColumn(verbose_name=_('BFD'))
     oversubscription_target = tables.Column(verbose_name=_('Oversubscription target'))
     loopback_pool = tables.Column(verbose_name=_('Loopback pool'), linkify=True)
     vtep_pool = tables.Column(verbose_name=_('VTEP pool'), linkify=True)
@@ -218,6 +219,7 @@ class FabricTable(PrimaryModelTable):
             'design_option',
             'underlay',
             'leaf_pairing',
+            'bfd',
             'spine_count',
             'max_spines',
             'leaf_count',

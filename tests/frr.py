@@ -9,7 +9,7 @@
    and prints ``line N: % Unknown command[..]: <the line>`` for every line it cannot parse: an unknown command, a
    bad argument (``remote-as bogus``, ``10.0.0.300/32``), a command in the wrong node (``advertise-all-vni``
    outside ``address-family l2vpn evpn``). Grammar only: the handlers live in the daemons and do not run here.
-2. ``zebra --dryrun``, ``staticd --dryrun``, ``ospfd --dryrun`` and ``bgpd --dryrun``: each daemon reads the whole file
+2. ``zebra --dryrun``, ``staticd --dryrun``, ``ospfd --dryrun``, ``bfdd --dryrun`` and ``bgpd --dryrun``: each daemon reads the whole file
    with its real command handlers (the code that applies the config at runtime) and exits before its event loop starts:
    it never peers, connects, serves its vty or installs a route. This catches what the grammar cannot: a neighbour put
    in a peer-group that does not exist (bgpd: ``% Configure the peer-group first``, ``Command returned Warning Config
@@ -53,7 +53,7 @@ __all__ = ('FrrResult', 'check_frr_config', 'frr_available', 'frr_version')
 
 TIMEOUT = 30  # seconds, for the whole check
 DAEMON_DIRS = ('/usr/lib/frr', '/usr/libexec/frr', '/usr/sbin')  # Debian/Ubuntu, RHEL/Fedora, others
-ROOT_DAEMONS = ('zebra', 'staticd', 'ospfd')  # their dry runs need root (privileges are dropped to the frr user)
+ROOT_DAEMONS = ('zebra', 'staticd', 'ospfd', 'bfdd')  # their dry runs need root (privileges drop to the frr user)
 DAEMONS = (*ROOT_DAEMONS, 'bgpd')
 CRASHLOG_DIR = Path('/var/tmp/frr')  # FRR's zlog creates <daemon>.<pid> here; hard-coded in lib/zlog.c
 

@@ -273,6 +273,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'design_option',
             'underlay',
             'leaf_pairing',
+            'bfd',
             'spine_count',
             'max_spines',
             'leaf_count',

@@ -90,6 +90,7 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
     design_option = _choice(DesignOptionChoices, _('Design option'))
     underlay = _choice(UnderlayChoices, _('Underlay'))
     leaf_pairing = _choice(LeafPairingChoices, _('Leaf pairing'))
+    bfd = _flag(_('BFD'))
     bmc_attachment = _choice(BmcAttachmentChoices, _('BMC attachment'))
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     mtu = _mtu()
@@ -110,6 +111,7 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
             'design_option',
             'underlay',
             'leaf_pairing',
+            'bfd',
             'bmc_attachment',
             'qos_profile',
             'mtu',

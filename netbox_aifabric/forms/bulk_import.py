@@ -220,6 +220,7 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
             'design_option',
             'underlay',
             'leaf_pairing',
+            'bfd',
             'spine_count',
             'max_spines',
             'leaf_count',

@@ -103,7 +103,9 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     model = Fabric
     fieldsets = (
         FieldSet('q', 'filter_id', 'tag'),
-        FieldSet('site_id', 'status', 'design_option', 'underlay', 'leaf_pairing', 'bmc_attachment', name=_('Fabric')),
+        FieldSet(
+            'site_id', 'status', 'design_option', 'underlay', 'leaf_pairing', 'bmc_attachment', 'bfd', name=_('Fabric')
+        ),
         FieldSet('qos_profile_id', 'traffic_class_id', 'evpn_tenant_id', name=_('Intent')),
         OWNERSHIP,
     )
@@ -113,6 +115,7 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     underlay = forms.MultipleChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
     leaf_pairing = forms.MultipleChoiceField(choices=LeafPairingChoices, required=False, label=_('Leaf pairing'))
     bmc_attachment = forms.MultipleChoiceField(choices=BmcAttachmentChoices, required=False, label=_('BMC attachment'))
+    bfd = _yes_no(_('BFD'))
     qos_profile_id = DynamicModelMultipleChoiceField(
         queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile')
     )

@@ -193,7 +193,10 @@ def avd_structured_config(context: dict) -> dict:
         if any(n['kind'] == 'mlag-peer' for n in context['bgp']['neighbors']):
             _mlag_peer_route_map(config)
     if context['ospf']:
-        _ospf(context['ospf'], config)
+        _ospf(context['ospf'], config, context.get('bfd'))
+    bfd = context.get('bfd')
+    if bfd:
+        config['router_bfd'] = {'interval': bfd['min_tx'], 'min_rx': bfd['min_rx'], 'multiplier': bfd['multiplier']}
     if qos is not None:
         config['qos'] = {
             'map': {
@@ -304,7 +307,7 @@ def _access_list(acl):
     }
 
 
-def _ospf(ospf, config):
+def _ospf(ospf, config, bfd=None):
     """The OSPF underlay: point-to-point uplinks, the loopbacks, and the rack subnets ``ospf.networks`` redistributed
     from the connected gateways through a prefix list of exactly those subnets, as the EOS template does (the export
     keeps every gateway in the default VRF when the fabric has no L3VNI VRF, so all of them)."""
@@ -315,6 +318,8 @@ def _ospf(ospf, config):
         'no_passive_interfaces': [i for i in ospf['interfaces'] if i != 'Loopback0'],
         'max_lsa': 12000,
     }
+    if bfd:
+        process['bfd_enable'] = True
     config['router_ospf'] = {'process_ids': [process]}
     for port in config['ethernet_interfaces']:
         if port['name'] in ospf['interfaces']:
@@ -369,6 +374,9 @@ def _bgp(context):
                     'description': f'{n["peer"]} {n["interface"]}',
                 }
             )
+    if context.get('bfd'):
+        for group in groups:
+            group['bfd'] = True  # the underlay and MLAG-peer groups; the overlay group is added below, without
     config = {
         'as': str(bgp['asn']),
         'router_id': bgp['router_id'],

@@ -39,6 +39,9 @@ MLAG_SYSTEM_MAC = '44:38:39:ff:{high:02x}:{low:02x}'
 # AVD's default platform_settings reload delays (s) of an MLAG pair: mlag 300, non-mlag 330 (pyavd 6.4.0
 # _eos_designs/schema platform_settings "default"; 900/1020 on the 7280R/7500R families only).
 MLAG_RELOAD_DELAY = {'mlag': 300, 'non_mlag': 330}
+# BFD timers (ms) when the fabric asks for BFD: FRR's and Cumulus Linux's defaults (300 ms transmit and receive,
+# multiplier 3: a dead link detected in 0.9 s instead of BGP's 90 s hold time or OSPF's 40 s dead interval)
+BFD_TIMERS = {'min_tx': 300, 'min_rx': 300, 'multiplier': 3}
 
 
 def intent_of(fabric) -> dict:
@@ -106,6 +109,7 @@ def intent_of(fabric) -> dict:
         },
         'roles': roles,
         'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
+        'bfd': fabric.bfd,
         'traffic_classes': classes,
         'qos': qos,
         'management': {'jump_hosts': [str(fabric.jump_host_prefix.prefix)] if fabric.jump_host_prefix_id else []},
@@ -215,6 +219,7 @@ class _Fabric:
     purpose_of: dict
     class_mtu: dict
     gateway_mac: str
+    bfd: dict | None  # the BFD timers of the underlay sessions, None without BFD
 
 
 @dataclass
@@ -257,6 +262,7 @@ def _shared(plan, intent) -> _Fabric:
         purpose_of={c['name']: c['purpose'] for c in classes},
         class_mtu={tc['name']: tc['mtu'] or fabric['mtu'] for tc in intent['traffic_classes']},
         gateway_mac=gateway_mac,
+        bfd=dict(BFD_TIMERS) if intent.get('bfd') else None,
     )
 
 
@@ -358,6 +364,7 @@ def _switch_context(plan, intent, shared: _Fabric, cabling: _Cabling, node) -> d
         'interfaces': sorted(cabling.interfaces[node.name], key=lambda i: _port_order(i['name'])),
         'lags': sorted(lags.values(), key=lambda i: _port_order(i['name'])),
         'bgp': _bgp(plan, shared, cabling, node),
+        'bfd': shared.bfd,
         'ospf': None if shared.ebgp else _ospf(node, cabling.interfaces[node.name], loopbacks, vlans, vrfs),
         'vlans': vlans,
         'vrfs': vrfs,
@@ -383,6 +390,7 @@ def _server_context(plan, intent, shared: _Fabric, cabling: _Cabling, attachment
         'interfaces': sorted(cabling.interfaces[name], key=lambda i: _port_order(i['name'])),
         'lags': list(cabling.lags[name].values()),
         'bgp': None,
+        'bfd': None,
         'ospf': None,
         'vlans': [
             {

@@ -107,6 +107,7 @@ class FabricPanel(panels.ObjectAttributesPanel):
     design_option = attrs.ChoiceAttr('design_option')
     underlay = attrs.ChoiceAttr('underlay')
     leaf_pairing = attrs.ChoiceAttr('leaf_pairing', label=_('Leaf pairing'))
+    bfd = attrs.BooleanAttr('bfd', label=_('BFD on the underlay'))
     mtu = attrs.NumericAttr('mtu', label=_('MTU'))
     oversubscription_target = attrs.NumericAttr('oversubscription_target', label=_('Oversubscription target (:1)'))
     description = attrs.TextAttr('description')
