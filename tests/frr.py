@@ -9,14 +9,15 @@
    and prints ``line N: % Unknown command[..]: <the line>`` for every line it cannot parse: an unknown command, a
    bad argument (``remote-as bogus``, ``10.0.0.300/32``), a command in the wrong node (``advertise-all-vni``
    outside ``address-family l2vpn evpn``). Grammar only: the handlers live in the daemons and do not run here.
-2. ``zebra --dryrun``, ``staticd --dryrun``, ``ospfd --dryrun``, ``bfdd --dryrun`` and ``bgpd --dryrun``: each daemon reads the whole file
-   with its real command handlers (the code that applies the config at runtime) and exits before its event loop starts:
-   it never peers, connects, serves its vty or installs a route. This catches what the grammar cannot: a neighbour put
-   in a peer-group that does not exist (bgpd: ``% Configure the peer-group first``, ``Command returned Warning Config
-   Failed on config line N``), one L3VNI in two VRFs (zebra: ``VNI 50001 is already configured as L3-VNI``).
-   A daemon exits 0 in dry-run mode whatever it read (lib/libfrr.c), so its output is read instead: a handler's
-   ``%`` message, a ``... on config line N`` error or a northbound validation error fails the check. ``No such
-   command`` lines are dropped: each daemon sees the other daemons' lines as unknown, the grammar is stage 1's job.
+2. ``zebra --dryrun``, ``staticd --dryrun``, ``ospfd --dryrun``, ``bfdd --dryrun`` and ``bgpd --dryrun``: each daemon
+   reads the whole file with its real command handlers (the code that applies the config at runtime) and exits before
+   its event loop starts: it never peers, connects, serves its vty or installs a route. This catches what the grammar
+   cannot: a neighbour put in a peer-group that does not exist (bgpd: ``% Configure the peer-group first``, ``Command
+   returned Warning Config Failed on config line N``), one L3VNI in two VRFs (zebra: ``VNI 50001 is already
+   configured as L3-VNI``). A daemon exits 0 in dry-run mode whatever it read (lib/libfrr.c), so its output is read
+   instead: a handler's ``%`` message, a ``... on config line N`` error or a northbound validation error fails the
+   check. ``No such command`` lines are dropped: each daemon sees the other daemons' lines as unknown, the grammar is
+   stage 1's job.
 
 Isolation: the pid files, vty sockets and the zserv socket the daemons would use are in the temporary directory,
 so nothing talks to an FRR running on the machine. bgpd runs with ``--bgp_port 0`` (without it the dry run binds
