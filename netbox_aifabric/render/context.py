@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import netaddr
 
+from .platform_ports import port_facts
 from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes, vlan_is_advertised
 
 __all__ = (
@@ -110,6 +111,12 @@ def intent_of(fabric) -> dict:
         'roles': roles,
         'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
         'bfd': fabric.bfd,
+        # the platform's per-port facts (SONiC lanes/alias/index) of the leaf and spine device types, when shipped
+        'hardware': {
+            role: port_facts(device_type.slug)
+            for role, device_type in (('leaf', fabric.leaf_device_type), ('spine', fabric.spine_device_type))
+            if device_type is not None
+        },
         'traffic_classes': classes,
         'qos': qos,
         'management': {'jump_hosts': [str(fabric.jump_host_prefix.prefix)] if fabric.jump_host_prefix_id else []},
@@ -220,6 +227,7 @@ class _Fabric:
     class_mtu: dict
     gateway_mac: str
     bfd: dict | None  # the BFD timers of the underlay sessions, None without BFD
+    hardware: dict  # role -> {interface name: platform facts (lanes, alias, index)}
 
 
 @dataclass
@@ -263,6 +271,7 @@ def _shared(plan, intent) -> _Fabric:
         class_mtu={tc['name']: tc['mtu'] or fabric['mtu'] for tc in intent['traffic_classes']},
         gateway_mac=gateway_mac,
         bfd=dict(BFD_TIMERS) if intent.get('bfd') else None,
+        hardware=intent.get('hardware') or {},
     )
 
 
@@ -279,8 +288,13 @@ def _cabling(plan, shared: _Fabric) -> _Cabling:
         ):
             switch = me in shared.nodes
             lag = _lag_of(link, me, my_if, switch, lag_of)
+            hardware = shared.hardware.get(shared.nodes[me].role, {}).get(my_if) if switch else None
             cabling.interfaces[me].append(
-                {**_port(link, shared, switch, my_if, my_addr, peer, peer_if, lag), **_mode(vlan_mode.get((me, my_if)))}
+                {
+                    **_port(link, shared, switch, my_if, my_addr, peer, peer_if, lag),
+                    **_mode(vlan_mode.get((me, my_if))),
+                    'hardware': hardware,
+                }
             )
             if lag:
                 if link.kind == 'mlag-peer':

@@ -67,9 +67,27 @@ class Table:
     key: str  # regex of the whole config_db key
     fields: dict = field(default_factory=dict)  # field name -> check
     dynamic: tuple | None = None  # (regex of a field name, check of its value): YANG lists inside an entry
+    mandatory: tuple = ()  # fields YANG marks `mandatory true`
 
 
 TABLES = {
+    # sonic-port.yang: PORT_LIST key name (string 1..128); lanes string 1..128 `mandatory true` (but on chassis/VOQ
+    # devices), speed uint32 1..1600000 mandatory, mtu uint16 68..9216, alias string 1..128, index uint16,
+    # description string 0..255, admin_status stypes:admin_status
+    'PORT': Table(
+        'sonic-port',
+        PORT,
+        {
+            'admin_status': ADMIN_STATUS,
+            'alias': string(1, 128),
+            'index': uint(0, 65535),
+            'lanes': string(1, 128),
+            'description': string(0, 255),
+            'mtu': uint(68, 9216),
+            'speed': uint(1, 1600000),
+        },
+        mandatory=('lanes', 'speed'),
+    ),
     # sonic-mgmt_vrf.yang: container vrf_global, leaf mgmtVrfEnabled boolean
     'MGMT_VRF_CONFIG': Table('sonic-mgmt_vrf', 'vrf_global', {'mgmtVrfEnabled': BOOLEAN}),
     # sonic-mgmt_interface.yang: key "name ip_prefix", gwaddr inet:ip-address
@@ -215,7 +233,7 @@ TABLES = {
 # Tables the template renders whose YANG module was not re-read for this map (see the module docstring): sonic-port
 # (PORT), sonic-device_metadata (DEVICE_METADATA), sonic-snmp (SNMP_AGENT_ADDRESS_CONFIG), sonic-acl.yang.j2
 # (ACL_TABLE, ACL_RULE).
-UNREAD = {'PORT', 'DEVICE_METADATA', 'SNMP_AGENT_ADDRESS_CONFIG', 'ACL_TABLE', 'ACL_RULE'}
+UNREAD = {'DEVICE_METADATA', 'SNMP_AGENT_ADDRESS_CONFIG', 'ACL_TABLE', 'ACL_RULE'}
 
 
 def violations(db: dict) -> list[str]:
@@ -234,6 +252,9 @@ def violations(db: dict) -> list[str]:
             if not isinstance(entry, dict):
                 found.append(f'{table}|{key}: not an object')
                 continue
+            found += [
+                f'{table}|{key}: {name} is mandatory ({spec.module})' for name in spec.mandatory if name not in entry
+            ]
             for name, value in entry.items():
                 if spec.dynamic:
                     name_pattern, check = spec.dynamic
