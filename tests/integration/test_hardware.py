@@ -3,8 +3,11 @@ spine device types give the plan, the devices and the contexts their real port n
 the fabric's port map), and a device type with too few ports is a named error at plan time."""
 
 import io
+import json
+import re
 
 import pytest
+import yaml
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
@@ -15,6 +18,8 @@ from netbox_aifabric.apply.engine import apply_fabric, diff_fabric, plan_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import PlanError
 from netbox_aifabric.seed import device_type_seed, load_demo
+from tests.unit.templates.helpers import render
+from tests.unit.templates.sonic_yang import violations
 
 pytestmark = pytest.mark.netbox
 
@@ -160,6 +165,56 @@ class HardwarePortsTestCase(HardwareFabricBase):
                 plan = plan_of(self.use_hardware(leaf=leaf, spine=spine))
                 self.assertIn(uplink, ports(plan, 'uplink', 'leaf'))
                 self.assertIn(downlink, ports(plan, 'uplink', 'spine'))
+
+
+class RenderedPortNamesTestCase(HardwareFabricBase):
+    """The demo (the guide's cluster) on each NOS family's shipped device types: every physical port a NOS template
+    configures is a port of the switch's device type, and exactly the ports the apply cabled; SONiC's config_db
+    passes the sonic-port.yang map in full (lanes included)."""
+
+    @staticmethod
+    def configured_ports(template, text):
+        if template.startswith('eos/'):
+            return set(re.findall(r'^interface (Ethernet\S+)$', text, re.M))
+        if template.startswith('cumulus/'):
+            names = yaml.safe_load(text)[0]['set']['interface']
+            return {name for name in names if re.fullmatch(r'swp\d+(s\d+)?', name)}
+        if template.startswith('sonic/'):
+            return set(json.loads(text)['PORT'])
+        return set(re.findall(r'^interface (Ethernet\d+)$', text, re.M))
+
+    def check(self, template, leaf, spine):
+        fabric = self.use_hardware(leaf=leaf, spine=spine)
+        apply_fabric(fabric)
+        switches = Device.objects.filter(name__in=[n.name for n in plan_of(fabric).nodes])
+        self.assertEqual(switches.count(), len(plan_of(fabric).nodes))
+        for device in switches:
+            text = render(template, device.get_config_context()['aifabric'])
+            configured = self.configured_ports(template, text)
+            hardware = set(device.device_type.interfacetemplates.values_list('name', flat=True))
+            cabled = set(device.interfaces.filter(cable__isnull=False).values_list('name', flat=True))
+            self.assertLessEqual(configured, hardware, device.name)
+            if template.startswith('frr/'):
+                # FRR names only the ports OSPF or EVPN-MH run on (none with this eBGP underlay: addresses live in
+                # SONiC's config_db), so a subset of the cabled ones
+                self.assertLessEqual(configured, cabled, device.name)
+            else:
+                self.assertEqual(configured, cabled, device.name)
+                self.assertTrue(configured, device.name)
+            if template.startswith('sonic/'):
+                self.assertEqual(violations(json.loads(text)), [], device.name)
+
+    def test_eos_on_arista(self):
+        self.check('eos/eos.cfg.j2', LEAF, SPINE)
+
+    def test_nvue_on_nvidia(self):
+        self.check('cumulus/startup.yaml.j2', 'msn2410-bb2fc', 'sn2700')
+
+    def test_sonic_on_sonic_platforms(self):
+        self.check('sonic/config_db.json.j2', 'arista-dcs-7050sx3-48yc8-sonic', '7726-32x-o')
+
+    def test_frr_on_sonic_platforms(self):
+        self.check('frr/frr.conf.j2', 'arista-dcs-7050sx3-48yc8-sonic', '7726-32x-o')
 
 
 class HardwareErrorsTestCase(HardwareFabricBase):
