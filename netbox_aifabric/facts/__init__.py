@@ -1,0 +1,26 @@
+"""Per-device, NOS-neutral facts computed once from the plan (pure: no Django or NetBox import), read by the apply
+and by the ``aifabric`` context alike (docs/development.md, "Where the code is")."""
+
+from .cabling import (
+    PEER_LINK_LAG,
+    SERVER_BOND,
+    DeviceCabling,
+    LagFacts,
+    NeighborFacts,
+    PortFacts,
+    VlanMode,
+    cabling_facts,
+    server_port_modes,
+)
+
+__all__ = (
+    'PEER_LINK_LAG',
+    'SERVER_BOND',
+    'DeviceCabling',
+    'LagFacts',
+    'NeighborFacts',
+    'PortFacts',
+    'VlanMode',
+    'cabling_facts',
+    'server_port_modes',
+)
