@@ -14,6 +14,7 @@ target becomes the planner's, which warns about the leaves above it.
 """
 
 from ..choices import BmcAttachmentChoices, LeafPairingChoices
+from ..facts.platform_ports import port_facts
 from ..planner import (
     FabricSpec,
     Maximums,
@@ -28,9 +29,18 @@ from ..planner import (
     TrafficClass,
 )
 from ..validators import m2m_members
-from .hardware import USE_LABELS, HardwarePort, RoleNeeds, assign_ports, natural_key, type_speed
+from .hardware import (
+    BREAKOUT,
+    USE_LABELS,
+    HardwarePort,
+    RoleNeeds,
+    apply_breakouts,
+    assign_ports,
+    natural_key,
+    type_speed,
+)
 
-__all__ = ('SERVERS_PER_LEAF', 'device_type_ports', 'fabric_spec', 'hardware_platforms')
+__all__ = ('SERVERS_PER_LEAF', 'device_type_ports', 'fabric_spec', 'hardware_platforms', 'role_ports')
 
 SERVERS_PER_LEAF = 48
 STORAGE_SLOTS = 8  # the last server ports of the first leaf pair are kept for storage nodes
@@ -203,6 +213,18 @@ def device_type_ports(device_type) -> list[HardwarePort]:
     return sorted(ports, key=lambda p: natural_key(p.name))
 
 
+def role_ports(fabric, role):
+    """``(data ports, {lane port: Breakout})`` of the role's device type after the port map's breakouts (``[], {}``
+    without a device type); a bad breakout entry is a named SpecError on ``port_map.<role>.breakout``."""
+    device_type = getattr(fabric, f'{role}_device_type')
+    if device_type is None:
+        return [], {}
+    entries = ((fabric.port_map or {}).get(role) or {}).get(BREAKOUT)
+    return apply_breakouts(
+        role, str(device_type), device_type_ports(device_type), entries, port_facts(device_type.slug)
+    )
+
+
 def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, leaf_names=None):
     """``({role: Platform}, servers_per_leaf)``: the leaf and spine platforms of the fabric's device types that have
     data ports (a role without one keeps the generic blocks), their ports assigned by the fabric's ``port_map``
@@ -241,7 +263,7 @@ def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, lea
         device_type = getattr(fabric, f'{role}_device_type')
         if device_type is None:
             continue
-        ports = device_type_ports(device_type)
+        ports, _ = role_ports(fabric, role)
         if not ports:
             continue
         blocks = assign_ports(role, str(device_type), ports, needs, port_map.get(role) or {})

@@ -51,6 +51,7 @@ class PortFacts:
     lag: str | None
     mode: VlanMode | None
     hardware: Mapping | None
+    breakout: Mapping | None = None  # a lane port of a broken-out port: its parent, lane count, speed and mode
 
     @property
     def description(self) -> str:
@@ -133,10 +134,12 @@ def _ends(link):
     yield link.b_node, link.b_interface, link.b_address, link.a_node, link.a_interface, link.a_address
 
 
-def cabling_facts(plan, hardware: Mapping | None = None, ebgp: bool = True) -> dict[str, DeviceCabling]:
+def cabling_facts(
+    plan, hardware: Mapping | None = None, ebgp: bool = True, breakouts: Mapping | None = None
+) -> dict[str, DeviceCabling]:
     """``{device: DeviceCabling}`` for every switch and server of the plan. ``hardware``: role → {interface name:
     platform facts} of the switches' device types; ``ebgp``: the underlay runs eBGP on the fabric links (else only
-    the MLAG peer session is link-borne)."""
+    the MLAG peer session is link-borne); ``breakouts``: role → {lane port: its breakout}."""
     roles = {n.name: n.role for n in plan.nodes}
     asns = {n.name: n.asn for n in plan.nodes}
     modes = server_port_modes(plan)
@@ -148,9 +151,10 @@ def cabling_facts(plan, hardware: Mapping | None = None, ebgp: bool = True) -> d
             switch = me in roles
             lag = _lag_of(link.kind, me, my_if, switch, member_lag)
             platform = (hardware or {}).get(roles[me], {}).get(my_if) if switch else None
+            breakout = (breakouts or {}).get(roles[me], {}).get(my_if) if switch else None
             address = my_addr if link.kind != 'mlag-peer' else None
             mode = _vlan_mode(modes.get((me, my_if)))
-            port = PortFacts(my_if, link.kind, link.speed, address, peer, peer_if, lag, mode, platform)
+            port = PortFacts(my_if, link.kind, link.speed, address, peer, peer_if, lag, mode, platform, breakout)
             ports.setdefault(me, []).append(port)
             if lag:
                 entry = lags.setdefault(me, {}).setdefault(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import netaddr
 
 from ..facts import PEER_LINK_LAG, SERVER_BOND, cabling_facts, server_port_modes
-from .platform_ports import port_facts
+from ..facts.platform_ports import port_facts
 from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes, vlan_is_advertised
 
 __all__ = (
@@ -110,16 +110,35 @@ def intent_of(fabric) -> dict:
         'roles': roles,
         'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
         'bfd': fabric.bfd,
-        # the platform's per-port facts (SONiC lanes/alias/index) of the leaf and spine device types, when shipped
-        'hardware': {
-            role: port_facts(device_type.slug)
-            for role, device_type in (('leaf', fabric.leaf_device_type), ('spine', fabric.spine_device_type))
-            if device_type is not None
-        },
+        **_platform_facts(fabric),
         'traffic_classes': classes,
         'qos': qos,
         'management': {'jump_hosts': [str(fabric.jump_host_prefix.prefix)] if fabric.jump_host_prefix_id else []},
     }
+
+
+def _platform_facts(fabric) -> dict:
+    """``hardware``: role -> {port: platform facts (SONiC lanes/alias/index)} of the leaf and spine device types when
+    shipped, lane ports of a breakout included; ``breakouts``: role -> {lane port: its parent and mode}."""
+    from ..apply.hardware import breakout_facts  # apply imports this module: import when called
+    from ..apply.spec import role_ports
+    from ..planner import SpecError
+
+    hardware, breakouts = {}, {}
+    for role in ('leaf', 'spine'):
+        device_type = getattr(fabric, f'{role}_device_type')
+        if device_type is None:
+            continue
+        facts = port_facts(device_type.slug)
+        try:
+            split = role_ports(fabric, role)[1]
+        except SpecError:  # the plan reports it; the contexts are not built from a plan that fails
+            split = {}
+        hardware[role] = {**facts, **breakout_facts(split, facts)}
+        breakouts[role] = {
+            lane: {'parent': b.parent, 'count': b.count, 'speed': b.speed, 'mode': b.mode} for lane, b in split.items()
+        }
+    return {'hardware': hardware, 'breakouts': breakouts}
 
 
 def _host(address):
@@ -208,6 +227,7 @@ class _Fabric:
     gateway_mac: str
     bfd: dict | None  # the BFD timers of the underlay sessions, None without BFD
     hardware: dict  # role -> {interface name: platform facts (lanes, alias, index)}
+    breakouts: dict  # role -> {lane port of a breakout: {parent, count, speed, mode}}
 
 
 @dataclass
@@ -252,6 +272,7 @@ def _shared(plan, intent) -> _Fabric:
         gateway_mac=gateway_mac,
         bfd=dict(BFD_TIMERS) if intent.get('bfd') else None,
         hardware=intent.get('hardware') or {},
+        breakouts=intent.get('breakouts') or {},
     )
 
 
@@ -259,7 +280,7 @@ def _cabling(plan, shared: _Fabric) -> _Cabling:
     """The cabling facts (``facts.cabling_facts``) as the schema's dicts: each port and LAG with the fabric's MTU,
     PFC, trust and CNP policing on switch ports, and the BGP sessions the links carry."""
     cabling = _Cabling()
-    for device, facts in cabling_facts(plan, shared.hardware, shared.ebgp).items():
+    for device, facts in cabling_facts(plan, shared.hardware, shared.ebgp, shared.breakouts).items():
         switch = device in shared.nodes
         cabling.interfaces[device] = [_port(shared, switch, port) for port in facts.ports]
         cabling.lags[device] = {lag.name: _lag(shared, switch, lag) for lag in facts.lags}
@@ -288,6 +309,7 @@ def _port(shared, switch, port) -> dict:
         'cnp_police': cnp_policer(shared.qos, port.kind, port.speed) if switch else None,
         **_mode(port.mode),
         'hardware': dict(port.hardware) if port.hardware else None,
+        'breakout': dict(port.breakout) if port.breakout else None,
     }
 
 
