@@ -7,10 +7,17 @@ cannot disagree on a name or a membership. NOS-specific spelling (``Port-Channel
 ``peerlink``) stays in the templates' per-NOS naming table (``render/filters.py``).
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import netaddr
+
+from ..planner.result import Link, Plan
+
+Facts = Mapping[str, Any]  # a port's platform facts or breakout, as the context carries them
+RoleFacts = Mapping[str, Mapping[str, Facts]]  # role -> interface name -> facts
+Mode = tuple[str, int | None, tuple[int, ...]]
 
 __all__ = (
     'PEER_LINK_LAG',
@@ -50,8 +57,8 @@ class PortFacts:
     peer_interface: str
     lag: str | None
     mode: VlanMode | None
-    hardware: Mapping | None
-    breakout: Mapping | None = None  # a lane port of a broken-out port: its parent, lane count, speed and mode
+    hardware: Facts | None
+    breakout: Facts | None = None  # a lane port of a broken-out port: its parent, lane count, speed and mode
 
     @property
     def description(self) -> str:
@@ -97,12 +104,12 @@ class DeviceCabling:
         return next((lag for lag in self.lags if lag.peer_link), None)
 
 
-def server_port_modes(plan) -> dict:
+def server_port_modes(plan: Plan) -> dict[tuple[str, str], Mode]:
     """``{(leaf, interface): (mode, untagged VID, tagged VIDs)}`` of the leaves' server-facing ports: each server
     bond (or single member port) is an 802.1Q trunk of the server's data VLANs; each RDMA port is an access port in
     the (first) lossless VLAN; a BMC port on a leaf is an access port in the management VLAN."""
     lossless = [v.vid for v in plan.vlans if v.lossless]
-    modes = {}
+    modes: dict[tuple[str, str], Mode] = {}
     for attachment in plan.attachments:
         tagged = tuple(vid for vid in attachment.vlans if vid not in lossless)
         for leaf, port in attachment.members:
@@ -115,11 +122,13 @@ def server_port_modes(plan) -> dict:
     return modes
 
 
-def _vlan_mode(mode) -> VlanMode | None:
+def _vlan_mode(mode: Mode | None) -> VlanMode | None:
     return None if mode is None else VlanMode(mode[0], mode[1], tuple(mode[2]))
 
 
-def _lag_of(kind: str, device: str, interface: str, switch: bool, member_lag: dict) -> str | None:
+def _lag_of(
+    kind: str, device: str, interface: str, switch: bool, member_lag: dict[tuple[str, str], str | None]
+) -> str | None:
     """The LAG a link end is a member of: the peer link on a switch, a server bond on either end."""
     if kind == 'mlag-peer' and switch:
         return PEER_LINK_LAG
@@ -128,14 +137,14 @@ def _lag_of(kind: str, device: str, interface: str, switch: bool, member_lag: di
     return member_lag.get((device, interface))
 
 
-def _ends(link):
+def _ends(link: Link) -> Iterator[tuple[str, str, str | None, str, str, str | None]]:
     """(device, interface, address, peer, peer interface, peer address) for each end of a link."""
     yield link.a_node, link.a_interface, link.a_address, link.b_node, link.b_interface, link.b_address
     yield link.b_node, link.b_interface, link.b_address, link.a_node, link.a_interface, link.a_address
 
 
 def cabling_facts(
-    plan, hardware: Mapping | None = None, ebgp: bool = True, breakouts: Mapping | None = None
+    plan: Plan, hardware: RoleFacts | None = None, ebgp: bool = True, breakouts: RoleFacts | None = None
 ) -> dict[str, DeviceCabling]:
     """``{device: DeviceCabling}`` for every switch and server of the plan. ``hardware``: role → {interface name:
     platform facts} of the switches' device types; ``ebgp``: the underlay runs eBGP on the fabric links (else only
@@ -145,7 +154,9 @@ def cabling_facts(
     modes = server_port_modes(plan)
     member_lag = {(leaf, port): a.lag for a in plan.attachments for leaf, port in a.members}
     esi_of = {(leaf, a.lag): a.esi for a in plan.attachments if a.esi for leaf, _ in a.members}
-    ports, lags, neighbors = {}, {}, {}
+    ports: dict[str, list[PortFacts]] = {}
+    lags: dict[str, dict[str, dict[str, Any]]] = {}
+    neighbors: dict[str, list[NeighborFacts]] = {}
     for link in plan.links:
         for me, my_if, my_addr, peer, peer_if, peer_addr in _ends(link):
             switch = me in roles
@@ -161,8 +172,8 @@ def cabling_facts(
                     lag, {'peer': peer, 'address': my_addr, 'link': link.kind == 'mlag-peer', 'members': []}
                 )
                 entry['members'].append(my_if)
-            if switch and peer in roles and my_addr and (ebgp or link.kind == 'mlag-peer'):
-                interface = lag if link.kind == 'mlag-peer' else my_if
+            if switch and peer in roles and my_addr and peer_addr and (ebgp or link.kind == 'mlag-peer'):
+                interface = (lag or my_if) if link.kind == 'mlag-peer' else my_if
                 session = NeighborFacts(str(netaddr.IPNetwork(peer_addr).ip), asns[peer], peer, interface, link.kind)
                 neighbors.setdefault(me, []).append(session)
     devices = [n.name for n in plan.nodes] + [a.server for a in plan.attachments]
@@ -176,7 +187,14 @@ def cabling_facts(
     }
 
 
-def _lag_facts(device, name, entry, modes, esi_of) -> LagFacts:
+def _lag_facts(
+    device: str,
+    name: str,
+    entry: Mapping[str, Any],
+    modes: Mapping[tuple[str, str], Mode],
+    esi_of: Mapping[tuple[str, str | None], str | None],
+) -> LagFacts:
+    """One LAG's facts from the members gathered while walking the links."""
     return LagFacts(
         name=name,
         peer_link=entry['link'],
