@@ -7,7 +7,6 @@ import copy
 import json
 
 import pytest
-import yaml
 
 from netbox_aifabric.apply.hardware import (
     Breakout,
@@ -22,7 +21,7 @@ from netbox_aifabric.apply.hardware import (
 from netbox_aifabric.planner import SpecError
 from tests.render_fixtures import guide_contexts
 
-from .templates.helpers import render
+from .templates.helpers import load_yaml, render
 from .templates.sonic_yang import violations
 
 pytestmark = pytest.mark.pure
@@ -124,7 +123,7 @@ def test_nvue_breaks_out_the_parent_once():
     ctx['interfaces'][1]['breakout'] = dict(next(i['breakout'] for i in ctx['interfaces'] if i.get('breakout')))
     text = render('cumulus/startup.yaml.j2', ctx)
     assert text.count('\n      swp60:') == 1  # two lane ports, one parent block (YAML would hide a duplicate key)
-    interfaces = yaml.safe_load(text)[0]['set']['interface']
+    interfaces = load_yaml(text)[0]['set']['interface']
     assert interfaces['swp60'] == {'type': 'swp', 'link': {'breakout': {'4x': {}}}}
     plain = guide_contexts('evpn-vxlan')['leaf1']
     assert 'breakout' not in render('cumulus/startup.yaml.j2', plain)  # negative control
