@@ -12,15 +12,19 @@ from .cabling import (
     cabling_facts,
     server_port_modes,
 )
+from .qos import PFC_KINDS, QosFacts, qos_facts
 
 __all__ = (
     'PEER_LINK_LAG',
+    'PFC_KINDS',
     'SERVER_BOND',
     'DeviceCabling',
     'LagFacts',
     'NeighborFacts',
     'PortFacts',
+    'QosFacts',
     'VlanMode',
     'cabling_facts',
+    'qos_facts',
     'server_port_modes',
 )

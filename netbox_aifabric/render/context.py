@@ -14,6 +14,7 @@ import netaddr
 
 from ..facts import PEER_LINK_LAG, SERVER_BOND, cabling_facts, server_port_modes
 from ..facts.platform_ports import port_facts
+from ..facts.qos import PFC_KINDS, qos_facts
 from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes, vlan_is_advertised
 
 __all__ = (
@@ -30,7 +31,6 @@ CONTEXT_KEY = 'aifabric'
 SCHEMA_VERSION = 1
 MGMT_VRF = 'mgmt'
 MGMT_SERVICES = ('ssh', 'https', 'snmp')
-PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
 OSPF_AREA = '0.0.0.0'  # one backbone area: the underlay is a single two-tier Clos
 DEFAULT_GATEWAY_MAC = '00:00:5e:00:01:01'  # NVIDIA Cumulus Linux's VRR default, for MLAG pairs without one
 # NVIDIA's reserved range for the MLAG system MAC (44:38:39:ff:00:00-44:38:39:ff:ff:ff, [CL512 MLAG]): the pair's is
@@ -151,51 +151,10 @@ def _mac(value):
 
 
 def _qos(intent):
-    """DSCP → priority → traffic class maps from the profile's RoCE marking and the traffic classes' DSCP values."""
-    qos = intent['qos']
-    if qos is None:
-        return None
-    dscp_to_priority, priority_to_tc = {}, {}
-    for tc in intent['traffic_classes']:
-        if tc['priority'] is None:
-            continue
-        for dscp in tc['dscp']:
-            dscp_to_priority[dscp] = tc['priority']
-        if tc['queue'] is not None:
-            priority_to_tc[tc['priority']] = tc['queue']
-    for dscp, priority, tc in zip(qos['roce_dscp'], qos['roce_priority'], qos['roce_tc'], strict=False):
-        dscp_to_priority[dscp] = priority
-        priority_to_tc[priority] = tc
-    cnp = qos['cnp']
-    if cnp['dscp'] is not None and cnp['priority'] is not None:
-        dscp_to_priority[cnp['dscp']] = cnp['priority']
-        if cnp['tc'] is not None:
-            priority_to_tc[cnp['priority']] = cnp['tc']
-    return {
-        'profile': qos['profile'],
-        'preset': qos['preset'],
-        'mode': qos['mode'],
-        'trust': qos['trust'],
-        'dscp_to_priority': {str(k): v for k, v in sorted(dscp_to_priority.items())},
-        'priority_to_tc': {str(k): v for k, v in sorted(priority_to_tc.items())},
-        'pfc_priorities': qos['pfc_priorities'],
-        'cable_length': qos.get('cable_length'),  # meters (PFC headroom); SONiC's CABLE_LENGTH
-        'cnp': cnp,
-        'ecn': qos['ecn'],
-        'scheduler': {'strict_tcs': qos['strict_tcs'], 'dwrr_weights': qos['dwrr_weights']},
-        'pfc_watchdog': _watchdog(qos['pfc_watchdog']),
-    }
-
-
-def _watchdog(watchdog):
-    """The profile's PFC watchdog (times in ms) and ``timeout``: its detection time, else its detection polls ×
-    poll interval (what EOS calls the timeout), else None. None when the watchdog is off."""
-    if not watchdog['enabled']:
-        return None
-    timeout = watchdog['detection_time']
-    if timeout is None and watchdog['poll_interval'] and watchdog['detection_polls']:
-        timeout = watchdog['poll_interval'] * watchdog['detection_polls']
-    return {**watchdog, 'timeout': timeout}
+    """The context's ``qos``: the fabric's QoS facts (``facts.qos_facts``) as the schema's object, None without a
+    profile."""
+    facts = qos_facts(intent['qos'], intent['traffic_classes'])
+    return facts.as_context() if facts is not None else None
 
 
 def _management(intent, plan):
