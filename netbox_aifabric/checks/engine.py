@@ -27,7 +27,13 @@ __all__ = (
 )
 
 SEVERITIES = ('error', 'warning', 'info')
-FAMILIES = {'drift': 'Drift', 'fabric': 'Fabric', 'roce': 'RoCE/QoS', 'security': 'Security'}
+FAMILIES = {
+    'drift': 'Drift',
+    'fabric': 'Fabric',
+    'roce': 'RoCE/QoS',
+    'security': 'Security',
+    'automation': 'Automation',
+}
 
 
 class Skip(Exception):  # noqa: N818  (a rule's outcome, not an error)
