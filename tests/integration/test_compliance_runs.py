@@ -4,10 +4,12 @@ panel."""
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
+from django.urls import reverse
 
-from core.models import Job
+from core.models import Job, ObjectType
 from dcim.models import Device, Interface
-from utilities.testing import TestCase
+from users.models import ObjectPermission
+from utilities.testing import APIViewTestCases, TestCase, ViewTestCases
 
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
@@ -17,6 +19,7 @@ from netbox_aifabric.checks.runs import record_run, run_score
 from netbox_aifabric.models import ComplianceFamilyChoices, ComplianceFinding, ComplianceRun, Fabric
 from netbox_aifabric.seed import load_demo
 
+from .base import FABRIC_SHAPE, make_world
 from .test_compliance import LEAF1, break_by_hand
 
 pytestmark = pytest.mark.netbox
@@ -75,3 +78,144 @@ def test_score_counts_only_the_rules_that_ran():
     assert run_score({'pass': 3, 'fail': 1, 'error': 0, 'skip': 5}) == 75
     assert run_score({'pass': 0, 'fail': 0, 'error': 0, 'skip': 5}) is None
     assert run_score({'pass': 2, 'fail': 0, 'error': 1, 'skip': 0}) == 67
+
+
+def make_runs():
+    """Two fabrics (A, B), each with two runs; the newest run of each has one finding per family of the engine."""
+    world = make_world()
+    fabrics = [
+        Fabric.objects.create(name=name, slug=name.lower(), site=world['sites'][0], **FABRIC_SHAPE)
+        for name in ('A', 'B')
+    ]
+    runs = []
+    for fabric in fabrics:
+        for failed in (0, len(FAMILIES)):
+            run = ComplianceRun.objects.create(
+                fabric=fabric, status='failed' if failed else 'passed', rules=19, passed=19 - failed, failed=failed
+            )
+            ComplianceFinding.objects.bulk_create(
+                ComplianceFinding(
+                    run=run,
+                    rule=f'{family}-rule',
+                    title=label,
+                    family=family,
+                    severity='error' if i % 2 else 'warning',
+                    object_repr=f'{fabric.slug} object {i}',
+                    expected='x',
+                    found='y',
+                )
+                for i, (family, label) in enumerate(list(FAMILIES.items())[:failed])
+            )
+            runs.append(run)
+    return fabrics, runs
+
+
+class ComplianceRunViewTestCase(
+    ViewTestCases.GetObjectViewTestCase,
+    ViewTestCases.DeleteObjectViewTestCase,
+    ViewTestCases.ListObjectsViewTestCase,
+    ViewTestCases.BulkDeleteObjectsViewTestCase,
+):
+    model = ComplianceRun
+
+    def _get_base_url(self):
+        return 'plugins:netbox_aifabric:compliancerun_{}'
+
+    @classmethod
+    def setUpTestData(cls):
+        make_runs()
+
+
+class ComplianceFindingViewTestCase(
+    ViewTestCases.GetObjectViewTestCase,
+    ViewTestCases.DeleteObjectViewTestCase,
+    ViewTestCases.ListObjectsViewTestCase,
+    ViewTestCases.BulkDeleteObjectsViewTestCase,
+):
+    model = ComplianceFinding
+
+    def _get_base_url(self):
+        return 'plugins:netbox_aifabric:compliancefinding_{}'
+
+    @classmethod
+    def setUpTestData(cls):
+        make_runs()
+
+
+class ComplianceRunAPITestCase(APIViewTestCases.GetObjectViewTestCase, APIViewTestCases.ListObjectsViewTestCase):
+    model = ComplianceRun
+    view_namespace = 'plugins-api:netbox_aifabric'
+    brief_fields = ['display', 'failed', 'finding_count', 'id', 'score', 'status', 'url']
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabrics, cls.runs = make_runs()
+
+    def test_a_user_restricted_to_one_fabric_sees_only_its_runs_and_findings(self):
+        fabric = self.fabrics[0]
+        for model in (ComplianceRun, ComplianceFinding):
+            permission = ObjectPermission.objects.create(
+                name=f'{model._meta.model_name} of {fabric.slug}',
+                actions=['view'],
+                constraints={'fabric__slug': fabric.slug} if model is ComplianceRun else {'run__fabric': fabric.pk},
+            )
+            permission.object_types.add(ObjectType.objects.get_for_model(model))
+            permission.users.add(self.user)
+        runs = self.client.get(reverse('plugins-api:netbox_aifabric-api:compliancerun-list'), **self.header).data
+        mine = ComplianceRun.objects.filter(fabric=fabric)
+        self.assertEqual(sorted(r['id'] for r in runs['results']), sorted(mine.values_list('pk', flat=True)))
+        other = ComplianceRun.objects.exclude(fabric=fabric).first()
+        url = reverse('plugins-api:netbox_aifabric-api:compliancerun-detail', kwargs={'pk': other.pk})
+        self.assertHttpStatus(self.client.get(url, **self.header), 404)
+        findings = self.client.get(
+            reverse('plugins-api:netbox_aifabric-api:compliancefinding-list'), **self.header
+        ).data
+        self.assertEqual(findings['count'], ComplianceFinding.objects.filter(run__fabric=fabric).count())
+        self.assertGreater(findings['count'], 0)
+        # the UI list view enforces the same constraint
+        self.client.force_login(self.user)
+        response = self.client.get(reverse('plugins:netbox_aifabric:compliancerun_list'))
+        self.assertContains(response, f'>{fabric.name}</a>')
+        self.assertNotContains(response, f'>{self.fabrics[1].name}</a>')
+
+    def test_read_only(self):
+        self.add_permissions('netbox_aifabric.add_compliancerun', 'netbox_aifabric.view_compliancerun')
+        url = reverse('plugins-api:netbox_aifabric-api:compliancerun-list')
+        response = self.client.post(url, {'fabric': self.fabrics[0].pk}, format='json', **self.header)
+        self.assertHttpStatus(response, 405)
+        self.assertEqual(ComplianceRun.objects.count(), len(self.runs))
+
+
+class ComplianceFindingAPITestCase(APIViewTestCases.GetObjectViewTestCase, APIViewTestCases.ListObjectsViewTestCase):
+    model = ComplianceFinding
+    view_namespace = 'plugins-api:netbox_aifabric'
+    brief_fields = ['display', 'id', 'object_repr', 'rule', 'severity', 'url']
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabrics, cls.runs = make_runs()
+
+    def test_filters(self):
+        self.add_permissions('netbox_aifabric.view_compliancefinding')
+        url = reverse('plugins-api:netbox_aifabric-api:compliancefinding-list')
+        every = ComplianceFinding.objects.all()
+        a, b = self.fabrics
+        newest_a = ComplianceRun.objects.filter(fabric=a).order_by('-created', '-pk').first()
+        cases = {
+            f'fabric_id={a.pk}': every.filter(run__fabric=a),
+            f'run_id={newest_a.pk}': every.filter(run=newest_a),
+            'severity=error': every.filter(severity='error'),
+            'family=roce&family=security': every.filter(family__in=('roce', 'security')),
+            'latest=true': every.filter(run__in=[r for r in self.runs if r.failed]),
+        }
+        for query, expected in cases.items():
+            with self.subTest(query=query):
+                data = self.client.get(f'{url}?{query}&limit=0', **self.header).data
+                self.assertEqual(
+                    sorted(f['id'] for f in data['results']), sorted(expected.values_list('pk', flat=True))
+                )
+                self.assertGreater(data['count'], 0)
+        # an unknown family or severity is a named error, not an empty list
+        response = self.client.get(f'{url}?severity=fatal', **self.header)
+        self.assertHttpStatus(response, 400)
+        self.assertIn('severity', response.data)
