@@ -3,6 +3,7 @@ change-log entries; a button that runs the same checks as a NetBox job; the stor
 compliance runs and findings (list, detail, delete: the compliance job makes them, nobody edits them)."""
 
 from django.shortcuts import redirect
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
@@ -15,6 +16,7 @@ from utilities.views import ViewTab, register_model_view
 from . import filtersets, forms, tables
 from .checks.compliance import run_compliance
 from .checks.job import ComplianceJob
+from .checks.trend import trend_svg
 from .models import ComplianceFinding, ComplianceRun, Fabric
 from .ui.jobs import last_fabric_job, queue_fabric_job
 
@@ -33,6 +35,7 @@ __all__ = (
 
 STATUS_COLORS = {'pass': 'green', 'fail': 'red', 'skip': 'secondary', 'error': 'orange'}
 SEVERITY_COLORS = {'error': 'red', 'warning': 'orange', 'info': 'blue'}
+HISTORY = 20  # stored runs shown on the tab and in its trend
 
 
 def last_job(fabric):
@@ -64,7 +67,28 @@ class FabricComplianceView(generic.ObjectView):
             )
             for _family, label, results in result.by_family()
         ]
-        return {'compliance': result, 'counts': result.counts, 'families': families, 'last_job': last_job(instance)}
+        return {
+            'compliance': result,
+            'counts': result.counts,
+            'families': families,
+            'last_job': last_job(instance),
+            **run_history(instance, request.user),
+        }
+
+
+def run_history(fabric, user, limit=HISTORY):
+    """The fabric's newest stored runs the user may view (newest first) and their trend (oldest first) as SVG."""
+    if not user.has_perm('netbox_aifabric.view_compliancerun'):
+        return {'history': None, 'trend': None}
+    runs = list(
+        ComplianceRun.objects.restrict(user, 'view')
+        .filter(fabric=fabric)
+        .select_related('user', 'job')
+        .order_by('-created', '-pk')[:limit]
+    )
+    points = [(f'{r.created:%Y-%m-%d %H:%M}', r.score, r.status) for r in reversed(runs)]
+    # svgwrite escapes every text it writes, so the document is safe to embed
+    return {'history': runs, 'trend': mark_safe(trend_svg(points)) if runs else None}
 
 
 @register_model_view(Fabric, 'compliance_run', path='compliance/run')

@@ -73,6 +73,75 @@ class StoredRunTestCase(TestCase):
         self.assertEqual(list(run.findings.values_list('rule', flat=True)), ['drift-edited'])
         self.assertEqual(Job.objects.get(pk=job.pk).data['counts']['findings'], run.finding_count)
 
+    def tab(self):
+        return self.client.get(reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk}))
+
+    def test_the_tab_shows_the_stored_runs_with_their_trend(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        self.assertNotContains(self.tab(), 'id="compliance-history"')  # no permission on runs: no history
+        self.add_permissions('netbox_aifabric.view_compliancerun')
+        clean = record_run(self.fabric, run_compliance(self.fabric), user=self.user)
+        break_by_hand(self.fabric, self.user)
+        broken = record_run(self.fabric, run_compliance(self.fabric))
+        response = self.tab()
+        self.assertContains(response, 'id="compliance-history"')
+        self.assertContains(response, '<tr class="run">', count=2)
+        self.assertContains(response, '<circle', count=2)
+        for run in (clean, broken):
+            self.assertContains(response, f'<a href="{run.get_absolute_url()}">')
+            self.assertContains(response, f'?run_id={run.pk}">{run.finding_count}</a>')
+        self.assertContains(response, f'<td>{self.user.username}</td>')  # the clean run's user
+        self.assertContains(response, 'scheduled')  # the broken run has none
+        # newest first: the broken run's row comes before the clean one's
+        body = response.content.decode()
+        self.assertLess(body.index(broken.get_absolute_url()), body.index(clean.get_absolute_url()))
+        self.assertContains(response, f'{broken.score} %')
+
+    def test_the_history_shows_only_runs_the_user_may_view(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        first = record_run(self.fabric, run_compliance(self.fabric))
+        second = record_run(self.fabric, run_compliance(self.fabric))
+        permission = ObjectPermission.objects.create(name='one run', actions=['view'], constraints={'pk': first.pk})
+        permission.object_types.add(ObjectType.objects.get_for_model(ComplianceRun))
+        permission.users.add(self.user)
+        response = self.tab()
+        self.assertContains(response, '<tr class="run">', count=1)
+        self.assertContains(response, first.get_absolute_url())
+        self.assertNotContains(response, second.get_absolute_url())
+
+    def test_the_device_panel_lists_that_devices_findings_of_the_latest_run(self):
+        self.add_permissions(
+            'dcim.view_device', 'netbox_aifabric.view_compliancerun', 'netbox_aifabric.view_compliancefinding'
+        )
+        leaf1 = Device.objects.get(name=LEAF1)
+        url = leaf1.get_absolute_url()
+        self.assertContains(self.client.get(url), 'No compliance run yet')
+        record_run(self.fabric, run_compliance(self.fabric))
+        self.assertContains(self.client.get(url), 'No findings on this device.')
+        port = break_by_hand(self.fabric, self.user)
+        run = record_run(self.fabric, run_compliance(self.fabric))
+        (finding,) = run.findings.all()
+        response = self.client.get(url)
+        self.assertContains(response, '1 finding on this device')
+        self.assertContains(response, '<tr class="finding">', count=1)
+        self.assertContains(response, f'<a href="{finding.get_absolute_url()}"><code class="small">drift-edited</code>')
+        self.assertContains(response, f'expected <em>mtu={self.fabric.mtu}</em>, found <em>mtu={port.mtu}</em>')
+        # another device of the fabric has no finding in that run
+        other = Device.objects.filter(pk__in=self.owned_devices()).exclude(pk=leaf1.pk).first()
+        response = self.client.get(other.get_absolute_url())
+        self.assertContains(response, 'No findings on this device.')
+        self.assertNotContains(response, '<tr class="finding">')
+
+    def test_the_device_panel_needs_the_run_permission(self):
+        self.add_permissions('dcim.view_device')
+        record_run(self.fabric, run_compliance(self.fabric))
+        response = self.client.get(Device.objects.get(name=LEAF1).get_absolute_url())
+        self.assertHttpStatus(response, 200)
+        self.assertNotContains(response, 'id="aifabric-compliance"')
+
+    def owned_devices(self):
+        return self.fabric.owned_objects.filter(key__startswith='device:').values('object_id')
+
 
 def test_score_counts_only_the_rules_that_ran():
     assert run_score({'pass': 3, 'fail': 1, 'error': 0, 'skip': 5}) == 75
