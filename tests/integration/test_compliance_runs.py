@@ -11,16 +11,14 @@ from dcim.models import Device, Interface
 from users.models import ObjectPermission
 from utilities.testing import APIViewTestCases, TestCase, ViewTestCases
 
-from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.engine import FAMILIES
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.runs import record_run, run_score
 from netbox_aifabric.models import ComplianceFamilyChoices, ComplianceFinding, ComplianceRun, Fabric
-from netbox_aifabric.seed import load_demo
 
 from .base import FABRIC_SHAPE, make_world
-from .test_compliance import LEAF1, break_by_hand
+from .test_compliance import LEAF1, applied_demo, break_by_hand
 
 pytestmark = pytest.mark.netbox
 
@@ -28,9 +26,7 @@ pytestmark = pytest.mark.netbox
 class StoredRunTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
-        load_demo()
-        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        apply_fabric(cls.fabric)
+        cls.fabric = applied_demo()
 
     def test_the_families_choices_are_the_engines(self):
         self.assertEqual(set(ComplianceFamilyChoices.values()), set(FAMILIES))
