@@ -2,18 +2,24 @@
 engine gives; the REST endpoints, list views and object permissions; the Compliance tab's history and the device
 panel."""
 
+import copy
+
 import pytest
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ImproperlyConfigured
+from django.test import override_settings
 from django.urls import reverse
 
 from core.models import Job, ObjectType
 from dcim.models import Device, Interface
+from netbox.registry import registry
 from users.models import ObjectPermission
 from utilities.testing import APIViewTestCases, TestCase, ViewTestCases
 
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.engine import FAMILIES
-from netbox_aifabric.checks.job import ComplianceJob
+from netbox_aifabric.checks.job import ComplianceJob, ScheduledComplianceJob, compliance_interval, schedule_compliance
 from netbox_aifabric.checks.runs import record_run, run_score
 from netbox_aifabric.models import ComplianceFamilyChoices, ComplianceFinding, ComplianceRun, Fabric
 
@@ -284,3 +290,61 @@ class ComplianceFindingAPITestCase(APIViewTestCases.GetObjectViewTestCase, APIVi
         response = self.client.get(f'{url}?severity=fatal', **self.header)
         self.assertHttpStatus(response, 400)
         self.assertIn('severity', response.data)
+
+
+def interval_setting(value):
+    """The plugin's settings with ``compliance_interval`` set to ``value``."""
+    plugins = copy.deepcopy(settings.PLUGINS_CONFIG)
+    plugins.setdefault('netbox_aifabric', {})['compliance_interval'] = value
+    return override_settings(PLUGINS_CONFIG=plugins)
+
+
+def test_the_interval_setting_off_on_and_refused():
+    for off in (None, 0):
+        with interval_setting(off):
+            assert compliance_interval() is None
+            assert schedule_compliance() is None
+            assert ScheduledComplianceJob not in registry['system_jobs']
+    with interval_setting(90):
+        assert compliance_interval() == 90
+        assert schedule_compliance() is ScheduledComplianceJob
+        assert registry['system_jobs'][ScheduledComplianceJob] == {'interval': 90}
+    for bad in ('60', -5, 1.5, True):
+        with interval_setting(bad), pytest.raises(ImproperlyConfigured, match=r"\['compliance_interval'\] must be"):
+            compliance_interval()
+    with interval_setting(None):
+        schedule_compliance()  # leave the registry as the test settings have it (off)
+
+
+class ScheduledRunTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabric = applied_demo()
+        # a second fabric, never applied: the schedule leaves it alone
+        cls.draft = Fabric.objects.create(
+            name='Draft', slug='draft', site=cls.fabric.site, **{**FABRIC_SHAPE, 'design_option': 'routed'}
+        )
+
+    def test_the_system_job_runs_every_applied_fabric_and_schedules_its_next_run(self):
+        with interval_setting(60):
+            job = ScheduledComplianceJob.enqueue_once(interval=compliance_interval())  # what rqworker does at start
+            self.assertEqual((job.interval, job.object, job.status), (60, None, 'pending'))
+            ScheduledComplianceJob.handle(job)
+        job.refresh_from_db()
+        self.assertEqual(job.status, 'completed')
+        (run,) = ComplianceRun.objects.all()
+        self.assertEqual((run.fabric, run.user, run.job, run.status), (self.fabric, None, job, 'passed'))
+        self.assertEqual(job.data, {'runs': [run.pk]})
+        successor = Job.objects.filter(name=ScheduledComplianceJob.name, status='scheduled').exclude(pk=job.pk)
+        self.assertEqual([j.interval for j in successor], [60])
+        self.assertGreater(successor[0].scheduled, job.started)
+
+    def test_switched_off_since_it_was_scheduled_it_runs_nothing_and_stops(self):
+        with interval_setting(60):
+            job = ScheduledComplianceJob.enqueue_once(interval=60)
+        with interval_setting(0):
+            ScheduledComplianceJob.handle(job)
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.interval), ('completed', None))
+        self.assertFalse(ComplianceRun.objects.exists())
+        self.assertFalse(Job.objects.filter(name=ScheduledComplianceJob.name).exclude(pk=job.pk).exists())
