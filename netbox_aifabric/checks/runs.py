@@ -1,16 +1,25 @@
 """A compliance result stored as a :class:`~netbox_aifabric.models.ComplianceRun` with its findings as rows (one
 transaction, the findings in one ``bulk_create``), and the newest runs of a fabric for its tab, its trend and its
-devices' panels."""
+devices' panels.
+
+A run with a user is stored as a NetBox request of that user would store it: the change log records its creation and
+NetBox's event rules see it (e.g. a webhook on compliance runs created with ``failed`` > 0). A scheduled run has no
+user, and NetBox's change log needs one: it is stored without a change record and fires no event.
+"""
+
+import uuid
+from contextlib import nullcontext
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
 from dcim.models import Device
+from utilities.request import NetBoxFakeRequest, apply_request_processors
 
 from ..models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
 from .compliance import run_compliance
 
-__all__ = ('latest_run', 'record_run', 'run_and_record', 'run_score', 'run_status')
+__all__ = ('as_request_of', 'latest_run', 'record_run', 'run_and_record', 'run_score', 'run_status')
 
 
 def run_score(counts: dict) -> int | None:
@@ -88,7 +97,7 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
         for r in result.results
     }
     devices = _device_ids(fabric, result)
-    with transaction.atomic():
+    with as_request_of(user), transaction.atomic():
         run = ComplianceRun(
             fabric=fabric,
             user=user,
@@ -108,6 +117,28 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
         run.save()
         ComplianceFinding.objects.bulk_create(_finding_rows(run, result, devices))
     return run
+
+
+def as_request_of(user):
+    """NetBox's request processors (change log, event rules) for ``user`` outside a request, as a script job has them;
+    nothing without a user."""
+    if user is None:
+        return nullcontext()
+    request = NetBoxFakeRequest(
+        {
+            'id': uuid.uuid4(),
+            'user': user,
+            'META': {},
+            'COOKIES': {},
+            'POST': {},
+            'GET': {},
+            'FILES': {},
+            'method': 'POST',
+            'path': '',
+            'path_info': '',
+        }
+    )
+    return apply_request_processors(request)
 
 
 def run_and_record(fabric, user=None, job=None):

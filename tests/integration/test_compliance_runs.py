@@ -11,8 +11,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 from django.urls import reverse
 
-from core.models import Job, ObjectType
+from core.models import Job, ObjectChange, ObjectType
 from dcim.models import Device, Interface
+from extras.models import EventRule, Notification, NotificationGroup
 from netbox.registry import registry
 from users.models import ObjectPermission
 from utilities.testing import APIViewTestCases, TestCase, ViewTestCases
@@ -74,6 +75,30 @@ class StoredRunTestCase(TestCase):
         self.assertEqual((run.fabric, run.user, run.job, run.failed), (self.fabric, self.user, job, 1))
         self.assertEqual(list(run.findings.values_list('rule', flat=True)), ['drift-edited'])
         self.assertEqual(Job.objects.get(pk=job.pk).data['counts']['findings'], run.finding_count)
+
+    def test_a_run_with_failures_fires_an_event_rule(self):
+        """The run is stored as the user's request would store it: a change record, and NetBox's event rules (here a
+        notification on runs created with failures) fire; a clean run does not match the rule's condition."""
+        group = NotificationGroup.objects.create(name='NOC')
+        group.users.add(self.user)
+        rule = EventRule.objects.create(
+            name='compliance failed',
+            event_types=['object_created'],
+            action_type='notification',
+            action_object_type=ObjectType.objects.get_for_model(NotificationGroup),
+            action_object_id=group.pk,
+            conditions={'attr': 'failed', 'value': 0, 'op': 'gt'},
+        )
+        rule.object_types.add(ObjectType.objects.get_for_model(ComplianceRun))
+        clean = record_run(self.fabric, run_compliance(self.fabric), user=self.user)
+        self.assertFalse(Notification.objects.exists())
+        break_by_hand(self.fabric, self.user)
+        broken = record_run(self.fabric, run_compliance(self.fabric), user=self.user)
+        (notification,) = Notification.objects.all()
+        self.assertEqual((notification.object, notification.user), (broken, self.user))
+        change = ObjectChange.objects.get(changed_object_id=broken.pk, changed_object_type__model='compliancerun')
+        self.assertEqual((change.action, change.user), ('create', self.user))
+        self.assertTrue(ObjectChange.objects.filter(changed_object_id=clean.pk).exists())
 
     def tab(self):
         return self.client.get(reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk}))
