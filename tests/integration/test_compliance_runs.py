@@ -3,20 +3,26 @@ engine gives; the REST endpoints, list views and object permissions; the Complia
 panel."""
 
 import copy
+from urllib.parse import quote, urlencode
 
+import hypothesis.extra.django
+import pynetbox
 import pytest
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 from django.urls import reverse
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from core.models import Job, ObjectChange, ObjectType
 from dcim.models import Device, Interface
 from extras.models import EventRule, Notification, NotificationGroup
 from netbox.registry import registry
-from users.models import ObjectPermission
-from utilities.testing import APIViewTestCases, TestCase, ViewTestCases
+from users.models import ObjectPermission, Token, User
+from utilities.testing import APITestCase, APIViewTestCases, TestCase, ViewTestCases
 
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.engine import FAMILIES
@@ -373,3 +379,81 @@ class ScheduledRunTestCase(TestCase):
         self.assertEqual((job.status, job.interval), ('completed', None))
         self.assertFalse(ComplianceRun.objects.exists())
         self.assertFalse(Job.objects.filter(name=ScheduledComplianceJob.name).exclude(pk=job.pk).exists())
+
+
+# The read-only endpoints, for test_api_fuzz's coverage check: every path and method the OpenAPI schema publishes
+FUZZED_ENDPOINTS = ('compliance-runs', 'compliance-findings')
+FILTERS = {
+    'compliance-runs': ('fabric_id', 'fabric', 'status', 'user_id', 'user', 'rule', 'q', 'score', 'failed', 'limit'),
+    'compliance-findings': (
+        'run_id',
+        'fabric_id',
+        'fabric',
+        'rule',
+        'family',
+        'severity',
+        'device_id',
+        'latest',
+        'object_type_id',
+        'object_id',
+        'q',
+        'offset',
+    ),
+}
+API = '/api/plugins/aifabric/'
+TRICKY = ('', ' ', '0', '-1', '1.5', 'null', 'true', '²', '٣', '9' * 30, 'a\nb', '\x00', '../', '%', '🙂', 'x' * 101)
+values = st.one_of(
+    st.sampled_from(TRICKY),
+    st.sampled_from(('error', 'drift', 'drift-edited', 'passed', 'true', 'false')),
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    st.text(max_size=12),
+)
+
+
+class ComplianceRunsFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
+    """Arbitrary filters and ids on the read-only endpoints: never a 5xx, a 4xx names the filter, nothing written."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabrics, cls.runs = make_runs()
+
+    @hypothesis_settings(max_examples=80, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(
+        prefix=st.sampled_from(FUZZED_ENDPOINTS),
+        data=st.data(),
+        target=st.one_of(st.none(), st.integers(min_value=-(2**70), max_value=2**70), st.sampled_from(TRICKY)),
+    )
+    def test_fuzz_filters_and_ids(self, prefix, data, target):
+        self.user.is_superuser = True
+        self.user.save()
+        params = data.draw(st.lists(st.tuples(st.sampled_from(FILTERS[prefix]), values), max_size=4), label='params')
+        before = (ComplianceRun.objects.count(), ComplianceFinding.objects.count())
+        path = f'{API}{prefix}/' if target is None else f'{API}{prefix}/{quote(str(target), safe="")}/'
+        response = self.client.get(f'{path}?{urlencode(params)}' if params else path, **self.header)
+        self.assertLess(response.status_code, 500, f'GET {path} {params}: {response.content[:300]!r}')
+        if response.status_code == 400:
+            body = response.json()
+            named = set(body) if isinstance(body, dict) else set()
+            self.assertTrue(named & {name for name, _v in params} or 'detail' in named, body)
+        self.assertEqual((ComplianceRun.objects.count(), ComplianceFinding.objects.count()), before)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runs_and_findings_from_pynetbox(live_server):
+    """What a user's pynetbox script sees (a real HTTP server): the runs of a fabric, the errors of its latest run."""
+    fabrics, runs = make_runs()
+    user = User.objects.create_superuser('pynetbox', 'pynetbox@example.invalid', 'secret-password')
+    token = Token.objects.create(user=user)
+    nb = pynetbox.api(live_server.url, token=f'nbt_{token.key}.{token.token}')
+    a = fabrics[0]
+    mine = [r.pk for r in runs if r.fabric == a]
+    assert sorted(r.id for r in nb.plugins.aifabric.compliance_runs.filter(fabric_id=a.pk)) == sorted(mine)
+    latest = nb.plugins.aifabric.compliance_runs.get(max(mine))
+    assert (latest.fabric.name, latest.status.value, latest.failed) == (a.name, 'failed', len(FAMILIES))
+    errors = list(nb.plugins.aifabric.compliance_findings.filter(fabric_id=a.pk, latest=True, severity='error'))
+    expected = ComplianceFinding.objects.filter(run_id=max(mine), severity='error')
+    assert sorted(f.id for f in errors) == sorted(expected.values_list('pk', flat=True)) and errors
+    assert {f.run.id for f in errors} == {max(mine)}
+    with pytest.raises(pynetbox.RequestError) as error:
+        nb.plugins.aifabric.compliance_runs.create(fabric=a.pk)
+    assert error.value.req.status_code == 405
