@@ -347,7 +347,11 @@ class ComplianceRunTable(NetBoxTable):
     run = tables.Column(verbose_name=_('Run'), linkify=True, accessor='created', order_by=('created',))
     fabric = tables.Column(verbose_name=_('Fabric'), linkify=True)
     user = tables.Column(verbose_name=_('User'), default=_('scheduled'))
-    job = tables.Column(verbose_name=_('Job'), linkify=True, accessor='job__pk')
+    job = tables.TemplateColumn(
+        '{% if record.job %}<a href="{{ record.job.get_absolute_url }}">{{ record.job.pk }}</a>{% endif %}',
+        verbose_name=_('Job'),
+        order_by=('job',),
+    )
     status = columns.ChoiceFieldColumn(verbose_name=_('Status'))
     score = tables.TemplateColumn('{% if value is not None %}{{ value }} %{% endif %}', verbose_name=_('Score'))
     finding_count = tables.Column(

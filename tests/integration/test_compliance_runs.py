@@ -29,6 +29,7 @@ from netbox_aifabric.checks.engine import FAMILIES
 from netbox_aifabric.checks.job import ComplianceJob, ScheduledComplianceJob, compliance_interval, schedule_compliance
 from netbox_aifabric.checks.runs import record_run, run_score
 from netbox_aifabric.models import ComplianceFamilyChoices, ComplianceFinding, ComplianceRun, Fabric
+from netbox_aifabric.tables import ComplianceRunTable
 
 from .base import FABRIC_SHAPE, make_world
 from .test_compliance import LEAF1, applied_demo, break_by_hand
@@ -81,6 +82,10 @@ class StoredRunTestCase(TestCase):
         self.assertEqual((run.fabric, run.user, run.job, run.failed), (self.fabric, self.user, job, 1))
         self.assertEqual(list(run.findings.values_list('rule', flat=True)), ['drift-edited'])
         self.assertEqual(Job.objects.get(pk=job.pk).data['counts']['findings'], run.finding_count)
+        # the runs table links the run's time to the run and its job column to the job
+        (row,) = ComplianceRunTable(ComplianceRun.objects.filter(pk=run.pk)).rows
+        self.assertIn(f'href="{run.get_absolute_url()}"', row.get_cell('run'))
+        self.assertEqual(row.get_cell('job'), f'<a href="{job.get_absolute_url()}">{job.pk}</a>')
 
     def test_a_run_with_failures_fires_an_event_rule(self):
         """The run is stored as the user's request would store it: a change record, and NetBox's event rules (here a
