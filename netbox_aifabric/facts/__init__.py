@@ -13,18 +13,21 @@ from .cabling import (
     server_port_modes,
 )
 from .qos import PFC_KINDS, QosFacts, qos_facts
+from .vlans import LeafVlan, leaf_vlans
 
 __all__ = (
     'PEER_LINK_LAG',
     'PFC_KINDS',
     'SERVER_BOND',
     'DeviceCabling',
+    'LeafVlan',
     'LagFacts',
     'NeighborFacts',
     'PortFacts',
     'QosFacts',
     'VlanMode',
     'cabling_facts',
+    'leaf_vlans',
     'qos_facts',
     'server_port_modes',
 )

@@ -15,7 +15,8 @@ import netaddr
 from ..facts import PEER_LINK_LAG, SERVER_BOND, cabling_facts, server_port_modes
 from ..facts.platform_ports import port_facts
 from ..facts.qos import PFC_KINDS, qos_facts
-from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes, vlan_is_advertised
+from ..facts.vlans import leaf_vlans
+from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes
 
 __all__ = (
     'CONTEXT_KEY',
@@ -420,29 +421,9 @@ def _mlag(shared: _Fabric, cabling: _Cabling, node):
 
 
 def _leaf_vlans(plan, node, vrfs, purpose_of, class_mtu, fabric_mtu):
-    """A leaf's VLANs: VNI, VRF, its subnet and gateway there, its own address next to the gateway (``address``: the
-    plan's switch address of this leaf, None where the gateway is the leaf's own address), and whether it announces
-    the subnet."""
-    l3vni_vrfs = {vrf['name'] for vrf in vrfs}
-    vlans = []
-    for vlan in plan.vlans:
-        subnet, gateway = _leaf_gateway(vlan, node.name)
-        address = dict(vlan.switch_addresses).get(node.name) if gateway else None
-        entry = {
-            'vid': vlan.vid,
-            'name': vlan.name,
-            'purpose': purpose_of.get(vlan.name),
-            'l2vni': vlan.l2vni,
-            'vrf': vlan.vrf,
-            'subnet': subnet,
-            'gateway': gateway,
-            'address': address,
-            'lossless': vlan.lossless,
-            'mtu': class_mtu.get(vlan.name, fabric_mtu),
-        }
-        entry['advertise'] = vlan_is_advertised(entry, entry['purpose'], l3vni_vrfs)
-        vlans.append(entry)
-    return vlans
+    """A leaf's VLANs (``facts.leaf_vlans``) as the schema's objects: VNI, VRF, its subnet and gateway there, its own
+    address next to the gateway, and whether it announces the subnet."""
+    return [vlan.as_context() for vlan in leaf_vlans(plan, node.name, purpose_of, class_mtu, fabric_mtu)]
 
 
 def _trust(qos, kind):
@@ -466,19 +447,6 @@ def _ospf(node, ports, loopbacks, vlans, vrfs):
         'interfaces': [i['name'] for i in ports if i['kind'] == 'uplink'] + [lo['name'] for lo in loopbacks],
         'networks': [v['subnet'] for v in vlans if v['advertise'] and not v['l2vni'] and v['vrf'] not in l3vni_vrfs],
     }
-
-
-def _leaf_gateway(vlan, leaf: str) -> tuple[str | None, str | None]:
-    """The subnet and gateway a VLAN has on ``leaf``: its rack's subnet in the routed and MLAG designs, the anycast
-    subnet in the EVPN/VXLAN design, neither for a class that is not routed (nor on a leaf of another rack)."""
-    if not vlan.routed:
-        return None, None
-    for rack in vlan.racks:
-        if leaf in rack.leaves:
-            return rack.subnet, rack.gateway
-    if vlan.racks or vlan.gateway is None:
-        return None, None
-    return vlan.subnet, vlan.gateway
 
 
 def _segment(esi):

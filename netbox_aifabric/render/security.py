@@ -22,6 +22,8 @@ control. This module turns the intent into data the templates print and the matr
 
 import netaddr
 
+from ..facts.vlans import LOCAL_PURPOSES, vlan_is_advertised
+
 __all__ = (
     'ACL_PREFIX',
     'CNP_POLICER_BURST_BYTES',
@@ -38,7 +40,6 @@ __all__ = (
 )
 
 REACHABILITY = ('listed', 'any', 'none')
-LOCAL_PURPOSES = ('management', 'telemetry')  # never advertised beyond their leaves
 TRUSTED_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # ports whose DSCP marking the switch trusts
 ACL_PREFIX = 'AIFABRIC-'
 # The CNP policer on RDMA ports: a plugin default, not a vendor figure (no vendor documents one). CNPs are
@@ -82,14 +83,6 @@ def security_classes(intent: dict, plan) -> list[dict]:
             }
         )
     return classes
-
-
-def vlan_is_advertised(vlan: dict, purpose: str | None, l3vni_vrfs: set) -> bool:
-    """A leaf announces a VLAN's subnet only if it has a gateway there, the class is not local by purpose, and its
-    VRF is the default VRF or one that travels the fabric (an L3VNI)."""
-    if not vlan['gateway'] or purpose in LOCAL_PURPOSES:
-        return False
-    return vlan['vrf'] is None or vlan['vrf'] in l3vni_vrfs
 
 
 def acl_name(vlan: dict) -> str:

@@ -24,7 +24,13 @@ EXAMPLES = ('guide-mlag', 'guide-routed', 'guide-evpn-vxlan', 'guide-evpn-mh', '
 
 
 def plan_of(example, underlay=None):
+    design = None
+    if example.endswith('-as-routed'):  # a multi-rack routed variant: eight racks, one subnet each per class
+        example, design = example.removesuffix('-as-routed'), 'routed'
     raw = yaml.safe_load((ROOT / 'examples' / f'{example}.yaml').read_text())
+    if design:
+        raw['design'] = design
+        raw.pop('tenants', None)
     if underlay == 'ospf':
         raw['underlay'] = 'ospf'
         raw.pop('leaf_asn_range', None)
@@ -143,3 +149,44 @@ print(sum(len(c.ports) for c in cabling_facts(plan).values()), 2 * len(plan.link
     assert result.returncode == 0, result.stderr
     count, expected = result.stdout.split()
     assert count == expected
+
+
+@pytest.mark.parametrize('example', ('guide-mlag', 'guide-routed', 'guide-evpn-vxlan', 'size-m', 'size-m-as-routed'))
+def test_leaf_vlans_follow_the_design(example):
+    """EVPN: every routed VLAN has its one anycast gateway on every leaf; routed/MLAG: a rack's subnet only on that
+    rack's leaves; management and telemetry are never announced (the plan's VLANs and racks are the expectation)."""
+    from netbox_aifabric.facts import leaf_vlans
+
+    plan = plan_of(example)
+    purposes = {tc['name']: tc['purpose'] for tc in guide_intent('mlag')['traffic_classes']}
+    for leaf in (n.name for n in plan.nodes if n.role == 'leaf'):
+        vlans = {v.vid: v for v in leaf_vlans(plan, leaf, purposes, {}, 9216)}
+        assert sorted(vlans) == sorted(v.vid for v in plan.vlans)
+        for planned in plan.vlans:
+            mine = vlans[planned.vid]
+            racks = [r for r in planned.racks if leaf in r.leaves]
+            if not planned.routed:
+                assert mine.gateway is None
+            elif racks:
+                assert (mine.subnet, mine.gateway) == (racks[0].subnet, racks[0].gateway)
+            elif not planned.racks:
+                assert (mine.subnet, mine.gateway) == (planned.subnet, planned.gateway)
+            if purposes.get(planned.name) in ('management', 'telemetry'):
+                assert not mine.advertise
+            assert mine.mtu == 9216
+
+
+def test_qos_maps_come_from_the_classes_and_the_roce_marking():
+    from netbox_aifabric.facts import qos_facts
+
+    intent = guide_intent('mlag')
+    facts = qos_facts(intent['qos'], intent['traffic_classes'])
+    qos = intent['qos']
+    for dscp, priority, tc in zip(qos['roce_dscp'], qos['roce_priority'], qos['roce_tc'], strict=True):
+        assert facts.dscp_to_priority[dscp] == priority and facts.priority_to_tc[priority] == tc
+    for cls in intent['traffic_classes']:
+        for dscp in cls['dscp']:
+            if dscp not in qos['roce_dscp'] and dscp != qos['cnp']['dscp'] and cls['priority'] is not None:
+                assert facts.dscp_to_priority[dscp] == cls['priority']
+    assert facts.as_context()['dscp_to_priority'] == {str(k): v for k, v in sorted(facts.dscp_to_priority.items())}
+    assert qos_facts(None, intent['traffic_classes']) is None
