@@ -50,5 +50,16 @@ menu = PluginMenu(
                 _item('trafficflow', _('Traffic flows')),
             ),
         ),
+        (
+            _('Acceptance'),
+            (
+                _item('acceptancerun', _('Acceptance runs'), importable=False),
+                PluginMenuItem(
+                    link='plugins:netbox_aifabric:acceptanceresult_list',
+                    link_text=_('Acceptance results'),
+                    permissions=['netbox_aifabric.view_acceptanceresult'],
+                ),
+            ),
+        ),
     ),
 )

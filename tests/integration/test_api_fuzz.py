@@ -28,8 +28,18 @@ from users.models import User
 from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
+from netbox_aifabric.acceptance.store import store_lab_run
 from netbox_aifabric.apply.engine import apply_fabric
-from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
+from netbox_aifabric.models import (
+    AcceptanceResult,
+    AcceptanceRun,
+    EVPNTenant,
+    Fabric,
+    FabricNode,
+    QoSProfile,
+    TrafficClass,
+    TrafficFlow,
+)
 from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
@@ -42,7 +52,10 @@ ENDPOINTS = {  # URL prefix: model
     'fabrics': Fabric,
     'fabric-nodes': FabricNode,
     'traffic-flows': TrafficFlow,
+    'acceptance-runs': AcceptanceRun,
+    'acceptance-results': AcceptanceResult,
 }
+READ_ONLY_ENDPOINTS = {'acceptance-results'}  # results come from the lab or an upload: GET only
 # detail actions of fabrics: (action, method)
 ACTIONS = (
     ('plan', 'post'),
@@ -244,6 +257,9 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
         apply_fabric(cls.fabric)
         TrafficFlow.objects.create(fabric=cls.fabric, source_group='gpu', destination_group='storage', gbps=10)
+        AcceptanceRun.objects.create(fabric=cls.fabric, kind='manual')
+        lab = {'checks': [{'name': 'bgp a -> b', 'kind': 'bgp', 'status': 'failed', 'expected': 'E', 'seen': 'A'}]}
+        store_lab_run(cls.fabric, None, lab)
         cls.ids = {prefix: list(model.objects.values_list('pk', flat=True)) for prefix, model in ENDPOINTS.items()}
 
     def setUp(self):
@@ -358,8 +374,10 @@ class EndpointCoverageTestCase(APITestCase):
         }
         fuzzed = set()
         for prefix in ENDPOINTS:
-            fuzzed.update((f'{API}{prefix}/', method) for method in LIST_METHODS)
-            fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in DETAIL_METHODS)
+            read_only = prefix in READ_ONLY_ENDPOINTS
+            fuzzed.update((f'{API}{prefix}/', method) for method in (('get',) if read_only else LIST_METHODS))
+            fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in (('get',) if read_only else DETAIL_METHODS))
+        fuzzed.add((f'{API}acceptance-runs/{{id}}/upload/', 'post'))  # tests/integration/test_acceptance_fuzz.py
         fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS)
         self.assertEqual(published - fuzzed, set(), 'endpoints the fuzz does not send requests to')
         self.assertEqual(fuzzed - published, set(), 'endpoints the fuzz expects but the schema does not publish')

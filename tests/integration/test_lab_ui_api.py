@@ -11,7 +11,7 @@ from utilities.testing import APITestCase, TestCase
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.lab.jobs import FabricLabJob
 from netbox_aifabric.lab.netns import unavailable_reason
-from netbox_aifabric.models import Fabric
+from netbox_aifabric.models import AcceptanceRun, Fabric
 from netbox_aifabric.seed import load_demo
 from tests.integration.test_compliance import constrain
 
@@ -46,11 +46,25 @@ class LabTabTestCase(TestCase):
         self.assertEqual((job.object, job.user), (self.fabric, self.user))
 
     @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
-    def test_a_real_run_is_shown_check_by_check(self):
-        self.add_permissions('netbox_aifabric.view_fabric')
+    def test_a_real_run_is_stored_and_shown_check_by_check(self):
+        self.add_permissions('netbox_aifabric.view_fabric', 'netbox_aifabric.view_acceptancerun')
+        self.add_permissions('netbox_aifabric.view_acceptanceresult')
         job = FabricLabJob.enqueue(instance=self.fabric, user=self.user, immediate=True)
         job.refresh_from_db()
         self.assertEqual((job.status, job.data['ok']), ('completed', True), job.data)
+        run = AcceptanceRun.objects.get(pk=job.data['acceptance_run'])
+        counts = job.data['counts']
+        self.assertEqual(
+            (run.kind, run.user, run.passed, run.failed, run.not_verified, run.results.count()),
+            (
+                'lab',
+                self.user,
+                counts['passed'],
+                counts['failed'],
+                counts['not-verified-here'],
+                len(job.data['checks']),
+            ),
+        )
         response = self.client.get(self.url())
         passed = sum(1 for check in job.data['checks'] if check['status'] == 'passed')
         self.assertGreater(passed, 0)
