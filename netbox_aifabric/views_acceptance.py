@@ -3,6 +3,7 @@ acceptance runbook (a page and a shell script). The upload calls the service the
 (``acceptance.store.upload_result``)."""
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
 
@@ -10,12 +11,16 @@ from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.object_actions import AddObject, BulkDelete, BulkExport, CloneObject, DeleteObject, EditObject
 from netbox.ui import attrs, layout, panels
 from netbox.views import generic
-from utilities.views import register_model_view
+from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
+from .acceptance.fabric import fabric_runbook
 from .acceptance.judge import UploadError
+from .acceptance.runbook import runbook_script
 from .acceptance.store import upload_result
+from .models import Fabric
 from .models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
+from .planner import PlanError
 
 __all__ = (
     'AcceptanceResultBulkDeleteView',
@@ -28,6 +33,8 @@ __all__ = (
     'AcceptanceRunListView',
     'AcceptanceRunUploadView',
     'AcceptanceRunView',
+    'FabricAcceptanceScriptView',
+    'FabricAcceptanceView',
 )
 
 
@@ -187,3 +194,53 @@ class AcceptanceResultBulkDeleteView(generic.BulkDeleteView):
     queryset = AcceptanceResult.objects.all()
     filterset = filtersets.AcceptanceResultFilterSet
     table = tables.AcceptanceResultTable
+
+
+SECTIONS = (
+    ('physical', _('Physical checks per port'), _('Speed, FEC, CRC/FCS errors and link flaps, per NOS.')),
+    ('mtu', _('MTU pings'), _('ping -M do -s <MTU-28>: every jumbo link and leaf loopback to leaf loopback.')),
+    ('throughput', _('iperf3 -P 8 pairs'), _('Same-leaf, leaf-to-leaf and to storage, with a ping during the load.')),
+    ('security', _('Security matrix'), _('A host of each class pings a host of every other class.')),
+)
+
+
+@register_model_view(Fabric, 'acceptance', path='acceptance')
+class FabricAcceptanceView(generic.ObjectView):
+    """The fabric's acceptance runbook as a page (view permission on the fabric, its constraints included), with
+    its download as a shell script and the fabric's manual runs."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_acceptance.html'
+    tab = ViewTab(label=_('Acceptance'), weight=545, permission='netbox_aifabric.view_fabric')
+
+    def get_extra_context(self, request, instance):
+        try:
+            book = fabric_runbook(instance)
+        except PlanError as e:
+            return {'plan_error': e}
+        runs = AcceptanceRun.objects.restrict(request.user, 'view').filter(
+            fabric=instance, kind=AcceptanceRunKindChoices.MANUAL
+        )
+        return {
+            'plan_error': None,
+            'sections': [(key, label, why, book.section(key)) for key, label, why in SECTIONS],
+            'runs': runs[:10],
+        }
+
+
+@register_model_view(Fabric, 'acceptance_script', path='acceptance/script')
+class FabricAcceptanceScriptView(generic.ObjectView):
+    """The runbook as a bash script (a download)."""
+
+    queryset = Fabric.objects.all()
+
+    def get(self, request, **kwargs):
+        fabric = self.get_object(**kwargs)
+        filename = f'{fabric.slug}-acceptance.sh'
+        try:
+            script = runbook_script(fabric_runbook(fabric), filename)
+        except PlanError as e:
+            return HttpResponse(f'{fabric} has no valid plan: {e}\n', status=409, content_type='text/plain')
+        response = HttpResponse(script, content_type='text/x-shellscript; charset=utf-8')
+        response['Content-Disposition'] = f'attachment; filename="{filename}"'
+        return response

@@ -3,6 +3,7 @@
 shown on the Lab tab, the UI upload form, and object permissions with constraints on every path."""
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from netbox_aifabric.acceptance.store import store_lab_run
 from netbox_aifabric.apply.engine import plan_of
 from netbox_aifabric.models import AcceptanceResult, AcceptanceRun, Fabric
 from netbox_aifabric.seed import load_demo
+from tests.integration.test_compliance import constrain
 
 pytestmark = pytest.mark.netbox
 
@@ -261,3 +263,36 @@ class AcceptanceViewsTestCase(TestCase):
         url = reverse('plugins:netbox_aifabric:acceptancerun_upload', kwargs={'pk': self.manual.pk})
         self.assertHttpStatus(self.client.post(url, {'tool': 'ping', 'output': fixture('ping_loss.txt')}), 403)
         self.assertFalse(self.manual.results.exists())
+
+
+class FabricAcceptanceTabTestCase(TestCase):
+    """The runbook page and script of the demo fabric: view permission on the fabric, its constraints included."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def url(self, name='acceptance'):
+        return reverse(f'plugins:netbox_aifabric:fabric_{name}', kwargs={'pk': self.fabric.pk})
+
+    def test_page_and_script_follow_the_plan(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        plan = plan_of(self.fabric)
+        switches = {n.name for n in plan.nodes}
+        ends = sum((link.a_node in switches) + (link.b_node in switches) for link in plan.links)
+        response = self.client.get(self.url())
+        self.assertHttpStatus(response, 200)
+        self.assertContains(response, f'Physical checks per port <span class="badge text-bg-secondary">{ends}</span>')
+        script = self.client.get(self.url('acceptance_script'))
+        self.assertHttpStatus(script, 200)
+        self.assertEqual(script['Content-Disposition'], 'attachment; filename="ai-lab-fabric-acceptance.sh"')
+        text = script.content.decode()
+        self.assertEqual(sum(1 for line in text.splitlines() if line.startswith('  physical ')), ends)
+        check = subprocess.run(['bash', '-n'], input=text, capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stderr)
+
+    def test_a_fabric_outside_the_view_constraints_is_a_404(self):
+        constrain(self.user, 'another-fabric')
+        self.assertHttpStatus(self.client.get(self.url()), 404)
+        self.assertHttpStatus(self.client.get(self.url('acceptance_script')), 404)
