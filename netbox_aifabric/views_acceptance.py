@@ -14,6 +14,7 @@ from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
+from .acceptance.chart import bars_of, throughput_svg
 from .acceptance.fabric import fabric_runbook
 from .acceptance.judge import UploadError
 from .acceptance.runbook import runbook_script
@@ -93,10 +94,12 @@ class AcceptanceRunView(generic.ObjectView):
     )
 
     def get_extra_context(self, request, instance):
+        results = AcceptanceResult.objects.restrict(request.user, 'view').filter(run=instance)
         return {
+            'throughput_chart': throughput_svg(bars_of(results)),
             'can_upload': instance.kind == AcceptanceRunKindChoices.MANUAL
             and request.user.has_perm('netbox_aifabric.change_acceptancerun', instance)
-            and request.user.has_perm('netbox_aifabric.add_acceptanceresult')
+            and request.user.has_perm('netbox_aifabric.add_acceptanceresult'),
         }
 
 

@@ -296,3 +296,32 @@ class FabricAcceptanceTabTestCase(TestCase):
         constrain(self.user, 'another-fabric')
         self.assertHttpStatus(self.client.get(self.url()), 404)
         self.assertHttpStatus(self.client.get(self.url('acceptance_script')), 404)
+
+
+class AcceptanceChartTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        cls.manual = AcceptanceRun.objects.create(fabric=cls.fabric, kind='manual')
+
+    def test_an_uploaded_iperf3_is_judged_and_charted(self):
+        self.add_permissions(
+            'netbox_aifabric.view_acceptancerun',
+            'netbox_aifabric.change_acceptancerun',
+            'netbox_aifabric.add_acceptanceresult',
+        )
+        servers = sorted(bonds(plan_of(self.fabric)))
+        url = reverse('plugins:netbox_aifabric:acceptancerun_upload', kwargs={'pk': self.manual.pk})
+        body = {
+            'tool': 'iperf3',
+            'output': fixture('iperf3_p8_ok.json'),
+            'source': servers[0],
+            'destination': servers[1],
+        }
+        self.assertHttpStatus(self.client.post(url, body), 302)
+        self.assertNotContains(self.client.get(self.manual.get_absolute_url()), '<svg')  # results not viewable
+        self.add_permissions('netbox_aifabric.view_acceptanceresult')
+        response = self.client.get(self.manual.get_absolute_url())
+        self.assertContains(response, '<svg', count=1)
+        self.assertContains(response, f'{received_gbps("iperf3_p8_ok.json"):.1f}</text>')
