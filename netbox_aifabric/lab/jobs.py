@@ -1,8 +1,11 @@
 """The fabric lab as a NetBox Job (NetBox's RQ worker runs it; it needs root and FRR on the worker's host): the
 result, every check with expected and seen, stored as an acceptance run of kind lab (and in the Job's data)."""
 
+import uuid
+
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
+from utilities.request import NetBoxFakeRequest, apply_request_processors
 
 from ..acceptance.store import store_lab_run
 from . import FAILED, LabUnavailable, run_lab
@@ -30,7 +33,8 @@ class FabricLabJob(JobRunner):
         except LabUnavailable as e:
             self._fail(f'the lab cannot run on this host: {e}')
         data = {**result.as_dict(), 'log': result.log}
-        run = store_lab_run(fabric, self.job.user, data)
+        with apply_request_processors(self._request()):  # NetBox logs changes only inside them (as ApplyFabricJob)
+            run = store_lab_run(fabric, self.job.user, data)
         self.job.data = {**data, 'acceptance_run': run.pk}
         for check in result.checks:
             log = self.logger.error if check.status == FAILED else self.logger.info
@@ -44,6 +48,13 @@ class FabricLabJob(JobRunner):
             raise JobFailed(
                 f'{counts["failed"]} check(s) failed' if result.converged else 'the fabric did not converge'
             )
+
+    def _request(self):
+        keys = ('META', 'COOKIES', 'POST', 'GET', 'FILES')
+        return NetBoxFakeRequest(
+            {'id': uuid.uuid4(), 'user': self.job.user, 'method': 'POST', 'path': '', 'path_info': '',
+             **{key: {} for key in keys}}
+        )  # fmt: skip
 
     def _fail(self, error: str):
         self.job.data = {'ok': False, 'error': error}

@@ -5,7 +5,7 @@ check in the job's data and the tab shows them."""
 import pytest
 from django.urls import reverse
 
-from core.models import Job
+from core.models import Job, ObjectChange
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.apply.engine import apply_fabric
@@ -65,6 +65,8 @@ class LabTabTestCase(TestCase):
                 len(job.data['checks']),
             ),
         )
+        logged = ObjectChange.objects.filter(changed_object_id=run.pk, user=self.user, action='create')
+        self.assertEqual([c.changed_object_type.model for c in logged], ['acceptancerun'])
         response = self.client.get(self.url())
         passed = sum(1 for check in job.data['checks'] if check['status'] == 'passed')
         self.assertGreater(passed, 0)
