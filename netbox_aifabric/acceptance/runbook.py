@@ -220,8 +220,8 @@ SCRIPT_HEAD = r"""#!/usr/bin/env bash
 # SWITCH_SSH / HOST_SSH: how to run a command on a switch / a server (default: ssh); a switch's login must land in
 #   a Linux shell for the MTU pings (ping -M do). NOS: eos, nvue or sonic for switches whose platform NetBox does not
 #   know. Security matrix: HOST_<CLASS> (a host in the class to ssh to) and ADDR_<CLASS> (an address in it).
-# NETBOX_URL, NETBOX_TOKEN (and NETBOX_TOKEN_SCHEME, default Token), RUN_ID: upload the iperf3 and ping output to that
-#   manual acceptance run, where it is judged against the plan. Every output is kept in $OUT.
+# NETBOX_URL, NETBOX_TOKEN (sent as Bearer for nbt_ tokens, else Token; or NETBOX_TOKEN_SCHEME), RUN_ID: upload the
+#   iperf3 and ping output to that manual acceptance run, where it is judged against the plan. Outputs stay in $OUT.
 set -uo pipefail
 
 read -r -a SWITCH_SSH_CMD <<< "${{SWITCH_SSH:-ssh}}"
@@ -250,11 +250,13 @@ on_host() {{ local target=$1; shift; "${{HOST_SSH_CMD[@]}}" "$target" "$@"; }}
 
 upload() {{ # upload iperf3|ping <file> <source> <destination> <subject>
   [[ -n ${{NETBOX_URL:-}} && -n ${{NETBOX_TOKEN:-}} && -n ${{RUN_ID:-}} ]] || return 0
+  local scheme=Token
+  [[ $NETBOX_TOKEN == nbt_*.* ]] && scheme=Bearer  # NetBox 4.5+ (v2) tokens
   python3 -c 'import json, sys
 t, f, s, d, w = sys.argv[1:6]
 print(json.dumps({{"tool": t, "output": open(f).read(), "source": s, "destination": d, "subject": w}}))' \
     "$1" "$2" "$3" "$4" "$5" |
-    curl -sS -X POST -H "Authorization: ${{NETBOX_TOKEN_SCHEME:-Token}} $NETBOX_TOKEN" \
+    curl -sS -X POST -H "Authorization: ${{NETBOX_TOKEN_SCHEME:-$scheme}} $NETBOX_TOKEN" \
       -H 'Content-Type: application/json' --data-binary @- \
       "$NETBOX_URL/api/plugins/aifabric/acceptance-runs/$RUN_ID/upload/" >> "$OUT/uploads.json"
   echo >> "$OUT/uploads.json"
