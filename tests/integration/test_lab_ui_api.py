@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from core.models import Job, ObjectChange
+from dcim.models import Device
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.apply.engine import apply_fabric
@@ -72,6 +73,32 @@ class LabTabTestCase(TestCase):
         self.assertGreater(passed, 0)
         self.assertContains(response, 'text-bg-green">passed<', count=passed)
         self.assertContains(response, f'{job.data["counts"]["passed"]} passed')
+
+    @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
+    def test_one_wrong_remote_as_is_stored_as_exactly_that_failure(self):
+        """Negative control through NetBox: leaf1's first uplink neighbour given a wrong remote AS in its config
+        context; the stored run fails on that session (both ends, and the EVPN session between the two over the loopback
+        it carried) and on nothing but that pair and convergence."""
+        leaf1 = Device.objects.get(name='ai-lab-fabric-leaf1')
+        context = leaf1.local_context_data
+        neighbor = next(n for n in context['aifabric']['bgp']['neighbors'] if n['kind'] == 'uplink')
+        neighbor['remote_asn'] += 1000
+        leaf1.local_context_data = context
+        leaf1.save()
+        job = FabricLabJob.enqueue(instance=self.fabric, user=self.user, immediate=True, timeout=10)
+        job.refresh_from_db()
+        run = AcceptanceRun.objects.get(pk=job.data['acceptance_run'])
+        self.assertEqual((job.status, run.status), ('failed', 'failed'))
+        ends = (leaf1.name, neighbor['peer'])
+        pair = {f'{a} {arrow} {b}' for a, b in (ends, ends[::-1]) for arrow in ('->', '<-')}  # <-: type-3 routes
+        failed = run.results.filter(status='failed')
+        sessions = {r.subject for r in failed if r.category == 'bgp'}
+        self.assertEqual(sessions, {f'{leaf1.name} -> {ends[1]}', f'{ends[1]} -> {leaf1.name}'})
+        self.assertIn(
+            f'remote AS {neighbor["remote_asn"]}',
+            failed.get(name=f'bgp {leaf1.name} -> {neighbor["peer"]} {neighbor["address"]} (uplink)').seen,
+        )
+        self.assertEqual({r.subject for r in failed} - pair, {''}, [r.name for r in failed])  # '' : convergence
 
 
 class LabAPITestCase(APITestCase):
