@@ -202,6 +202,11 @@ class AcceptanceResultBulkDeleteView(generic.BulkDeleteView):
 SECTIONS = (
     ('physical', _('Physical checks per port'), _('Speed, FEC, CRC/FCS errors and link flaps, per NOS.')),
     ('mtu', _('MTU pings'), _('ping -M do -s <MTU-28>: every jumbo link and leaf loopback to leaf loopback.')),
+    (
+        'evpn',
+        _('EVPN'),
+        _('Sessions, VNI state, MAC/IP and IMET routes per switch; the anycast gateway of every leaf.'),
+    ),
     ('throughput', _('iperf3 -P 8 pairs'), _('Same-leaf, leaf-to-leaf and to storage, with a ping during the load.')),
     ('security', _('Security matrix'), _('A host of each class pings a host of every other class.')),
 )

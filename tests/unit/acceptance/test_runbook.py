@@ -50,10 +50,13 @@ def expected_counts(plan, contexts):
     same = sum(1 for servers in racks.values() if len(servers) >= 2)
     cross = sum(1 for a, b in itertools.combinations(racks, 2) if not a & b)
     classes = next(c['security']['classes'] for c in contexts.values() if c.get('security'))
+    evpn = [c for c in contexts.values() if 'l2vpn-evpn' in ((c.get('bgp') or {}).get('address_families') or [])]
+    anycast = {v['vid'] for c in evpn for v in c['vlans'] if v.get('l2vni') and v.get('gateway')}
     with_prefix = sum(1 for c in classes if c['prefix'])
     return {
         'physical': ends,
         'mtu': len(jumbo) + len(leaves) * (len(leaves) - 1) // 2,
+        'evpn': len(evpn) + len(anycast),
         'throughput': same + cross + len(storage) * len(racks),
         'security': with_prefix * (with_prefix - 1),
     }
@@ -63,9 +66,10 @@ def expected_counts(plan, contexts):
 def test_counts_follow_the_plan(case):
     plan, contexts = CASES[case]()
     book = build_runbook(plan, contexts)
-    counts = {s: len(book.section(s)) for s in ('physical', 'mtu', 'throughput', 'security')}
+    counts = {s: len(book.section(s)) for s in ('physical', 'mtu', 'evpn', 'throughput', 'security')}
     assert counts == expected_counts(plan, contexts)
-    assert all(n > 0 for k, n in counts.items() if k != 'throughput' or case != 'mlag')
+    assert (counts['evpn'] > 0) == (case == 'evpn-vxlan')
+    assert all(counts[k] > 0 for k in ('physical', 'mtu', 'throughput', 'security'))
 
 
 def test_leaf_to_leaf_pairs_where_racks_share_no_leaf():
@@ -147,3 +151,15 @@ def test_script_runs_with_a_stand_in_for_ssh(tmp_path):
     first = book.section('physical')[0]
     text = (tmp_path / 'out' / f'physical_{first.where}_{first.destination}.txt').read_text()
     assert f'nv show interface {first.destination} link' in text
+
+
+def test_evpn_checks_name_the_peers_and_vnis_of_each_switch():
+    plan, contexts = CASES['evpn-vxlan']()
+    steps = {s.subject: s for s in build_runbook(plan, contexts, {'leaf1': 'nvue'}).section('evpn')}
+    leaf1 = contexts['leaf1']
+    for peer in leaf1['bgp']['evpn_peers']:
+        assert peer['peer'] in steps['leaf1'].expect
+    assert all(str(v['l2vni']) in steps['leaf1'].expect for v in leaf1['vlans'] if v.get('l2vni'))
+    assert {c.split(':', 1)[0] for c in steps['leaf1'].commands} == {'nvue'}
+    gateway = next(v for v in leaf1['vlans'] if v.get('gateway'))
+    assert gateway['gateway'] in steps[f'anycast gateway VLAN {gateway["vid"]}'].expect
