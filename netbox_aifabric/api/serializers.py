@@ -565,6 +565,12 @@ class AcceptanceRunSerializer(NestedLookupMixin, NetBoxModelSerializer):
             )
         return value
 
+    def validate_fabric(self, value):
+        # a run's results were judged against its fabric: moving it to another would make them wrong
+        if self.instance is not None and value != self.instance.fabric:
+            raise serializers.ValidationError(_('A run stays on the fabric it was made for.'))
+        return value
+
     def create(self, validated_data):
         request = self.context.get('request')
         if request is not None and getattr(request, 'user', None) and request.user.is_authenticated:

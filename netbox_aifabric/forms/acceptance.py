@@ -29,6 +29,12 @@ class AcceptanceRunForm(NetBoxModelForm):
         model = AcceptanceRun
         fields = ('fabric', 'time', 'description', 'tags')
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:  # its results were judged against this fabric (and a lab run's time is the lab's)
+            self.fields['fabric'].disabled = True
+            self.fields['time'].disabled = self.instance.kind == AcceptanceRunKindChoices.LAB
+
 
 class AcceptanceRunFilterForm(NetBoxModelFilterSetForm):
     model = AcceptanceRun

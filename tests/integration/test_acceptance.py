@@ -325,3 +325,23 @@ class AcceptanceChartTestCase(TestCase):
         response = self.client.get(self.manual.get_absolute_url())
         self.assertContains(response, '<svg', count=1)
         self.assertContains(response, f'{received_gbps("iperf3_p8_ok.json"):.1f}</text>')
+
+
+class AcceptanceRunEditTestCase(APITestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        cls.other = Fabric.objects.create(name='Other', slug='other', site=cls.fabric.site)
+        cls.manual = AcceptanceRun.objects.create(fabric=cls.fabric, kind='manual')
+
+    def test_a_run_stays_on_its_fabric(self):
+        self.add_permissions('netbox_aifabric.view_acceptancerun', 'netbox_aifabric.change_acceptancerun')
+        url = f'{API}acceptance-runs/{self.manual.pk}/'
+        response = self.client.patch(url, {'fabric': self.other.pk}, format='json', **self.header)
+        self.assertHttpStatus(response, 400)
+        self.assertIn('fabric', response.data)
+        response = self.client.patch(url, {'description': 'rack 1 cabled'}, format='json', **self.header)
+        self.assertHttpStatus(response, 200)
+        self.manual.refresh_from_db()
+        self.assertEqual((self.manual.fabric, self.manual.description), (self.fabric, 'rack 1 cabled'))
