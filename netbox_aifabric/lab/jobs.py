@@ -1,6 +1,7 @@
 """The fabric lab as a NetBox Job (NetBox's RQ worker runs it; it needs root and FRR on the worker's host): the
 result, every check with expected and seen, stored as an acceptance run of kind lab (and in the Job's data)."""
 
+import contextlib
 import uuid
 
 from core.exceptions import JobFailed
@@ -33,7 +34,9 @@ class FabricLabJob(JobRunner):
         except LabUnavailable as e:
             self._fail(f'the lab cannot run on this host: {e}')
         data = {**result.as_dict(), 'log': result.log}
-        with apply_request_processors(self._request()):  # NetBox logs changes only inside them (as ApplyFabricJob)
+        # NetBox logs changes only inside its request processors (as ApplyFabricJob); a change needs a user
+        logged = apply_request_processors(self._request()) if self.job.user else contextlib.nullcontext()
+        with logged:
             run = store_lab_run(fabric, self.job.user, data)
         self.job.data = {**data, 'acceptance_run': run.pk}
         for check in result.checks:

@@ -130,3 +130,20 @@ class LabAPITestCase(APITestCase):
         constrain(self.user, 'another-fabric')
         self.assertHttpStatus(self.client.post(self.url(), {}, format='json', **self.header), 404)
         self.assertHttpStatus(self.client.get(self.url(), **self.header), 404)
+
+
+class LabJobWithoutUserTestCase(TestCase):
+    """A job without a user (a scheduled run) stores its run too, without a change record (NetBox's needs a user)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
+    def test_stored_without_a_user(self):
+        job = FabricLabJob.enqueue(instance=self.fabric, user=None, immediate=True)
+        job.refresh_from_db()
+        run = AcceptanceRun.objects.get(pk=job.data['acceptance_run'])
+        self.assertEqual((job.status, run.user, run.results.count()), ('completed', None, len(job.data['checks'])))
