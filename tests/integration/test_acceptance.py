@@ -241,6 +241,7 @@ class AcceptanceViewsTestCase(TestCase):
         self.assertContains(response, 'text-bg-green">passed<', count=3)  # the latest run's checks only
         self.assertContains(response, f'{newer.passed} passed')
         self.assertContains(response, self.lab.get_absolute_url())  # in the history
+        self.assertContains(response, f'acceptance-runs/?fabric_id={self.fabric.pk}&amp;kind=lab')
 
     def test_upload_form(self):
         self.add_permissions(
