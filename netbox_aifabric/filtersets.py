@@ -38,8 +38,17 @@ from .models import (
     TrafficClass,
     TrafficFlow,
 )
+from .models.acceptance import (
+    AcceptanceResult,
+    AcceptanceResultStatusChoices,
+    AcceptanceRun,
+    AcceptanceRunKindChoices,
+    AcceptanceRunStatusChoices,
+)
 
 __all__ = (
+    'AcceptanceResultFilterSet',
+    'AcceptanceRunFilterSet',
     'ComplianceFindingFilterSet',
     'ComplianceRunFilterSet',
     'EVPNTenantFilterSet',
@@ -275,6 +284,42 @@ class TrafficFlowFilterSet(NetBoxModelFilterSet):
             | Q(source_class__name__icontains=value)
             | Q(destination_class__name__icontains=value)
         )
+
+
+@register_filterset
+class AcceptanceRunFilterSet(NetBoxModelFilterSet):
+    fabric_id = _multi(Fabric, _('Fabric (ID)'))
+    fabric = _multi(Fabric, _('Fabric (slug)'), field_name='fabric__slug', to_field_name='slug')
+    kind = django_filters.MultipleChoiceFilter(choices=AcceptanceRunKindChoices)
+    status = django_filters.MultipleChoiceFilter(choices=AcceptanceRunStatusChoices)
+
+    class Meta:
+        model = AcceptanceRun
+        fields = ('id', 'time', 'user', 'passed', 'failed', 'not_verified', 'description')
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(Q(description__icontains=value) | Q(fabric__name__icontains=value))
+
+
+@register_filterset
+class AcceptanceResultFilterSet(NetBoxModelFilterSet):
+    run_id = _multi(AcceptanceRun, _('Run (ID)'))
+    fabric_id = _multi(Fabric, _('Fabric (ID)'), field_name='run__fabric')
+    kind = django_filters.MultipleChoiceFilter(
+        choices=AcceptanceRunKindChoices, field_name='run__kind', label=_('Run kind')
+    )
+    status = django_filters.MultipleChoiceFilter(choices=AcceptanceResultStatusChoices)
+
+    class Meta:
+        model = AcceptanceResult
+        fields = ('id', 'name', 'category', 'subject', 'value')
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(Q(name__icontains=value) | Q(subject__icontains=value) | Q(category__icontains=value))
 
 
 @register_filterset

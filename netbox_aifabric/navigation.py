@@ -51,6 +51,17 @@ menu = PluginMenu(
             ),
         ),
         (
+            _('Acceptance'),
+            (
+                _item('acceptancerun', _('Acceptance runs'), importable=False),
+                PluginMenuItem(
+                    link='plugins:netbox_aifabric:acceptanceresult_list',
+                    link_text=_('Acceptance results'),
+                    permissions=['netbox_aifabric.view_acceptanceresult'],
+                ),
+            ),
+        ),
+        (
             _('Compliance'),
             (
                 # made by the compliance job, never added by hand: no buttons

@@ -14,8 +14,11 @@ from .models import (
     TrafficClass,
     TrafficFlow,
 )
+from .models.acceptance import AcceptanceResult, AcceptanceRun
 
 __all__ = (
+    'AcceptanceResultTable',
+    'AcceptanceRunTable',
     'ComplianceFindingTable',
     'ComplianceRunTable',
     'EVPNTenantTable',
@@ -341,6 +344,74 @@ class TrafficFlowTable(NetBoxTable):
 
     def render_flow(self, record):
         return str(record.pk)
+
+
+class AcceptanceRunTable(NetBoxTable):
+    run = tables.Column(verbose_name=_('Run'), linkify=True, accessor='pk')
+    fabric = tables.Column(verbose_name=_('Fabric'), linkify=True)
+    kind = columns.ChoiceFieldColumn(verbose_name=_('Kind'))
+    time = columns.DateTimeColumn(verbose_name=_('Time'))
+    user = tables.Column(verbose_name=_('User'))
+    status = columns.ChoiceFieldColumn(verbose_name=_('Status'))
+    passed = tables.Column(verbose_name=_('Passed'))
+    failed = tables.Column(verbose_name=_('Failed'))
+    not_verified = tables.Column(verbose_name=_('Not verified'))
+    convergence_seconds = tables.Column(verbose_name=_('Convergence (s)'))
+    description = tables.Column(verbose_name=_('Description'))
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:acceptancerun_list')
+
+    class Meta(NetBoxTable.Meta):
+        model = AcceptanceRun
+        fields = (
+            'pk',
+            'id',
+            'run',
+            'fabric',
+            'kind',
+            'time',
+            'user',
+            'status',
+            'passed',
+            'failed',
+            'not_verified',
+            'convergence_seconds',
+            'description',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = ('run', 'fabric', 'kind', 'time', 'user', 'status', 'passed', 'failed', 'not_verified')
+
+
+class AcceptanceResultTable(NetBoxTable):
+    name = tables.Column(verbose_name=_('Check'), linkify=True)
+    run = tables.Column(verbose_name=_('Run'), linkify=True)
+    category = tables.Column(verbose_name=_('Category'))
+    subject = tables.Column(verbose_name=_('Subject'))
+    status = columns.ChoiceFieldColumn(verbose_name=_('Status'))
+    expected = tables.Column(verbose_name=_('Expected'))
+    seen = tables.Column(verbose_name=_('Seen'))
+    value = tables.Column(verbose_name=_('Value'))
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:acceptanceresult_list')
+
+    class Meta(NetBoxTable.Meta):
+        model = AcceptanceResult
+        fields = (
+            'pk',
+            'id',
+            'name',
+            'run',
+            'category',
+            'subject',
+            'status',
+            'expected',
+            'seen',
+            'value',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = ('status', 'name', 'category', 'subject', 'expected', 'seen')
 
 
 class ComplianceRunTable(NetBoxTable):

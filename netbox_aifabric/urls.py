@@ -2,7 +2,7 @@ from django.urls import include, path
 
 from utilities.urls import get_model_urls
 
-from . import views, views_compliance, views_lab, views_traffic, wizard  # noqa: F401  (views register the model views)
+from . import views, views_acceptance, views_compliance, views_lab, views_traffic, wizard  # noqa: F401  (views register the model views)
 
 urlpatterns = (
     path('traffic-classes/', include(get_model_urls('netbox_aifabric', 'trafficclass', detail=False))),
@@ -21,5 +21,9 @@ urlpatterns = (
     path('compliance-runs/<int:pk>/', include(get_model_urls('netbox_aifabric', 'compliancerun'))),
     path('compliance-findings/', include(get_model_urls('netbox_aifabric', 'compliancefinding', detail=False))),
     path('compliance-findings/<int:pk>/', include(get_model_urls('netbox_aifabric', 'compliancefinding'))),
+    path('acceptance-runs/', include(get_model_urls('netbox_aifabric', 'acceptancerun', detail=False))),
+    path('acceptance-runs/<int:pk>/', include(get_model_urls('netbox_aifabric', 'acceptancerun'))),
+    path('acceptance-results/', include(get_model_urls('netbox_aifabric', 'acceptanceresult', detail=False))),
+    path('acceptance-results/<int:pk>/', include(get_model_urls('netbox_aifabric', 'acceptanceresult'))),
     path('wizard/', wizard.FabricWizardView.as_view(), name='fabric_wizard'),
 )

@@ -1,6 +1,7 @@
-"""The fabric's Lab tab: the latest lab run (each check with expected and seen, what is not verified on this host),
-and a button that queues a new run as a NetBox job (it boots the switches' FRR configs on the worker's host, so it
-needs the permission to apply the fabric)."""
+"""The fabric's Lab tab: the latest stored lab run (an acceptance run of kind lab: each check with expected and seen,
+what is not verified on this host), the history of lab runs, the latest job's state, and a button that queues a new
+run as a NetBox job (it boots the switches' FRR configs on the worker's host, so it needs the permission to apply the
+fabric). Runs and results shown are those the user may view (object constraints included)."""
 
 from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy as _
@@ -10,11 +11,14 @@ from utilities.views import ViewTab, register_model_view
 
 from .lab.jobs import FabricLabJob
 from .models import Fabric
+from .models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
+from .tables import AcceptanceRunTable
 from .ui.jobs import last_fabric_job, queue_fabric_job
 
 __all__ = ('FabricLabRunView', 'FabricLabView')
 
-STATUS_COLORS = {'passed': 'green', 'failed': 'red', 'not-verified-here': 'secondary'}
+STATUS_COLORS = {'passed': 'green', 'failed': 'red', 'not-verified': 'secondary'}
+HISTORY = 20  # lab runs listed under the latest
 
 
 @register_model_view(Fabric, 'lab', path='lab')
@@ -25,14 +29,23 @@ class FabricLabView(generic.ObjectView):
 
     def get_extra_context(self, request, instance):
         job = last_fabric_job(instance, FabricLabJob)
-        result = job.data if job and isinstance(job.data, dict) else None
-        checks = [
-            {**c, 'color': STATUS_COLORS.get(c.get('status'), 'secondary')} for c in (result or {}).get('checks', [])
-        ]
+        runs = AcceptanceRun.objects.restrict(request.user, 'view').filter(
+            fabric=instance, kind=AcceptanceRunKindChoices.LAB
+        )
+        latest = runs.first()
+        checks = []
+        if latest is not None:
+            results = AcceptanceResult.objects.restrict(request.user, 'view').filter(run=latest)
+            checks = [(r, STATUS_COLORS.get(r.status, 'secondary')) for r in results]
+        history = AcceptanceRunTable(runs.select_related('fabric', 'user')[:HISTORY], orderable=False)
+        history.columns.hide('fabric')
+        error = job.data.get('error') if job and isinstance(job.data, dict) else None
         return {
             'last_job': job,
-            'result': result,
+            'job_error': error,
+            'latest': latest,
             'checks': checks,
+            'history': history if latest is not None else None,
             'can_run': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
         }
 

@@ -55,8 +55,18 @@ from ..models import (
     TrafficClass,
     TrafficFlow,
 )
+from ..models.acceptance import (
+    AcceptanceResult,
+    AcceptanceResultStatusChoices,
+    AcceptanceRun,
+    AcceptanceRunKindChoices,
+    AcceptanceRunStatusChoices,
+)
 
 __all__ = (
+    'AcceptanceResultSerializer',
+    'AcceptanceRunSerializer',
+    'AcceptanceUploadSerializer',
     'ComplianceFindingSerializer',
     'ComplianceRunSerializer',
     'EVPNTenantSerializer',
@@ -525,6 +535,105 @@ class TrafficFlowSerializer(NestedLookupMixin, NetBoxModelSerializer):
             'last_updated',
         )
         brief_fields = ('description', 'display', 'gbps', 'id', 'url')
+
+
+class AcceptanceRunSerializer(NestedLookupMixin, NetBoxModelSerializer):
+    fabric = FabricSerializer(nested=True)
+    kind = ChoiceField(choices=AcceptanceRunKindChoices, required=False)
+    user = UserSerializer(nested=True, read_only=True)
+    status = ChoiceField(choices=AcceptanceRunStatusChoices, read_only=True)
+    results_count = RelatedObjectCountField('results')
+
+    class Meta:
+        model = AcceptanceRun
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'fabric',
+            'kind',
+            'time',
+            'user',
+            'status',
+            'passed',
+            'failed',
+            'not_verified',
+            'convergence_seconds',
+            'description',
+            'log',
+            'results_count',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        read_only_fields = ('passed', 'failed', 'not_verified', 'convergence_seconds', 'log')
+        brief_fields = ('description', 'display', 'id', 'kind', 'status', 'url')
+
+    def validate_kind(self, value):
+        # a lab run is made by the lab job alone, with the lab's checks: over the API only manual runs
+        current = self.instance.kind if self.instance is not None else AcceptanceRunKindChoices.MANUAL
+        if value != current:
+            raise serializers.ValidationError(
+                _('Only the lab creates runs of kind lab; a run keeps its kind ({kind}).').format(kind=current)
+            )
+        return value
+
+    def validate_fabric(self, value):
+        # a run's results were judged against its fabric: moving it to another would make them wrong
+        if self.instance is not None and value != self.instance.fabric:
+            raise serializers.ValidationError(_('A run stays on the fabric it was made for.'))
+        return value
+
+    def create(self, validated_data):
+        request = self.context.get('request')
+        if request is not None and getattr(request, 'user', None) and request.user.is_authenticated:
+            validated_data['user'] = request.user
+        return super().create(validated_data)
+
+
+class AcceptanceResultSerializer(NetBoxModelSerializer):
+    """Read-only over the API: results come from the lab or from an upload (``acceptance-runs/{id}/upload/``)."""
+
+    run = AcceptanceRunSerializer(nested=True, read_only=True)
+    status = ChoiceField(choices=AcceptanceResultStatusChoices, read_only=True)
+
+    class Meta:
+        model = AcceptanceResult
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'run',
+            'name',
+            'category',
+            'subject',
+            'status',
+            'expected',
+            'seen',
+            'value',
+            'raw',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        read_only_fields = ('name', 'category', 'subject', 'expected', 'seen', 'value', 'raw')
+        brief_fields = ('display', 'id', 'name', 'status', 'url')
+
+
+class AcceptanceUploadSerializer(serializers.Serializer):
+    """The body of ``POST …/acceptance-runs/{id}/upload/``: a tool's output as it printed it."""
+
+    tool = serializers.CharField(help_text='iperf3 (its --json output) or ping (its output, -q too)')
+    output = serializers.CharField(trim_whitespace=False, help_text='What the tool printed')
+    source = serializers.CharField(required=False, allow_blank=True, help_text='iperf3: the client server (plan name)')
+    destination = serializers.CharField(
+        required=False, allow_blank=True, help_text='iperf3: the server it sent to (plan name)'
+    )
+    subject = serializers.CharField(required=False, allow_blank=True, help_text='ping: what was pinged, e.g. a pair')
 
 
 #

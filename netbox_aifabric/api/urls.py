@@ -11,6 +11,8 @@ router.register('evpn-tenants', views.EVPNTenantViewSet)
 router.register('fabrics', views.FabricViewSet)
 router.register('fabric-nodes', views.FabricNodeViewSet)
 router.register('traffic-flows', views.TrafficFlowViewSet)
+router.register('acceptance-runs', views.AcceptanceRunViewSet)
+router.register('acceptance-results', views.AcceptanceResultViewSet)
 router.register('compliance-runs', compliance.ComplianceRunViewSet)
 router.register('compliance-findings', compliance.ComplianceFindingViewSet)
 

@@ -9,13 +9,14 @@ from rest_framework.response import Response
 from core.api.serializers import JobSerializer
 from extras.models import ConfigTemplate
 from netbox.api.authentication import TokenPermissions
-from netbox.api.viewsets import NetBoxModelViewSet
+from netbox.api.viewsets import NetBoxModelViewSet, NetBoxReadOnlyModelViewSet
 
 from .. import filtersets
 from ..apply.engine import ApplyConflictError, diff_fabric, summarize
 from ..apply.permissions import visible_changes
 from ..apply.service import MissingPermissionsError, request_apply
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
+from ..models.acceptance import AcceptanceResult, AcceptanceRun
 from ..planner import PlanError
 from ..render.avd import avd_structured_config
 from ..render.configs import ConfigRenderer, fabric_devices
@@ -23,7 +24,7 @@ from ..render.context import CONTEXT_KEY
 from . import serializers
 from .bom import FabricTrafficMixin
 from .compliance import FabricComplianceMixin
-from .lab import FabricLabMixin
+from .lab import AcceptanceUploadMixin, FabricLabMixin
 
 
 class FabricPlanPermission(TokenPermissions):
@@ -243,3 +244,15 @@ class TrafficFlowViewSet(NetBoxModelViewSet):
     queryset = TrafficFlow.objects.select_related('fabric', 'source_class', 'destination_class')
     serializer_class = serializers.TrafficFlowSerializer
     filterset_class = filtersets.TrafficFlowFilterSet
+
+
+class AcceptanceRunViewSet(AcceptanceUploadMixin, NetBoxModelViewSet):
+    queryset = AcceptanceRun.objects.select_related('fabric', 'user')
+    serializer_class = serializers.AcceptanceRunSerializer
+    filterset_class = filtersets.AcceptanceRunFilterSet
+
+
+class AcceptanceResultViewSet(NetBoxReadOnlyModelViewSet):
+    queryset = AcceptanceResult.objects.select_related('run__fabric')
+    serializer_class = serializers.AcceptanceResultSerializer
+    filterset_class = filtersets.AcceptanceResultFilterSet

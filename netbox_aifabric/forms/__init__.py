@@ -1,3 +1,4 @@
+from .acceptance import *
 from .bulk_edit import *
 from .bulk_import import *
 from .filtersets import *

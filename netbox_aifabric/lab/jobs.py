@@ -1,9 +1,14 @@
 """The fabric lab as a NetBox Job (NetBox's RQ worker runs it; it needs root and FRR on the worker's host): the
-result, every check with expected and seen, in the Job's data."""
+result, every check with expected and seen, stored as an acceptance run of kind lab (and in the Job's data)."""
+
+import contextlib
+import uuid
 
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
+from utilities.request import NetBoxFakeRequest, apply_request_processors
 
+from ..acceptance.store import store_lab_run
 from . import FAILED, LabUnavailable, run_lab
 from .fabric import lab_inputs
 
@@ -12,7 +17,9 @@ __all__ = ('FabricLabJob',)
 
 class FabricLabJob(JobRunner):
     """Boot the job's fabric from its switches' rendered FRR configs in network namespaces, check, tear down.
-    ``job.data``: the lab result (``LabRun.as_dict``); a failed check fails the job, as the command exits non-zero."""
+    The result is stored as an ``AcceptanceRun`` of kind lab (``job.data['acceptance_run']``: its id) with its
+    checks as results; ``job.data``: the lab result (``LabRun.as_dict``) too. A failed check fails the job, as the
+    command exits non-zero."""
 
     class Meta:
         name = 'AI fabric lab'
@@ -26,7 +33,12 @@ class FabricLabJob(JobRunner):
             result = run_lab(contexts, configs, timeout=timeout)
         except LabUnavailable as e:
             self._fail(f'the lab cannot run on this host: {e}')
-        self.job.data = result.as_dict()
+        data = {**result.as_dict(), 'log': result.log}
+        # NetBox logs changes only inside its request processors (as ApplyFabricJob); a change needs a user
+        logged = apply_request_processors(self._request()) if self.job.user else contextlib.nullcontext()
+        with logged:
+            run = store_lab_run(fabric, self.job.user, data)
+        self.job.data = {**data, 'acceptance_run': run.pk}
         for check in result.checks:
             log = self.logger.error if check.status == FAILED else self.logger.info
             log(f'{check.status}: {check.name}: expected {check.expected}; seen {check.seen}')
@@ -39,6 +51,13 @@ class FabricLabJob(JobRunner):
             raise JobFailed(
                 f'{counts["failed"]} check(s) failed' if result.converged else 'the fabric did not converge'
             )
+
+    def _request(self):
+        keys = ('META', 'COOKIES', 'POST', 'GET', 'FILES')
+        return NetBoxFakeRequest(
+            {'id': uuid.uuid4(), 'user': self.job.user, 'method': 'POST', 'path': '', 'path_info': '',
+             **{key: {} for key in keys}}
+        )  # fmt: skip
 
     def _fail(self, error: str):
         self.job.data = {'ok': False, 'error': error}

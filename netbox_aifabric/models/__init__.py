@@ -1,3 +1,4 @@
+from .acceptance import *
 from .compliance import *
 from .evpn import *
 from .fabrics import *

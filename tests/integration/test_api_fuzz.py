@@ -28,8 +28,18 @@ from users.models import User
 from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
+from netbox_aifabric.acceptance.store import store_lab_run
 from netbox_aifabric.apply.engine import apply_fabric
-from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
+from netbox_aifabric.models import (
+    AcceptanceResult,
+    AcceptanceRun,
+    EVPNTenant,
+    Fabric,
+    FabricNode,
+    QoSProfile,
+    TrafficClass,
+    TrafficFlow,
+)
 from netbox_aifabric.seed import load_demo
 
 from . import test_compliance_runs as compliance_runs
@@ -44,7 +54,10 @@ ENDPOINTS = {  # URL prefix: model
     'fabrics': Fabric,
     'fabric-nodes': FabricNode,
     'traffic-flows': TrafficFlow,
+    'acceptance-runs': AcceptanceRun,
+    'acceptance-results': AcceptanceResult,
 }
+READ_ONLY_ENDPOINTS = {'acceptance-results'}  # results come from the lab or an upload: GET only
 # detail actions of fabrics: (action, method)
 ACTIONS = (
     ('plan', 'post'),
@@ -246,6 +259,9 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
         apply_fabric(cls.fabric)
         TrafficFlow.objects.create(fabric=cls.fabric, source_group='gpu', destination_group='storage', gbps=10)
+        AcceptanceRun.objects.create(fabric=cls.fabric, kind='manual')
+        lab = {'checks': [{'name': 'bgp a -> b', 'kind': 'bgp', 'status': 'failed', 'expected': 'E', 'seen': 'A'}]}
+        store_lab_run(cls.fabric, None, lab)
         cls.ids = {prefix: list(model.objects.values_list('pk', flat=True)) for prefix, model in ENDPOINTS.items()}
 
     def setUp(self):
@@ -360,8 +376,10 @@ class EndpointCoverageTestCase(APITestCase):
         }
         fuzzed = set()
         for prefix in ENDPOINTS:
-            fuzzed.update((f'{API}{prefix}/', method) for method in LIST_METHODS)
-            fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in DETAIL_METHODS)
+            read_only = prefix in READ_ONLY_ENDPOINTS
+            fuzzed.update((f'{API}{prefix}/', method) for method in (('get',) if read_only else LIST_METHODS))
+            fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in (('get',) if read_only else DETAIL_METHODS))
+        fuzzed.add((f'{API}acceptance-runs/{{id}}/upload/', 'post'))  # tests/integration/test_acceptance_fuzz.py
         fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS)
         for prefix in compliance_runs.FUZZED_ENDPOINTS:  # read-only, fuzzed in test_compliance_runs
             fuzzed.update({(f'{API}{prefix}/', 'get'), (f'{API}{prefix}/{{id}}/', 'get')})

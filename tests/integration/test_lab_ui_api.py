@@ -5,13 +5,14 @@ check in the job's data and the tab shows them."""
 import pytest
 from django.urls import reverse
 
-from core.models import Job
+from core.models import Job, ObjectChange
+from dcim.models import Device
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.lab.jobs import FabricLabJob
 from netbox_aifabric.lab.netns import unavailable_reason
-from netbox_aifabric.models import Fabric
+from netbox_aifabric.models import AcceptanceRun, Fabric
 from netbox_aifabric.seed import load_demo
 from tests.integration.test_compliance import constrain
 
@@ -46,16 +47,58 @@ class LabTabTestCase(TestCase):
         self.assertEqual((job.object, job.user), (self.fabric, self.user))
 
     @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
-    def test_a_real_run_is_shown_check_by_check(self):
-        self.add_permissions('netbox_aifabric.view_fabric')
+    def test_a_real_run_is_stored_and_shown_check_by_check(self):
+        self.add_permissions('netbox_aifabric.view_fabric', 'netbox_aifabric.view_acceptancerun')
+        self.add_permissions('netbox_aifabric.view_acceptanceresult')
         job = FabricLabJob.enqueue(instance=self.fabric, user=self.user, immediate=True)
         job.refresh_from_db()
         self.assertEqual((job.status, job.data['ok']), ('completed', True), job.data)
+        run = AcceptanceRun.objects.get(pk=job.data['acceptance_run'])
+        counts = job.data['counts']
+        self.assertEqual(
+            (run.kind, run.user, run.passed, run.failed, run.not_verified, run.results.count()),
+            (
+                'lab',
+                self.user,
+                counts['passed'],
+                counts['failed'],
+                counts['not-verified-here'],
+                len(job.data['checks']),
+            ),
+        )
+        logged = ObjectChange.objects.filter(changed_object_id=run.pk, user=self.user, action='create')
+        self.assertEqual([c.changed_object_type.model for c in logged], ['acceptancerun'])
         response = self.client.get(self.url())
         passed = sum(1 for check in job.data['checks'] if check['status'] == 'passed')
         self.assertGreater(passed, 0)
         self.assertContains(response, 'text-bg-green">passed<', count=passed)
         self.assertContains(response, f'{job.data["counts"]["passed"]} passed')
+
+    @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
+    def test_one_wrong_remote_as_is_stored_as_exactly_that_failure(self):
+        """Negative control through NetBox: leaf1's first uplink neighbour given a wrong remote AS in its config
+        context; the stored run fails on that session (both ends, and the EVPN session between the two over the loopback
+        it carried) and on nothing but that pair and convergence."""
+        leaf1 = Device.objects.get(name='ai-lab-fabric-leaf1')
+        context = leaf1.local_context_data
+        neighbor = next(n for n in context['aifabric']['bgp']['neighbors'] if n['kind'] == 'uplink')
+        neighbor['remote_asn'] += 1000
+        leaf1.local_context_data = context
+        leaf1.save()
+        job = FabricLabJob.enqueue(instance=self.fabric, user=self.user, immediate=True, timeout=10)
+        job.refresh_from_db()
+        run = AcceptanceRun.objects.get(pk=job.data['acceptance_run'])
+        self.assertEqual((job.status, run.status), ('failed', 'failed'))
+        ends = (leaf1.name, neighbor['peer'])
+        pair = {f'{a} {arrow} {b}' for a, b in (ends, ends[::-1]) for arrow in ('->', '<-')}  # <-: type-3 routes
+        failed = run.results.filter(status='failed')
+        sessions = {r.subject for r in failed if r.category == 'bgp'}
+        self.assertEqual(sessions, {f'{leaf1.name} -> {ends[1]}', f'{ends[1]} -> {leaf1.name}'})
+        self.assertIn(
+            f'remote AS {neighbor["remote_asn"]}',
+            failed.get(name=f'bgp {leaf1.name} -> {neighbor["peer"]} {neighbor["address"]} (uplink)').seen,
+        )
+        self.assertEqual({r.subject for r in failed} - pair, {''}, [r.name for r in failed])  # '' : convergence
 
 
 class LabAPITestCase(APITestCase):
@@ -87,3 +130,20 @@ class LabAPITestCase(APITestCase):
         constrain(self.user, 'another-fabric')
         self.assertHttpStatus(self.client.post(self.url(), {}, format='json', **self.header), 404)
         self.assertHttpStatus(self.client.get(self.url(), **self.header), 404)
+
+
+class LabJobWithoutUserTestCase(TestCase):
+    """A job without a user (a scheduled run) stores its run too, without a change record (NetBox's needs a user)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
+    def test_stored_without_a_user(self):
+        job = FabricLabJob.enqueue(instance=self.fabric, user=None, immediate=True)
+        job.refresh_from_db()
+        run = AcceptanceRun.objects.get(pk=job.data['acceptance_run'])
+        self.assertEqual((job.status, run.user, run.results.count()), ('completed', None, len(job.data['checks'])))

@@ -1,0 +1,22 @@
+"""The runbook of a stored fabric (Django side): its plan, the contexts built from it and its intent (what an apply
+writes), and each switch's NOS from its NetBox platform where the fabric's devices exist."""
+
+from ..apply.engine import plan_of
+from ..render.configs import fabric_devices
+from ..render.context import build_contexts, intent_of
+from .runbook import build_runbook
+
+__all__ = ('PLATFORM_NOS', 'fabric_runbook')
+
+PLATFORM_NOS = {'arista-eos': 'eos', 'cumulus': 'nvue', 'sonic': 'sonic'}  # the platforms seed.DEVICE_TEMPLATES uses
+
+
+def nos_of(fabric) -> dict[str, str]:
+    devices = fabric_devices(fabric).select_related('platform')
+    return {d.name: PLATFORM_NOS[d.platform.slug] for d in devices if d.platform and d.platform.slug in PLATFORM_NOS}
+
+
+def fabric_runbook(fabric):
+    """The fabric's acceptance runbook. Raises PlanError when the fabric has no valid plan."""
+    plan = plan_of(fabric)
+    return build_runbook(plan, build_contexts(plan, intent_of(fabric)), nos_of(fabric))

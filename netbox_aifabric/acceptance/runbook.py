@@ -1,0 +1,402 @@
+"""The guide's acceptance tests for one fabric, generated from its plan and the devices' ``aifabric`` contexts (pure).
+
+``build_runbook(plan, contexts, nos)`` lists the steps, section by section, each with where it runs, the command and
+what must be seen:
+
+- physical checks per switch port (speed, FEC, CRC/FCS errors, link flaps) with the command of the switch's NOS
+  (EOS, NVUE, SONiC; all three when the NOS is not known);
+- MTU pings (``ping -M do -s <mtu-28>``) across every jumbo switch-to-switch link and from every leaf's loopback to
+  every other leaf's;
+- ``iperf3 -P 8`` pairs: one same-leaf pair per rack, one leaf-to-leaf pair per two racks, every storage node from one
+  server of each rack, each with a continuous ping during the load;
+- the security matrix: every ordered pair of traffic classes, reachable or blocked as the matrix says.
+
+``runbook_script`` renders it as a bash script (every value shell-quoted) that saves each output and, given
+``NETBOX_URL``, ``NETBOX_TOKEN`` and ``RUN_ID``, uploads the iperf3 and ping output to the acceptance run to be judged.
+"""
+
+import ipaddress
+import shlex
+from dataclasses import dataclass, field
+
+from ..checks.matrix import security_matrix
+
+__all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
+
+NOS_COMMANDS = {  # per port: speed and FEC, error counters (CRC/FCS), link flaps
+    'eos': (
+        'show interfaces {port} status',
+        'show interfaces {port} phy detail',
+        'show interfaces {port} counters errors',
+        'show interfaces {port} | include (CRC|link status changes)',
+    ),
+    'nvue': (
+        'nv show interface {port} link',
+        'nv show interface {port} counters',
+        'nv show interface {port} link state',
+    ),
+    'sonic': (
+        'show interfaces status {port}',
+        'show interfaces fec status {port}',
+        'show interfaces counters errors',
+        'show interfaces flap {port}',
+    ),
+}
+EVPN_COMMANDS = {  # per switch: EVPN sessions, VNI state, MAC/IP (type-2) and IMET (type-3) routes
+    'eos': (
+        'show bgp evpn summary',
+        'show vxlan vni',
+        'show bgp evpn route-type mac-ip',
+        'show bgp evpn route-type imet',
+    ),
+    'nvue': ('nv show evpn vni', 'nv show vrf default router bgp neighbor', 'vtysh -c "show bgp l2vpn evpn route"'),
+    'sonic': (
+        'vtysh -c "show bgp l2vpn evpn summary"',
+        'vtysh -c "show evpn vni"',
+        'vtysh -c "show bgp l2vpn evpn route"',
+    ),
+}
+PING_COUNT = 5
+IPERF_SECONDS = 30
+SERVER_LINK = 'server'
+SECTIONS = ('physical', 'mtu', 'evpn', 'throughput', 'security')
+
+
+@dataclass(frozen=True)
+class Step:
+    section: str  # physical, mtu, throughput, security
+    subject: str  # 'leaf1 Ethernet1', 'leaf1 -> leaf2', 'USERS -> MGMT'
+    where: str  # the switch or host it runs on ('' for the machine running the script)
+    commands: tuple[str, ...]
+    expect: str
+    kind: str = ''  # throughput: same-leaf, leaf-to-leaf, storage; security: reachable / blocked
+    source: str = ''
+    destination: str = ''
+
+
+@dataclass
+class Runbook:
+    fabric: str
+    steps: list[Step] = field(default_factory=list)
+
+    def section(self, name):
+        return [s for s in self.steps if s.section == name]
+
+
+def _switches(contexts):
+    return {name: ctx for name, ctx in sorted(contexts.items()) if ctx.get('node_id') is not None}
+
+
+def physical_steps(plan, contexts, nos):
+    """One step per switch end of every planned cable."""
+    steps = []
+    switches = _switches(contexts)
+    for link in plan.links:
+        for node, port in ((link.a_node, link.a_interface), (link.b_node, link.b_interface)):
+            if node not in switches:
+                continue
+            # the NOS first where known, else all three: the script picks by the switch's NOS (or $NOS)
+            kinds = [nos.get(node)] if nos.get(node) in NOS_COMMANDS else sorted(NOS_COMMANDS)
+            commands = tuple(f'{kind}: {c.format(port=port)}' for kind in kinds for c in NOS_COMMANDS[kind])
+            expect = f'up at {link.speed}G, FEC as the optics need, CRC/FCS errors 0 and not rising, no link flaps'
+            known = nos.get(node) if nos.get(node) in NOS_COMMANDS else ''
+            steps.append(Step('physical', f'{node} {port}', node, commands, expect, link.kind, known, port))
+    return steps
+
+
+def _host(address):
+    return str(ipaddress.ip_interface(address).ip)
+
+
+def mtu_steps(contexts):
+    """Every routed switch-to-switch link above 1500 bytes (from its lower end's MTU), then loopback to loopback
+    between every two leaves at the smallest uplink MTU."""
+    steps, seen = [], set()
+    switches = _switches(contexts)
+    for name, ctx in switches.items():
+        for port in ctx.get('interfaces') or []:
+            peer = port.get('peer_device')
+            theirs = next((p for p in (switches.get(peer) or {}).get('interfaces') or []
+                           if p['name'] == port.get('peer_interface')), None)  # fmt: skip
+            key = frozenset({(name, port['name']), (peer, port.get('peer_interface'))})
+            if theirs is None or key in seen or not (port.get('address') and theirs.get('address')):
+                continue
+            seen.add(key)
+            mtu = min(port.get('mtu') or 1500, theirs.get('mtu') or 1500)
+            if mtu <= 1500:
+                continue
+            command = f'ping -M do -s {mtu - 28} -c {PING_COUNT} {_host(theirs["address"])}'
+            subject = f'{name} {port["name"]} -> {peer} {theirs["name"]}'
+            steps.append(Step('mtu', subject, name, (command,), f'0% loss at MTU {mtu}, not fragmented', 'link'))
+    steps += _peer_link_steps(switches)
+    leaves = {n: c for n, c in switches.items() if c.get('role') != 'spine' and c.get('router_id')}
+    for a, b in ((a, b) for a in leaves for b in leaves if a < b):
+        mtus = [
+            p.get('mtu') or 1500 for n in (a, b) for p in leaves[n].get('interfaces') or [] if p['kind'] == 'uplink'
+        ]
+        mtu = min(mtus or [1500])
+        source, target = _host(leaves[a]['router_id']), _host(leaves[b]['router_id'])
+        command = f'ping -M do -s {mtu - 28} -c {PING_COUNT} -I {source} {target}'
+        steps.append(Step('mtu', f'{a} -> {b}', a, (command,), f'0% loss loopback to loopback at MTU {mtu}', 'leaf'))
+    return steps
+
+
+def _peer_link_steps(switches):
+    """The MLAG peer link (a LAG with the pair's /31): from its primary, once per pair, at the LAG's MTU."""
+    steps = []
+    for name, ctx in switches.items():
+        mlag = ctx.get('mlag') or {}
+        lag = next((g for g in ctx.get('lags') or [] if g['name'] == mlag.get('peer_link')), None)
+        if mlag.get('role') != 'primary' or not (lag and mlag.get('peer_address')) or (lag.get('mtu') or 1500) <= 1500:
+            continue
+        mtu = lag['mtu']
+        command = f'ping -M do -s {mtu - 28} -c {PING_COUNT} {mlag["peer_address"]}'
+        subject = f'{name} {lag["name"]} -> {mlag["peer"]}'
+        steps.append(Step('mtu', subject, name, (command,), f'0% loss at MTU {mtu} over the peer link', 'peer-link'))
+    return steps
+
+
+def _racks(plan):
+    """{server: (its leaves, kind)} and the racks (frozenset of leaves) in a stable order."""
+    servers, kinds = {}, {a.server: a.kind for a in plan.attachments}
+    for link in plan.links:
+        if link.kind == SERVER_LINK:
+            servers.setdefault(link.b_node, set()).add(link.a_node)
+    info = {s: (frozenset(leaves), kinds.get(s)) for s, leaves in sorted(servers.items())}
+    racks = list(dict.fromkeys(leaves for leaves, kind in info.values() if kind != 'storage'))
+    return info, racks
+
+
+def iperf3_pairs(plan):
+    """``[(kind, source, destination)]``: one same-leaf pair per rack with two servers, one leaf-to-leaf pair per two
+    racks without a common leaf, and every storage node from the first server of each rack."""
+    info, racks = _racks(plan)
+    first = {rack: [s for s, (leaves, kind) in info.items() if leaves == rack and kind != 'storage'] for rack in racks}
+    pairs = [('same-leaf', *first[rack][:2]) for rack in racks if len(first[rack]) >= 2]
+    pairs += [
+        ('leaf-to-leaf', first[a][0], first[b][0]) for i, a in enumerate(racks) for b in racks[i + 1 :] if not a & b
+    ]
+    storage = [s for s, (_, kind) in info.items() if kind == 'storage']
+    pairs += [('storage', first[rack][0], node) for node in storage for rack in racks]
+    return pairs
+
+
+def throughput_steps(plan):
+    steps = []
+    for kind, source, destination in iperf3_pairs(plan):
+        base = f'{source}_{destination}'
+        commands = (
+            f'on {destination}: iperf3 -s -1 -D',
+            f'on {source}: ping -c {IPERF_SECONDS * 2} -i 0.5 {destination} > ping_load_{base}.txt &',
+            f'on {source}: iperf3 -c {destination} -P 8 -t {IPERF_SECONDS} --json > iperf3_{base}.json',
+        )
+        expect = '>= 90% of the pair line rate received; the ping during the load: 0% loss, no spike'
+        steps.append(
+            Step('throughput', f'{source} -> {destination}', source, commands, expect, kind, source, destination)
+        )
+    return steps
+
+
+def security_steps(contexts):
+    """Every ordered pair of classes with a prefix: a host of the source pings a host of the destination."""
+    matrix = security_matrix(contexts)
+    steps = []
+    for row in matrix['rows']:
+        source = row['source']['name']
+        for cell, destination in zip(row['cells'], matrix['classes'], strict=True):
+            if cell['state'] == 'self':
+                continue
+            expected = 'reachable' if cell['state'] == 'ok' else 'blocked'
+            why = f'{cell["state"]}: {cell["reason"]}' if cell['reason'] else cell['state']
+            command = f'ping -c 3 -W 1 <a host in {destination["name"]} {destination["prefix"]}>'
+            steps.append(
+                Step('security', f'{source} -> {destination["name"]}', f'a host in {source}', (command,),
+                     f'{expected} ({why})', expected, source, destination['name'])
+            )  # fmt: skip
+    return steps
+
+
+def evpn_steps(contexts, nos):
+    """Every switch with the l2vpn-evpn address family: its EVPN sessions Established, its VNIs up with their routes,
+    and (leaves) the anycast gateway every leaf shares for each VLAN."""
+    steps = []
+    switches = _switches(contexts)
+    gateways = {}  # vid: {(gateway, mac)} across the leaves: one each, or the anycast gateway is inconsistent
+    for name, ctx in switches.items():
+        bgp = ctx.get('bgp') or {}
+        if 'l2vpn-evpn' not in (bgp.get('address_families') or []):
+            continue
+        kinds = [nos.get(name)] if nos.get(name) in EVPN_COMMANDS else sorted(EVPN_COMMANDS)
+        commands = tuple(f'{kind}: {c}' for kind in kinds for c in EVPN_COMMANDS[kind])
+        peers = sorted(p['peer'] for p in bgp.get('evpn_peers') or [])
+        vnis = sorted(v['l2vni'] for v in ctx.get('vlans') or [] if v.get('l2vni'))
+        mac = next((v.get('anycast_gateway_mac') for v in ctx.get('vrfs') or []), None)
+        for v in ctx.get('vlans') or []:
+            if v.get('l2vni') and v.get('gateway'):
+                gateways.setdefault(v['vid'], set()).add((v['gateway'], mac))
+        expect = f'EVPN sessions Established with {", ".join(peers) or "no peer"}'
+        expect += f'; L2VNIs {", ".join(map(str, vnis))} up with type-2/type-3 routes' if vnis else ''
+        known = nos.get(name) if nos.get(name) in EVPN_COMMANDS else ''
+        steps.append(Step('evpn', name, name, commands, expect, 'switch', known, name))
+    for vid, found in sorted(gateways.items()):
+        gateway, mac = sorted(found, key=str)[0]
+        expect = (f'every leaf: VLAN {vid} gateway {gateway}, MAC {mac}' if len(found) == 1
+                  else f'INCONSISTENT in the plan: {sorted(found, key=str)}')  # fmt: skip
+        steps.append(Step('evpn', f'anycast gateway VLAN {vid}', 'every leaf', (), expect, 'gateway'))
+    return steps
+
+
+def build_runbook(plan, contexts, nos=None) -> Runbook:
+    """``nos``: ``{switch: 'eos' | 'nvue' | 'sonic'}`` where known."""
+    nos = nos or {}
+    book = Runbook(fabric=plan.fabric)
+    book.steps += physical_steps(plan, contexts, nos)
+    book.steps += mtu_steps(contexts)
+    book.steps += evpn_steps(contexts, nos)
+    book.steps += throughput_steps(plan)
+    book.steps += security_steps(contexts)
+    return book
+
+
+SCRIPT_HEAD = r"""#!/usr/bin/env bash
+# The acceptance runbook of fabric {fabric}, generated by netbox-aifabric from its plan: {counts}.
+#
+#   ./{filename} [physical] [mtu] [evpn] [throughput] [security]      (every section when none is named)
+#
+# SWITCH_SSH / HOST_SSH: how to run a command on a switch / a server (default: ssh); a switch's login must land in
+#   a Linux shell for the MTU pings (ping -M do). NOS: eos, nvue or sonic for switches whose platform NetBox does not
+#   know. Security matrix: HOST_<CLASS> (a host in the class to ssh to) and ADDR_<CLASS> (an address in it).
+# NETBOX_URL, NETBOX_TOKEN (sent as Bearer for nbt_ tokens, else Token; or NETBOX_TOKEN_SCHEME), RUN_ID: upload the
+#   iperf3 and ping output to that manual acceptance run, where it is judged against the plan. Outputs stay in $OUT.
+set -uo pipefail
+
+read -r -a SWITCH_SSH_CMD <<< "${{SWITCH_SSH:-ssh}}"
+read -r -a HOST_SSH_CMD <<< "${{HOST_SSH:-ssh}}"
+NOS=${{NOS:-}}
+OUT=${{OUT:-acceptance-$(date +%Y%m%d-%H%M%S)}}
+mkdir -p "$OUT"
+SECTIONS=("$@")
+PASSED=0
+FAILED=0
+OTHER=0
+
+note() {{ printf '%s\n' "$*" | tee -a "$OUT/summary.txt"; }}
+result() {{ # result pass|fail|review|skip <what>
+  case $1 in
+    pass) PASSED=$((PASSED + 1)) ;;
+    fail) FAILED=$((FAILED + 1)) ;;
+    *) OTHER=$((OTHER + 1)) ;;
+  esac
+  note "$1: $2"
+}}
+want() {{ [[ ${{#SECTIONS[@]}} -eq 0 || " ${{SECTIONS[*]}} " == *" $1 "* ]]; }}
+safe() {{ printf '%s' "${{1//[^A-Za-z0-9_.-]/_}}"; }}
+on_switch() {{ local target=$1; shift; "${{SWITCH_SSH_CMD[@]}}" "$target" "$@"; }}
+on_host() {{ local target=$1; shift; "${{HOST_SSH_CMD[@]}}" "$target" "$@"; }}
+
+upload() {{ # upload iperf3|ping <file> <source> <destination> <subject>
+  [[ -n ${{NETBOX_URL:-}} && -n ${{NETBOX_TOKEN:-}} && -n ${{RUN_ID:-}} ]] || return 0
+  local scheme=Token
+  [[ $NETBOX_TOKEN == nbt_*.* ]] && scheme=Bearer  # NetBox 4.5+ (v2) tokens
+  python3 -c 'import json, sys
+t, f, s, d, w = sys.argv[1:6]
+print(json.dumps({{"tool": t, "output": open(f).read(), "source": s, "destination": d, "subject": w}}))' \
+    "$1" "$2" "$3" "$4" "$5" |
+    curl -sS -X POST -H "Authorization: ${{NETBOX_TOKEN_SCHEME:-$scheme}} $NETBOX_TOKEN" \
+      -H 'Content-Type: application/json' --data-binary @- \
+      "$NETBOX_URL/api/plugins/aifabric/acceptance-runs/$RUN_ID/upload/" >> "$OUT/uploads.json"
+  echo >> "$OUT/uploads.json"
+}}
+
+collect() {{ # collect physical|evpn <switch> <port or switch> <its NOS or ''> '<nos>: <command>'...: saved to review
+  local section=$1 switch=$2 what=$3 nos=${{4:-$NOS}} line file
+  shift 4
+  file="$OUT/${{section}}_$(safe "$switch")_$(safe "$what").txt"
+  if [[ -z $nos ]]; then
+    result skip "$section $switch $what: NetBox does not know its NOS, set NOS=eos|nvue|sonic"
+    return
+  fi
+  for line in "$@"; do
+    [[ ${{line%%: *}} == "$nos" ]] || continue
+    {{ printf '# %s\n' "${{line#*: }}"; on_switch "$switch" "${{line#*: }}"; }} >> "$file" 2>&1
+  done
+  result review "$section $switch $what: $file"
+}}
+physical() {{ collect physical "$@"; }}
+evpn() {{ collect evpn "$@"; }}
+
+mtu() {{ # mtu <switch> <subject> <ping command>
+  local file
+  file="$OUT/mtu_$(safe "$2").txt"
+  if on_switch "$1" "$3" > "$file" 2>&1; then result pass "mtu $2"; else result fail "mtu $2: $file"; fi
+  upload ping "$file" '' '' "$2"
+}}
+
+throughput() {{ # throughput <kind> <source> <destination>
+  local kind=$1 source=$2 destination=$3 base pinger
+  base="$OUT/$(safe "$source")_$(safe "$destination")"
+  on_host "$destination" iperf3 -s -1 -D
+  sleep 1
+  on_host "$source" ping -c {ping_count} -i 0.5 "$destination" > "$base.ping_load.txt" 2>&1 &
+  pinger=$!
+  if on_host "$source" iperf3 -c "$destination" -P 8 -t {seconds} --json > "$base.iperf3.json" 2>&1; then
+    result review "iperf3 $kind $source -> $destination: $base.iperf3.json (NetBox judges it on upload)"
+  else
+    result fail "iperf3 $kind $source -> $destination: $base.iperf3.json"
+  fi
+  wait "$pinger"
+  upload iperf3 "$base.iperf3.json" "$source" "$destination" ''
+  upload ping "$base.ping_load.txt" '' '' "ping during iperf3 $source -> $destination"
+}}
+
+security() {{ # security <source class> <destination class> reachable|blocked
+  local host_var addr_var host addr seen=blocked
+  host_var="HOST_$(safe "$1")"
+  addr_var="ADDR_$(safe "$2")"
+  host=${{!host_var:-}}
+  addr=${{!addr_var:-}}
+  if [[ -z $host || -z $addr ]]; then
+    result skip "security $1 -> $2: set $host_var and $addr_var"
+    return
+  fi
+  if on_host "$host" ping -c 3 -W 1 "$addr" > "$OUT/security_$(safe "$1")_$(safe "$2").txt" 2>&1; then
+    seen=reachable
+  fi
+  if [[ $seen == "$3" ]]; then
+    result pass "security $1 -> $2: $seen"
+  else
+    result fail "security $1 -> $2: $seen, expected $3"
+  fi
+}}
+"""
+
+
+def runbook_script(book: Runbook, filename: str = 'acceptance.sh') -> str:
+    """The runbook as a bash script (values shell-quoted; nothing taken from the fabric is ever evaluated)."""
+    q = shlex.quote
+    counts = ', '.join(f'{len(book.section(s))} {s}' for s in SECTIONS)
+    lines = [
+        SCRIPT_HEAD.format(
+            fabric=' '.join(book.fabric.split()), counts=counts, filename=filename,
+            ping_count=IPERF_SECONDS * 2, seconds=IPERF_SECONDS,
+        )
+    ]  # fmt: skip
+    for section in SECTIONS:
+        steps = [s for s in book.section(section) if s.commands]  # the anycast gateway rows are for the reader
+        if not steps:
+            continue
+        lines.append(f'if want {section}; then')
+        for s in steps:
+            if section in ('physical', 'evpn'):
+                args = [s.where, s.destination, s.source, *s.commands]
+            elif section == 'mtu':
+                args = [s.where, s.subject, s.commands[0]]
+            elif section == 'throughput':
+                args = [s.kind, s.source, s.destination]
+            else:
+                args = [s.source, s.destination, s.kind]
+            lines.append(f'  {section} ' + ' '.join(q(a) for a in args))
+        lines.append('fi')
+    lines.append('note "passed $PASSED, failed $FAILED, to review or skipped $OTHER; the outputs are in $OUT"')
+    lines.append('[[ $FAILED -eq 0 ]]')
+    return '\n'.join(lines) + '\n'

@@ -1,0 +1,115 @@
+"""Acceptance runs in the database: a lab run stored as a run of kind ``lab``, uploaded tool output judged and stored
+as a result. Each in one transaction: a run is stored whole or not at all, a bad upload writes nothing."""
+
+import re
+
+from django.db import transaction
+
+from ..apply.engine import plan_of
+from ..models import AcceptanceResult, AcceptanceResultStatusChoices, AcceptanceRun, AcceptanceRunKindChoices
+from ..planner import PlanError
+from .judge import TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
+
+__all__ = ('LAB_STATUS', 'lab_subject', 'store_lab_run', 'store_verdict', 'upload_result')
+
+# the lab's check statuses (lab/checks.py) as result statuses
+LAB_STATUS = {
+    'passed': AcceptanceResultStatusChoices.PASSED,
+    'failed': AcceptanceResultStatusChoices.FAILED,
+    'not-verified-here': AcceptanceResultStatusChoices.NOT_VERIFIED,
+}
+_PAIR = re.compile(r'(?P<a>[^\s>]+)(?: \S+)*? (?:->|<-) (?P<b>[^\s(]+)')
+
+
+def lab_subject(name: str) -> str:
+    """``leaf1 -> spine1`` from a lab check's name (``bgp leaf1 -> spine1 10.255.2.0 (uplink)``), '' without a pair.
+    The check's first word is its kind, never a switch."""
+    words = name.split(' ', 2)
+    rest = ' '.join(words[2:]) if words[:2] in (['jumbo', 'ping'], ['loopback', 'ping']) else ' '.join(words[1:])
+    if words[:2] == ['evpn', 'type-3']:
+        rest = ' '.join(words[2:])
+    found = _PAIR.search(rest)
+    if not found:
+        return ''
+    arrow = '<-' if ' <- ' in rest else '->'
+    return f'{found["a"]} {arrow} {found["b"]}'
+
+
+def store_lab_run(fabric, user, result: dict) -> AcceptanceRun:
+    """Store a lab result (``LabRun.as_dict()`` with its ``log``) as an acceptance run of kind lab, its checks
+    bulk-created; one transaction."""
+    with transaction.atomic():
+        run = AcceptanceRun(
+            fabric=fabric,
+            kind=AcceptanceRunKindChoices.LAB,
+            user=user,
+            convergence_seconds=result.get('convergence_seconds'),
+            description=f'lab: {len(result.get("namespaces") or {})} switches in network namespaces, '
+            f'{result.get("seconds", 0):.1f} s',
+            log='\n'.join(result.get('log') or []),
+        )
+        run.full_clean()
+        run.save()
+        AcceptanceResult.objects.bulk_create(
+            [
+                AcceptanceResult(
+                    run=run,
+                    name=check['name'][:300],
+                    category=check['kind'][:50],
+                    subject=lab_subject(check['name'])[:200],
+                    status=LAB_STATUS[check['status']],
+                    expected=check['expected'],
+                    seen=check['seen'],
+                )
+                for check in result.get('checks') or []
+            ]
+        )
+        run.refresh_summary()
+    return run
+
+
+def store_verdict(run: AcceptanceRun, verdict, raw: str) -> AcceptanceResult:
+    """Store one judged upload (``judge.Verdict``) on ``run`` and refresh its summary; one transaction."""
+    with transaction.atomic():
+        result = AcceptanceResult(
+            run=run,
+            name=verdict.name[:300],
+            category=verdict.category,
+            subject=verdict.subject[:200],
+            status=verdict.status,
+            expected=verdict.expected,
+            seen=verdict.seen,
+            value=verdict.value,
+            raw=raw,
+        )
+        result.full_clean()
+        result.save()
+        run.refresh_summary()
+    return result
+
+
+def upload_result(run: AcceptanceRun, tool, output, source=None, destination=None, subject=None) -> AcceptanceResult:
+    """Judge a tool's output against the run's fabric and store it on ``run`` (a manual run). Raises
+    ``UploadError`` (the field, what is wrong) before anything is written."""
+    if run.kind != AcceptanceRunKindChoices.MANUAL:
+        raise UploadError('run', f'run {run.pk} is a {run.kind} run: upload to a manual run')
+    if tool not in TOOLS:
+        raise UploadError('tool', f'{tool!r} is not one of {", ".join(TOOLS)}')
+    if tool == 'iperf3':
+        if not source or not destination:
+            missing = [f for f, v in (('source', source), ('destination', destination)) if not v]
+            raise UploadError(missing[0], 'iperf3 needs the pair: source and destination (server names of the plan)')
+        verdict = judge_iperf3(output, pair_rate(_plan(run.fabric), source, destination))
+    else:
+        if subject is not None and not isinstance(subject, str):
+            raise UploadError('subject', 'a text expected')
+        where = subject or (f'{source} -> {destination}' if source and destination else '')
+        verdict = judge_ping(output, where[:200])
+    return store_verdict(run, verdict, output)
+
+
+def _plan(fabric):
+    try:
+        return plan_of(fabric)
+    except PlanError as e:
+        raise UploadError('fabric', f'{fabric} has no valid plan to judge against: {e}') from None

@@ -1,0 +1,254 @@
+"""Acceptance runs and results (list, detail, delete), the upload of a tool's output to a manual run, and the fabric's
+acceptance runbook (a page and a shell script). The upload calls the service the REST action calls
+(``acceptance.store.upload_result``)."""
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext_lazy as _
+
+from extras.ui.panels import CustomFieldsPanel, TagsPanel
+from netbox.object_actions import AddObject, BulkDelete, BulkExport, CloneObject, DeleteObject, EditObject
+from netbox.ui import attrs, layout, panels
+from netbox.views import generic
+from utilities.views import ViewTab, register_model_view
+
+from . import filtersets, forms, tables
+from .acceptance.chart import bars_of, throughput_svg
+from .acceptance.fabric import fabric_runbook
+from .acceptance.judge import UploadError
+from .acceptance.runbook import runbook_script
+from .acceptance.store import upload_result
+from .models import Fabric
+from .models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
+from .planner import PlanError
+
+__all__ = (
+    'AcceptanceResultBulkDeleteView',
+    'AcceptanceResultDeleteView',
+    'AcceptanceResultListView',
+    'AcceptanceResultView',
+    'AcceptanceRunBulkDeleteView',
+    'AcceptanceRunDeleteView',
+    'AcceptanceRunEditView',
+    'AcceptanceRunListView',
+    'AcceptanceRunUploadView',
+    'AcceptanceRunView',
+    'FabricAcceptanceScriptView',
+    'FabricAcceptanceView',
+)
+
+
+class AcceptanceRunPanel(panels.ObjectAttributesPanel):
+    fabric = attrs.RelatedObjectAttr('fabric', linkify=True)
+    kind = attrs.ChoiceAttr('kind')
+    time = attrs.DateTimeAttr('time')
+    user = attrs.RelatedObjectAttr('user')
+    status = attrs.ChoiceAttr('status')
+    passed = attrs.NumericAttr('passed')
+    failed = attrs.NumericAttr('failed')
+    not_verified = attrs.NumericAttr('not_verified', label=_('Not verified'))
+    convergence_seconds = attrs.NumericAttr('convergence_seconds', label=_('Convergence (s)'))
+    description = attrs.TextAttr('description')
+
+
+class AcceptanceResultPanel(panels.ObjectAttributesPanel):
+    run = attrs.RelatedObjectAttr('run', linkify=True)
+    name = attrs.TextAttr('name', label=_('Check'))
+    category = attrs.TextAttr('category')
+    subject = attrs.TextAttr('subject')
+    status = attrs.ChoiceAttr('status')
+    expected = attrs.TextAttr('expected')
+    seen = attrs.TextAttr('seen')
+    value = attrs.NumericAttr('value')
+
+
+@register_model_view(AcceptanceRun, 'list', path='', detail=False)
+class AcceptanceRunListView(generic.ObjectListView):
+    queryset = AcceptanceRun.objects.select_related('fabric', 'user')
+    filterset = filtersets.AcceptanceRunFilterSet
+    filterset_form = forms.AcceptanceRunFilterForm
+    table = tables.AcceptanceRunTable
+    actions = (AddObject, BulkExport, BulkDelete)
+
+
+@register_model_view(AcceptanceRun)
+class AcceptanceRunView(generic.ObjectView):
+    queryset = AcceptanceRun.objects.select_related('fabric', 'user')
+    actions = (CloneObject, EditObject, DeleteObject)
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[AcceptanceRunPanel(), TagsPanel()],
+        right_panels=[
+            panels.TemplatePanel('netbox_aifabric/inc/acceptance_run_actions.html', title=_('Upload and chart')),
+            CustomFieldsPanel(),
+        ],
+        bottom_panels=[
+            panels.ObjectsTablePanel(
+                'netbox_aifabric.acceptanceresult',
+                filters={'run_id': lambda ctx: ctx['object'].pk},
+                exclude_columns=['run'],
+            ),
+            panels.TextCodePanel('log', title=_('Log')),
+        ],
+    )
+
+    def get_extra_context(self, request, instance):
+        results = AcceptanceResult.objects.restrict(request.user, 'view').filter(run=instance)
+        return {
+            'throughput_chart': throughput_svg(bars_of(results)),
+            'can_upload': instance.kind == AcceptanceRunKindChoices.MANUAL
+            and request.user.has_perm('netbox_aifabric.change_acceptancerun', instance)
+            and request.user.has_perm('netbox_aifabric.add_acceptanceresult'),
+        }
+
+
+@register_model_view(AcceptanceRun, 'add', detail=False)
+@register_model_view(AcceptanceRun, 'edit')
+class AcceptanceRunEditView(generic.ObjectEditView):
+    queryset = AcceptanceRun.objects.all()
+    form = forms.AcceptanceRunForm
+
+    def alter_object(self, obj, request, url_args, url_kwargs):
+        if obj.pk is None:
+            obj.user = request.user  # a manual run is the user's who opened it
+        return obj
+
+
+@register_model_view(AcceptanceRun, 'delete')
+class AcceptanceRunDeleteView(generic.ObjectDeleteView):
+    queryset = AcceptanceRun.objects.all()
+
+
+@register_model_view(AcceptanceRun, 'bulk_delete', path='delete', detail=False)
+class AcceptanceRunBulkDeleteView(generic.BulkDeleteView):
+    queryset = AcceptanceRun.objects.all()
+    filterset = filtersets.AcceptanceRunFilterSet
+    table = tables.AcceptanceRunTable
+
+
+@register_model_view(AcceptanceRun, 'upload', path='upload')
+class AcceptanceRunUploadView(generic.ObjectView):
+    """GET: the form; POST: judge the output against the plan and store it as a result (nothing on a bad upload).
+    The change permission on the run (its constraints included) and the add permission on results."""
+
+    queryset = AcceptanceRun.objects.all()
+    template_name = 'netbox_aifabric/acceptancerun_upload.html'
+
+    def get_required_permission(self):
+        return 'netbox_aifabric.change_acceptancerun'
+
+    def _check_add(self, request):
+        return request.user.has_perm('netbox_aifabric.add_acceptanceresult')
+
+    def get(self, request, **kwargs):
+        run = self.get_object(**kwargs)
+        if not self._check_add(request):
+            return self.handle_no_permission()
+        return render(request, self.template_name, {'object': run, 'form': forms.AcceptanceUploadForm()})
+
+    def post(self, request, **kwargs):
+        run = self.get_object(**kwargs)
+        if not self._check_add(request):
+            return self.handle_no_permission()
+        form = forms.AcceptanceUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                result = upload_result(
+                    run, data['tool'], data['output'], data['source'], data['destination'], data['subject']
+                )
+            except UploadError as e:
+                form.add_error(e.field if e.field in form.fields else None, e.message)
+            else:
+                messages.success(request, _('{name}: {status}').format(name=result.name, status=result.status))
+                return redirect(run.get_absolute_url())
+        return render(request, self.template_name, {'object': run, 'form': form}, status=400)
+
+
+@register_model_view(AcceptanceResult, 'list', path='', detail=False)
+class AcceptanceResultListView(generic.ObjectListView):
+    queryset = AcceptanceResult.objects.select_related('run__fabric')
+    filterset = filtersets.AcceptanceResultFilterSet
+    filterset_form = forms.AcceptanceResultFilterForm
+    table = tables.AcceptanceResultTable
+    actions = (BulkExport, BulkDelete)
+
+
+@register_model_view(AcceptanceResult)
+class AcceptanceResultView(generic.ObjectView):
+    queryset = AcceptanceResult.objects.select_related('run__fabric')
+    actions = (DeleteObject,)
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[AcceptanceResultPanel(), TagsPanel()],
+        right_panels=[CustomFieldsPanel()],
+        bottom_panels=[panels.TextCodePanel('raw', title=_('Raw output'))],
+    )
+
+
+@register_model_view(AcceptanceResult, 'delete')
+class AcceptanceResultDeleteView(generic.ObjectDeleteView):
+    queryset = AcceptanceResult.objects.all()
+
+
+@register_model_view(AcceptanceResult, 'bulk_delete', path='delete', detail=False)
+class AcceptanceResultBulkDeleteView(generic.BulkDeleteView):
+    queryset = AcceptanceResult.objects.all()
+    filterset = filtersets.AcceptanceResultFilterSet
+    table = tables.AcceptanceResultTable
+
+
+SECTIONS = (
+    ('physical', _('Physical checks per port'), _('Speed, FEC, CRC/FCS errors and link flaps, per NOS.')),
+    ('mtu', _('MTU pings'), _('ping -M do -s <MTU-28>: every jumbo link and leaf loopback to leaf loopback.')),
+    (
+        'evpn',
+        _('EVPN'),
+        _('Sessions, VNI state, MAC/IP and IMET routes per switch; the anycast gateway of every leaf.'),
+    ),
+    ('throughput', _('iperf3 -P 8 pairs'), _('Same-leaf, leaf-to-leaf and to storage, with a ping during the load.')),
+    ('security', _('Security matrix'), _('A host of each class pings a host of every other class.')),
+)
+
+
+@register_model_view(Fabric, 'acceptance', path='acceptance')
+class FabricAcceptanceView(generic.ObjectView):
+    """The fabric's acceptance runbook as a page (view permission on the fabric, its constraints included), with
+    its download as a shell script and the fabric's manual runs."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_acceptance.html'
+    tab = ViewTab(label=_('Acceptance'), weight=545, permission='netbox_aifabric.view_fabric')
+
+    def get_extra_context(self, request, instance):
+        try:
+            book = fabric_runbook(instance)
+        except PlanError as e:
+            return {'plan_error': e}
+        runs = AcceptanceRun.objects.restrict(request.user, 'view').filter(
+            fabric=instance, kind=AcceptanceRunKindChoices.MANUAL
+        )
+        return {
+            'plan_error': None,
+            'sections': [(key, label, why, book.section(key)) for key, label, why in SECTIONS],
+            'runs': runs[:10],
+        }
+
+
+@register_model_view(Fabric, 'acceptance_script', path='acceptance/script')
+class FabricAcceptanceScriptView(generic.ObjectView):
+    """The runbook as a bash script (a download)."""
+
+    queryset = Fabric.objects.all()
+
+    def get(self, request, **kwargs):
+        fabric = self.get_object(**kwargs)
+        filename = f'{fabric.slug}-acceptance.sh'
+        try:
+            script = runbook_script(fabric_runbook(fabric), filename)
+        except PlanError as e:
+            return HttpResponse(f'{fabric} has no valid plan: {e}\n', status=409, content_type='text/plain')
+        response = HttpResponse(script, content_type='text/x-shellscript; charset=utf-8')
+        response['Content-Disposition'] = f'attachment; filename="{filename}"'
+        return response

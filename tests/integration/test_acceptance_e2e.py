@@ -1,0 +1,78 @@
+"""The downloaded runbook script run for real against a live NetBox: its throughput section, with a stand-in for ssh
+that prints real iperf3 and ping output (the fixtures), uploads every output to a manual run over HTTP, where NetBox
+judges it against the demo fabric's plan."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from users.models import Token, User
+
+from netbox_aifabric.acceptance.judge import MIN_LINE_RATE_FRACTION
+from netbox_aifabric.apply.engine import plan_of
+from netbox_aifabric.models import AcceptanceRun, Fabric
+from netbox_aifabric.seed import load_demo
+
+pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
+
+FIXTURES = Path(__file__).resolve().parents[1] / 'unit' / 'acceptance' / 'fixtures'
+FAKE_SSH = """#!/bin/sh
+shift
+case "$*" in
+  *'iperf3 -c'*) cat "$FIXTURES/iperf3_p8_ok.json" ;;
+  *'iperf3 -s'*) exit 0 ;;
+  *ping*) cat "$FIXTURES/ping_during_load.txt" ;;
+  *) exit 1 ;;
+esac
+"""
+
+
+def test_script_uploads_to_a_run_and_netbox_judges(live_server, tmp_path):
+    load_demo()
+    fabric = Fabric.objects.get(slug='ai-lab-fabric')
+    user = User.objects.create_superuser('runbook', 'runbook@example.invalid', 'secret-password')
+    token = Token.objects.create(user=user)
+    run = AcceptanceRun.objects.create(fabric=fabric, kind='manual', user=user)
+    client = Client()
+    client.force_login(user)
+    response = client.get(f'/plugins/aifabric/fabrics/{fabric.pk}/acceptance/script/')
+    assert response.status_code == 200
+    script = tmp_path / 'acceptance.sh'
+    script.write_bytes(response.content)
+    fake = tmp_path / 'fake-ssh'
+    fake.write_text(FAKE_SSH)
+    fake.chmod(0o755)
+    env = {
+        **os.environ,
+        'HOST_SSH': str(fake),
+        'FIXTURES': str(FIXTURES),
+        'OUT': str(tmp_path / 'out'),
+        'NETBOX_URL': live_server.url,
+        'NETBOX_TOKEN': f'nbt_{token.key}.{token.token}',
+        'RUN_ID': str(run.pk),
+    }
+    proc = subprocess.run(['bash', str(script), 'throughput'], env=env, capture_output=True, text=True, timeout=120)
+    pairs = [line.split()[1:] for line in script.read_text().splitlines() if line.startswith('  throughput ')]
+    assert pairs and proc.returncode == 0, proc.stdout + proc.stderr
+    uploads = [json.loads(line) for line in (tmp_path / 'out' / 'uploads.json').read_text().splitlines() if line]
+    assert all('id' in u for u in uploads), uploads
+
+    run.refresh_from_db()
+    results = list(run.results.order_by('pk'))
+    assert len(results) == 2 * len(pairs)  # each pair: the iperf3 JSON and the ping during the load
+    measured = json.loads((FIXTURES / 'iperf3_p8_ok.json').read_text())['end']['sum_received']['bits_per_second']
+    bonds = {}
+    for link in plan_of(fabric).links:
+        if link.kind == 'server':
+            bonds[link.b_node] = bonds.get(link.b_node, 0) + link.speed
+    for (kind, source, destination), iperf3, ping in zip(pairs, results[::2], results[1::2], strict=True):
+        rate = min(bonds[source], bonds[destination])
+        passed = measured / 1e9 >= MIN_LINE_RATE_FRACTION * rate
+        assert (iperf3.category, iperf3.subject) == (f'throughput-{kind}', f'{source} -> {destination}')
+        assert iperf3.status == ('passed' if passed else 'failed')
+        assert (ping.category, ping.status) == ('latency', 'failed')  # the fixture's spike under load
+    assert (run.passed + run.failed, run.status) == (len(results), 'failed')

@@ -1,0 +1,165 @@
+"""The acceptance runbook from a plan and its contexts, pure: its steps counted from the input (cables, jumbo links,
+leaves, racks, storage nodes, classes), the command of each switch's NOS, and the script: shellcheck-clean, every
+value quoted, and run for real with a stand-in for ssh."""
+
+import itertools
+import os
+import shutil
+import stat
+import subprocess
+from collections import defaultdict
+
+import pytest
+
+from netbox_aifabric.acceptance.runbook import NOS_COMMANDS, build_runbook, iperf3_pairs, runbook_script
+from tests.render_fixtures import contexts_of, guide_contexts, guide_spec, plan_of, single_leaf_racks_spec
+
+pytestmark = pytest.mark.pure
+
+CASES = {
+    'routed': lambda: (plan_of(guide_spec('routed')), guide_contexts('routed')),
+    'evpn-vxlan': lambda: (plan_of(guide_spec('evpn-vxlan')), guide_contexts('evpn-vxlan')),
+    'mlag': lambda: (plan_of(guide_spec('mlag')), guide_contexts('mlag')),
+    'single-leaf-racks': lambda: (plan_of(single_leaf_racks_spec()), contexts_of(single_leaf_racks_spec(), 'routed')),
+}
+
+
+def expected_counts(plan, contexts):
+    """The runbook's step counts, counted from the plan and the contexts by other means than the runbook's."""
+    switches = {n.name for n in plan.nodes}
+    ends = sum((link.a_node in switches) + (link.b_node in switches) for link in plan.links)
+    mtu = {(n, p['name']): p.get('mtu') or 1500 for n in switches for p in contexts[n]['interfaces']}
+    jumbo = [
+        link
+        for link in plan.links
+        if link.a_address and link.b_address and link.a_node in switches and link.b_node in switches
+        and min(mtu[link.a_node, link.a_interface], mtu[link.b_node, link.b_interface]) > 1500
+    ]  # fmt: skip
+    leaves = [n for n in plan.nodes if n.role != 'spine']
+    racks = defaultdict(list)
+    storage = set()
+    leaves_of = defaultdict(set)
+    for link in plan.links:
+        if link.kind == 'server':
+            leaves_of[link.b_node].add(link.a_node)
+    for a in plan.attachments:
+        if a.kind == 'storage':
+            storage.add(a.server)
+        else:
+            racks[frozenset(leaves_of[a.server])].append(a.server)
+    same = sum(1 for servers in racks.values() if len(servers) >= 2)
+    cross = sum(1 for a, b in itertools.combinations(racks, 2) if not a & b)
+    classes = next(c['security']['classes'] for c in contexts.values() if c.get('security'))
+    evpn = [c for c in contexts.values() if 'l2vpn-evpn' in ((c.get('bgp') or {}).get('address_families') or [])]
+    anycast = {v['vid'] for c in evpn for v in c['vlans'] if v.get('l2vni') and v.get('gateway')}
+    with_prefix = sum(1 for c in classes if c['prefix'])
+    return {
+        'physical': ends,
+        'mtu': len(jumbo) + len(leaves) * (len(leaves) - 1) // 2,
+        'evpn': len(evpn) + len(anycast),
+        'throughput': same + cross + len(storage) * len(racks),
+        'security': with_prefix * (with_prefix - 1),
+    }
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_counts_follow_the_plan(case):
+    plan, contexts = CASES[case]()
+    book = build_runbook(plan, contexts)
+    counts = {s: len(book.section(s)) for s in ('physical', 'mtu', 'evpn', 'throughput', 'security')}
+    assert counts == expected_counts(plan, contexts)
+    assert (counts['evpn'] > 0) == (case == 'evpn-vxlan')
+    assert all(counts[k] > 0 for k in ('physical', 'mtu', 'throughput', 'security'))
+
+
+def test_leaf_to_leaf_pairs_where_racks_share_no_leaf():
+    plan = plan_of(single_leaf_racks_spec())
+    kinds = [kind for kind, _, _ in iperf3_pairs(plan)]
+    assert kinds.count('leaf-to-leaf') == 1 and kinds.count('same-leaf') == 2 and kinds.count('storage') == 2
+    routed = [kind for kind, _, _ in iperf3_pairs(plan_of(guide_spec('routed')))]
+    assert routed == ['same-leaf', 'storage']  # one MLAG rack: every server on both leaves
+
+
+def test_a_lowered_mtu_drops_that_link_from_the_jumbo_pings():
+    """Negative control: the runbook reads the contexts' MTUs, so a link at 1500 bytes is no jumbo pair."""
+    plan, contexts = CASES['routed']()
+    before = len(build_runbook(plan, contexts).section('mtu'))
+    port = next(p for p in contexts['leaf1']['interfaces'] if p['kind'] == 'uplink')
+    port['mtu'] = 1500
+    steps = build_runbook(plan, contexts).section('mtu')
+    assert len(steps) == before - 1
+    assert not any(s.subject.startswith(f'leaf1 {port["name"]} ->') for s in steps)
+
+
+def test_the_commands_of_the_switch_nos():
+    plan, contexts = CASES['routed']()
+    book = build_runbook(plan, contexts, {'leaf1': 'eos', 'leaf2': 'sonic'})
+    by_switch = defaultdict(set)
+    for step in book.section('physical'):
+        by_switch[step.where] |= {c.split(':', 1)[0] for c in step.commands}
+        assert all(step.destination in c for c in step.commands if 'counters errors' not in c)
+    assert (by_switch['leaf1'], by_switch['leaf2'], by_switch['spine1']) == ({'eos'}, {'sonic'}, set(NOS_COMMANDS))
+
+
+def script_of(case, tmp_path, **kwargs):
+    plan, contexts = CASES[case]()
+    path = tmp_path / 'acceptance.sh'
+    path.write_text(runbook_script(build_runbook(plan, contexts, **kwargs)))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+@pytest.mark.skipif(not shutil.which('shellcheck'), reason='shellcheck is not installed (apt-get install shellcheck)')
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_script_is_shellcheck_clean(case, tmp_path):
+    proc = subprocess.run(['shellcheck', str(script_of(case, tmp_path))], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_hostile_names_stay_quoted(tmp_path):
+    plan, contexts = CASES['routed']()
+    for ctx in contexts.values():
+        for c in (ctx.get('security') or {}).get('classes') or []:
+            if c['name'] == 'USERS':
+                c['name'] = "US$(touch pwned)'ERS"
+    path = tmp_path / 'a.sh'
+    path.write_text(runbook_script(build_runbook(plan, contexts)))
+    env = {**os.environ, 'OUT': str(tmp_path / 'out')}
+    proc = subprocess.run(['bash', str(path), 'security'], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert not (tmp_path / 'pwned').exists()
+    assert "US$(touch pwned)'ERS -> MGMT" in proc.stdout
+
+
+def test_script_runs_with_a_stand_in_for_ssh(tmp_path):
+    """SWITCH_SSH is a script that runs the command here: every MTU ping 'passes' (true), every physical check
+    of a known NOS writes its file, the security pairs without hosts are skipped; the summary counts it all."""
+    fake = tmp_path / 'fake-ssh'
+    fake.write_text('#!/bin/sh\nshift\necho "$*"\n')
+    fake.chmod(0o755)
+    plan, contexts = CASES['routed']()
+    book = build_runbook(plan, contexts, {n: 'nvue' for n in contexts})
+    path = tmp_path / 'a.sh'
+    path.write_text(runbook_script(book))
+    env = {**os.environ, 'OUT': str(tmp_path / 'out'), 'SWITCH_SSH': str(fake)}
+    env.pop('NETBOX_URL', None)
+    proc = subprocess.run(['bash', str(path), 'physical', 'mtu', 'security'], capture_output=True, text=True, env=env)
+    summary = (tmp_path / 'out' / 'summary.txt').read_text().splitlines()
+    mtu, physical, security = (len(book.section(s)) for s in ('mtu', 'physical', 'security'))
+    assert summary[-1].startswith(f'passed {mtu}, failed 0, to review or skipped {physical + security}'), proc.stderr
+    assert proc.returncode == 0
+    assert len(list((tmp_path / 'out').glob('physical_*.txt'))) == len({s.subject for s in book.section('physical')})
+    first = book.section('physical')[0]
+    text = (tmp_path / 'out' / f'physical_{first.where}_{first.destination}.txt').read_text()
+    assert f'nv show interface {first.destination} link' in text
+
+
+def test_evpn_checks_name_the_peers_and_vnis_of_each_switch():
+    plan, contexts = CASES['evpn-vxlan']()
+    steps = {s.subject: s for s in build_runbook(plan, contexts, {'leaf1': 'nvue'}).section('evpn')}
+    leaf1 = contexts['leaf1']
+    for peer in leaf1['bgp']['evpn_peers']:
+        assert peer['peer'] in steps['leaf1'].expect
+    assert all(str(v['l2vni']) in steps['leaf1'].expect for v in leaf1['vlans'] if v.get('l2vni'))
+    assert {c.split(':', 1)[0] for c in steps['leaf1'].commands} == {'nvue'}
+    gateway = next(v for v in leaf1['vlans'] if v.get('gateway'))
+    assert gateway['gateway'] in steps[f'anycast gateway VLAN {gateway["vid"]}'].expect
