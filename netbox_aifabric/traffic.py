@@ -2,12 +2,13 @@
 ``planner/bom.py``): its flows, its security matrix as allowed pairs, its plan and its device types."""
 
 from .apply.engine import plan_of
-from .choices import ReachabilityChoices
 from .models import TrafficClass, TrafficFlow
 from .planner.bom import bill_of_materials
-from .planner.traffic import Flow, traffic_matrix
+from .planner.result import PlanWarning
+from .planner.traffic import Flow, TrafficError, traffic_matrix
+from .render.security import allowed
 
-__all__ = ('allowed_pairs', 'fabric_bom', 'fabric_traffic', 'flows_of')
+__all__ = ('allowed_pairs', 'fabric_bom', 'fabric_traffic', 'fabric_traffic_warnings', 'flows_of')
 
 
 def flows_of(fabric) -> list[TrafficFlow]:
@@ -15,16 +16,18 @@ def flows_of(fabric) -> list[TrafficFlow]:
 
 
 def allowed_pairs(classes) -> frozenset[tuple[str, str]]:
-    """The security matrix as (source, destination) class names: ``any`` admits every class, ``none`` none, ``listed``
-    the classes in ``reachable_from``."""
-    classes = list(classes)
-    pairs = set()
-    for dst in classes:
-        if dst.reachability == ReachabilityChoices.ANY:
-            pairs |= {(src.name, dst.name) for src in classes}
-        elif dst.reachability == ReachabilityChoices.LISTED:
-            pairs |= {(src.name, dst.name) for src in dst.reachable_from.all()}
-    return frozenset(pairs)
+    """The security matrix as (source, destination) class names, by the same rule the rendered ACLs and the Security
+    tab use (``render/security.allowed``: ``any`` admits every class, ``none`` none, ``listed`` its
+    ``reachable_from``)."""
+    facts = [
+        {
+            'name': c.name,
+            'reachability': c.reachability,
+            'reachable_from': [other.name for other in c.reachable_from.all()],
+        }
+        for c in classes
+    ]
+    return frozenset((src['name'], dst['name']) for src in facts for dst in facts if allowed(src, dst))
 
 
 def fabric_traffic(fabric, plan=None):
@@ -45,6 +48,15 @@ def fabric_traffic(fabric, plan=None):
     ]
     classes = TrafficClass.objects.prefetch_related('reachable_from')
     return rows, traffic_matrix(plan, flows, allowed_pairs(classes))
+
+
+def fabric_traffic_warnings(fabric, plan) -> list[PlanWarning]:
+    """The matrix's warnings for the Plan tab; a flow the matrix cannot place is itself a warning there (the Traffic
+    tab shows it as the error)."""
+    try:
+        return list(fabric_traffic(fabric, plan)[1].warnings)
+    except TrafficError as e:
+        return [PlanWarning('traffic-error', e.field, e.message)]
 
 
 def fabric_bom(fabric, spares_percent=10, plan=None):

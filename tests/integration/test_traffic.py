@@ -157,10 +157,18 @@ class TrafficTabTestCase(DemoMixin, TestCase):
         storage = self.fabric.storage_count
         # every GPU server sends 10G into the storage node(s): its bond receives servers × 10 / storage nodes
         self.assertContains(response, f'<td>{self.servers * 10 // storage}</td>')
-        self.assertContains(response, '<code>forbidden-flow</code> flows[1]')  # USERS may not reach MGMT
+        self.assertContains(response, 'data-warning-code="forbidden-flow"')  # USERS may not reach MGMT
+        self.assertContains(response, '<code>flows[1]</code>')
         self.assertContains(response, 'Bill of materials')
         self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
         self.assertContains(response, '<li>EVPN/VXLAN design</li>')
+
+    def test_the_plan_tab_shows_the_matrix_warnings(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        url = reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': self.fabric.pk})
+        self.assertContains(self.client.get(url), 'data-warning-code="forbidden-flow"')
+        TrafficFlow.objects.filter(source_class__name='USERS').delete()  # negative control: the flow gone, no warning
+        self.assertNotContains(self.client.get(url), 'data-warning-code="forbidden-flow"')
 
     def test_the_tab_needs_the_fabrics_view_permission_with_its_constraints(self):
         self.assertHttpStatus(self.client.get(self.url()), 403)
@@ -199,6 +207,27 @@ class TrafficAPITestCase(DemoMixin, APITestCase):
         ports = [x for x in response.data['loads'] if x['kind'] == 'server-port']
         self.assertAlmostEqual(sum(x['up'] for x in ports), sent)
         self.assertEqual([w['code'] for w in response.data['warnings']], ['forbidden-flow'])
+
+    def test_a_lossless_incast_is_a_pfc_headroom_warning(self):
+        """Every GPU sends into the storage RDMA NICs, lossless, at one more than their share of those NICs."""
+        self.add_permissions('netbox_aifabric.view_fabric')
+        plan = plan_of(self.fabric)
+        storage = [a for a in plan.attachments if a.kind == 'storage']
+        ports = {(leaf, port) for a in storage for leaf, port in a.rdma}
+        capacity = sum(link.speed for link in plan.links if (link.a_node, link.a_interface) in ports)
+        gpus = sum(1 for a in plan.attachments if a.kind == 'gpu')
+        self.assertGreater(capacity, 0)  # the demo's storage has RDMA NICs: the check is not vacuous
+        lossless = TrafficClass.objects.get(name='RDMA', lossless=True)
+        TrafficFlow.objects.create(
+            fabric=self.fabric,
+            source_group='gpu',
+            destination_group='storage',
+            gbps=capacity / len(storage) / gpus + 1,
+            source_class=lossless,
+        )
+        response = self.client.get(self.url('traffic'), **self.header)
+        fields = {w['field'] for w in response.data['warnings'] if w['code'] == 'pfc-headroom'}
+        self.assertEqual({f'server-port:{a.server} RDMA' for a in storage} - fields, set())
 
     def test_permissions_and_constraints(self):
         for name in ('bom', 'traffic'):
