@@ -1,6 +1,7 @@
 """Traffic flows (the fabric's traffic matrix rows) and the fabric's Traffic tab: utilisation per server port, leaf,
 uplink and spine, the matrix's warnings, and the bill of materials with the guide's tier."""
 
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
@@ -12,6 +13,7 @@ from . import filtersets, forms, tables
 from .models import Fabric, TrafficFlow
 from .planner import PlanError
 from .traffic import fabric_bom, fabric_traffic
+from .traffic_chart import utilisation_svg
 
 __all__ = (
     'FabricTrafficView',
@@ -125,5 +127,7 @@ class FabricTrafficView(generic.ObjectView):
             'flows': list(zip(rows, result.flows, strict=True)),
             'groups': groups,
             'traffic_warnings': result.warnings,
+            # svgwrite escapes every name it writes, so the document is safe to embed (as the topology)
+            'chart': mark_safe(utilisation_svg(result)) if result.loads else None,
             'bom': bom,
         }

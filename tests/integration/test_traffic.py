@@ -159,6 +159,11 @@ class TrafficTabTestCase(DemoMixin, TestCase):
         self.assertContains(response, f'<td>{self.servers * 10 // storage}</td>')
         self.assertContains(response, 'data-warning-code="forbidden-flow"')  # USERS may not reach MGMT
         self.assertContains(response, '<code>flows[1]</code>')
+        self.assertContains(response, 'id="utilisation-chart"')
+        leaves = sum(1 for n in plan_of(self.fabric).nodes if n.role == 'leaf')
+        self.assertGreaterEqual(
+            response.content.decode().count('class="bar"'), leaves
+        )  # a bar per loaded leaf at least
         self.assertContains(response, 'Bill of materials')
         self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
         self.assertContains(response, '<li>EVPN/VXLAN design</li>')
