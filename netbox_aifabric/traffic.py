@@ -1,14 +1,19 @@
 """Glue between a stored fabric and the pure traffic matrix and bill of materials (``planner/traffic.py``,
 ``planner/bom.py``): its flows, its security matrix as allowed pairs, its plan and its device types."""
 
+from collections.abc import Mapping
+
+from netbox.plugins import get_plugin_config
+
 from .apply.engine import plan_of
 from .models import TrafficClass, TrafficFlow
+from .planner import PlanError
 from .planner.bom import bill_of_materials
 from .planner.result import PlanWarning
 from .planner.traffic import Flow, TrafficError, traffic_matrix
 from .render.security import allowed
 
-__all__ = ('allowed_pairs', 'fabric_bom', 'fabric_traffic', 'fabric_traffic_warnings', 'flows_of')
+__all__ = ('allowed_pairs', 'fabric_bom', 'fabric_reach', 'fabric_traffic', 'fabric_traffic_warnings', 'flows_of')
 
 
 def flows_of(fabric) -> list[TrafficFlow]:
@@ -59,7 +64,22 @@ def fabric_traffic_warnings(fabric, plan) -> list[PlanWarning]:
         return [PlanWarning('traffic-error', e.field, e.message)]
 
 
+def fabric_reach(fabric) -> dict[str, str]:
+    """The reach class per link kind the BOM uses for ``fabric``: the plugin settings ``bom_reach`` (every fabric)
+    overlaid with ``bom_reach_fabrics[<fabric slug>]``; kinds left out keep the BOM's defaults."""
+    everywhere = get_plugin_config('netbox_aifabric', 'bom_reach', default=None) or {}
+    per_fabric = get_plugin_config('netbox_aifabric', 'bom_reach_fabrics', default=None) or {}
+    if not isinstance(per_fabric, Mapping):
+        raise PlanError('reach', 'the plugin setting bom_reach_fabrics maps fabric slugs to {link kind: reach class}')
+    this_fabric = per_fabric.get(fabric.slug) or {}
+    for setting, value in (('bom_reach', everywhere), (f'bom_reach_fabrics[{fabric.slug}]', this_fabric)):
+        if not isinstance(value, Mapping):
+            raise PlanError('reach', f'the plugin setting {setting} maps link kinds to reach classes')
+    return {**everywhere, **this_fabric}
+
+
 def fabric_bom(fabric, spares_percent=10, plan=None):
+    """The fabric's bill of materials (its plan, device types and reach classes). Raises PlanError."""
     plan = plan or plan_of(fabric)
 
     def name(device_type):
@@ -71,4 +91,5 @@ def fabric_bom(fabric, spares_percent=10, plan=None):
         leaf_device_type=name(fabric.leaf_device_type),
         server_device_type=name(fabric.server_device_type),
         spares_percent=spares_percent,
+        reach=fabric_reach(fabric),
     )

@@ -1,11 +1,14 @@
 """Traffic flows in NetBox (views, REST, GraphQL), the fabric's Traffic tab and the ``bom``/``traffic`` REST actions,
 with NetBox's permissions and object constraints."""
 
+import csv
+import io
 from collections import Counter
 from decimal import Decimal
 
 import pytest
 from django.test import TestCase as DjangoTestCase
+from django.test import override_settings
 from django.urls import reverse
 
 from core.models import ObjectType
@@ -164,9 +167,7 @@ class TrafficTabTestCase(DemoMixin, TestCase):
         self.assertGreaterEqual(
             response.content.decode().count('class="bar"'), leaves
         )  # a bar per loaded leaf at least
-        self.assertContains(response, 'Bill of materials')
-        self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
-        self.assertContains(response, '<li>EVPN/VXLAN design</li>')
+        self.assertContains(response, reverse('plugins:netbox_aifabric:fabric_bom', kwargs={'pk': self.fabric.pk}))
 
     def test_the_plan_tab_shows_the_matrix_warnings(self):
         self.add_permissions('netbox_aifabric.view_fabric')
@@ -181,6 +182,68 @@ class TrafficTabTestCase(DemoMixin, TestCase):
         self.assertHttpStatus(self.client.get(self.url()), 404)
         constrain(self.user, self.fabric.slug)
         self.assertHttpStatus(self.client.get(self.url()), 200)
+
+
+def csv_rows(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+class BomTabTestCase(DemoMixin, TestCase):
+    def url(self, query=''):
+        return reverse('plugins:netbox_aifabric:fabric_bom', kwargs={'pk': self.fabric.pk}) + query
+
+    def test_the_tab_shows_the_bom_and_the_tier(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(self.url())
+        self.assertHttpStatus(response, 200)
+        self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
+        self.assertContains(response, '<li>EVPN/VXLAN design</li>')
+        self.assertContains(response, '?export=csv')
+        links = len(plan_of(self.fabric).links)
+        self.assertEqual(sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'cable'), links)
+
+    def csv(self, query):
+        response = self.client.get(self.url('?export=csv' + query))
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(response['Content-Type'], 'text/csv; charset=utf-8')
+        self.assertIn(f'{self.fabric.slug}-bom.csv', response['Content-Disposition'])
+        return csv_rows(response.content.decode())
+
+    def test_csv_export_follows_the_spares_and_names_a_bad_value(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        for row in self.csv('&spares_percent=50'):
+            expected = 0 if row['category'] == 'licence' else -(-int(row['quantity']) // 2)
+            self.assertEqual(int(row['spares']), expected)
+        bad = self.client.get(self.url('?export=csv&spares_percent=200'))
+        self.assertHttpStatus(bad, 400)
+        self.assertIn(b'spares_percent', bad.content)
+
+    def test_reach_settings_turn_dacs_into_optics(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        plan = plan_of(self.fabric)
+        servers = sum(1 for link in plan.links if link.kind == 'server')
+        uplinks = sum(1 for link in plan.links if link.kind == 'uplink')
+        optics = sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'optic')
+        self.assertEqual(optics, 2 * uplinks)
+        config = {'netbox_aifabric': {'bom_reach_fabrics': {self.fabric.slug: {'server': 'rack-to-rack'}}}}
+        with override_settings(PLUGINS_CONFIG=config):
+            optics = sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'optic')
+            self.assertEqual(optics, 2 * (uplinks + servers))
+            self.assertContains(self.client.get(self.url()), '<code>server</code>: rack-to-rack')
+        with override_settings(PLUGINS_CONFIG={'netbox_aifabric': {'bom_reach': {'server': 'far'}}}):
+            self.assertContains(self.client.get(self.url()), 'reach.server')  # a named error, not a 500
+        with override_settings(PLUGINS_CONFIG={'netbox_aifabric': {'bom_reach': ['server']}}):
+            self.assertContains(self.client.get(self.url()), 'bom_reach')
+
+    def test_the_tab_and_its_export_need_the_view_permission_with_constraints(self):
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url(query)), 403)
+        constrain(self.user, 'another-fabric')
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url(query)), 404)
+        constrain(self.user, self.fabric.slug)
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url(query)), 200)
 
 
 class TrafficAPITestCase(DemoMixin, APITestCase):
@@ -199,6 +262,16 @@ class TrafficAPITestCase(DemoMixin, APITestCase):
         self.assertTrue(all(x['spares'] == -(-x['quantity'] // 2) for x in lines if x['category'] != 'licence'))
         self.assertEqual(response.data['tier']['name'], 'Expandable')
         self.assertIn('2 spines', response.data['tier_reasons'])
+        as_csv = self.client.get(self.url('bom') + '?spares_percent=50&format=csv', **self.header)
+        self.assertHttpStatus(as_csv, 200)
+        self.assertTrue(as_csv['Content-Type'].startswith('text/csv'))
+        self.assertEqual(
+            [(r['item'], int(r['total'])) for r in csv_rows(as_csv.content.decode())],
+            [(x['item'], x['total']) for x in lines],
+        )
+        bad_csv = self.client.get(self.url('bom') + '?spares_percent=-1&format=csv', **self.header)
+        self.assertHttpStatus(bad_csv, 400)
+        self.assertIn(b'spares_percent', bad_csv.content)
         bad = self.client.get(self.url('bom') + '?spares_percent=nan', **self.header)
         self.assertHttpStatus(bad, 400)
         self.assertIn('spares_percent', bad.data)

@@ -1,11 +1,13 @@
 """The bill of materials and the guide's tier, derived from the plan's own nodes and links."""
 
+import csv
+import io
 from collections import Counter
 
 import pytest
 
 from netbox_aifabric.planner import PlanError, load_spec, plan_fabric
-from netbox_aifabric.planner.bom import TIERS, bill_of_materials
+from netbox_aifabric.planner.bom import CSV_COLUMNS, DEFAULT_REACH, LINK_KINDS, TIERS, bill_of_materials
 
 from ..planner.helpers import GUIDES, example
 
@@ -69,3 +71,58 @@ def test_tiers_follow_the_guide():
     assert bill_of_materials(plan('routed')).tier == expandable  # spines
     bom = bill_of_materials(plan('evpn-vxlan'))
     assert bom.tier == expandable and 'EVPN/VXLAN design' in bom.tier_reasons
+
+
+def test_csv_holds_every_line_as_netbox_exports():
+    bom = bill_of_materials(plan('evpn-vxlan'), spares_percent=25)
+    rows = list(csv.DictReader(io.StringIO(bom.to_csv())))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert [(r['category'], r['item'], int(r['quantity']), int(r['spares']), int(r['total'])) for r in rows] == [
+        (line.category, line.item, line.quantity, line.spares, line.quantity + line.spares) for line in bom.lines
+    ]
+
+
+def test_csv_quotes_hostile_names():
+    bom = bill_of_materials(plan('routed'), leaf_device_type='Leaf, "48x25G"\nB')
+    rows = list(csv.DictReader(io.StringIO(bom.to_csv())))
+    assert 'leaf switch: Leaf, "48x25G"\nB' in [r['item'] for r in rows]
+
+
+@pytest.mark.parametrize('design', GUIDES)
+@pytest.mark.parametrize(
+    'reach',
+    [
+        None,
+        {'uplink': 'same-rack'},
+        {'server': 'rack-to-rack', 'rdma': 'rack-to-rack'},
+        {kind: 'rack-to-rack' for kind in LINK_KINDS},
+    ],
+)
+def test_reach_class_per_link_kind_decides_optics_or_dac(design, reach):
+    p = plan(design)
+    bom = bill_of_materials(p, reach=reach)
+    classes = {**DEFAULT_REACH, **(reach or {})}
+    far = [link for link in p.links if classes[link.kind] == 'rack-to-rack']
+    assert quantities(bom, 'optic') == 2 * len(far)
+    fibre = sum(line.quantity for line in bom.lines if 'fibre' in line.item)
+    assert fibre == len(far)
+    assert quantities(bom, 'cable') == len(p.links)  # every link is one cable, whatever its reach
+    assert dict(bom.reach) == classes
+    # the default: uplinks alone run rack to rack
+    if reach is None:
+        assert {link.kind for link in far} <= {'uplink'}
+
+
+@pytest.mark.parametrize(
+    ('reach', 'field'),
+    [
+        ({'uplinks': 'same-rack'}, 'reach.uplinks'),
+        ({'uplink': 'far'}, 'reach.uplink'),
+        ({'uplink': None}, 'reach.uplink'),
+        ('rack-to-rack', 'reach'),
+    ],
+)
+def test_reach_named_errors(reach, field):
+    with pytest.raises(PlanError) as error:
+        bill_of_materials(plan('routed'), reach=reach)
+    assert error.value.field == field
