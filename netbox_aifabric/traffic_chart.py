@@ -1,6 +1,6 @@
-"""The fabric's utilisation chart: one bar per leaf (all its server ports) and per uplink, drawn from a
-:class:`~netbox_aifabric.planner.traffic.TrafficResult` with svgwrite, as the topology (``topology.py``). No Django:
-the bars are tested without a database."""
+"""The fabric's utilisation chart: one bar per leaf (all its server ports), per uplink and per MLAG peer link carrying
+traffic, drawn from a :class:`~netbox_aifabric.planner.traffic.TrafficResult` with svgwrite, as the topology
+(``topology.py``). No Django: the bars are tested without a database."""
 
 import svgwrite
 
@@ -8,7 +8,7 @@ from .planner.traffic import TrafficResult
 
 __all__ = ('bar_color', 'utilisation_svg')
 
-CHART_KINDS = (('leaf-downlinks', 'Leaves (server ports)'), ('uplink', 'Uplinks'))
+CHART_KINDS = (('leaf-downlinks', 'Leaves (server ports)'), ('uplink', 'Uplinks'), ('peer-link', 'MLAG peer links'))
 LABEL_W, BAR_W, ROW_H, PAD = 330, 400, 22, 12  # BAR_W pixels = 100 % utilisation
 MAX_DRAWN = 1.5  # bars beyond 150 % are drawn at 150 % (the title and the figure keep the real value)
 

@@ -34,6 +34,7 @@ KIND_LABELS = {
     'server-port': _('Server ports'),
     'leaf-downlinks': _('Leaf downlinks (all server ports of a leaf)'),
     'uplink': _('Uplinks (ECMP over the spines)'),
+    'peer-link': _('MLAG peer links (leaves without uplinks)'),
     'spine': _('Spines'),
 }
 

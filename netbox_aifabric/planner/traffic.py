@@ -8,7 +8,8 @@ Model (documented in ``docs/traffic.md``):
   the RDMA NICs instead when both servers have them.
 - A bond spreads evenly over its members (LACP hashing over many flows). Two servers that share a leaf switch
   locally; otherwise each source leaf sends its share up over **all its uplinks evenly** (ECMP across the spines)
-  and each destination leaf receives its share down over all its uplinks evenly.
+  and each destination leaf receives its share down over all its uplinks evenly. A leaf without uplinks (the MLAG
+  design) reaches its MLAG peer over the peer links (``up``: from the first-named leaf).
 - Links are full duplex: every load has an ``up`` (towards the spines / out of the servers) and a ``down``
   direction; utilisation is the larger of the two over the capacity.
 - Warnings are data (:class:`PlanWarning`):
@@ -40,7 +41,7 @@ __all__ = ('BURSTINESS', 'Flow', 'FlowResult', 'Load', 'TrafficError', 'TrafficR
 BURSTINESS = ('sustained', 'bursty')
 SERVER_LINKS = ('server', 'rdma', 'rail', 'bmc')
 ALL = 'all'
-KIND_ORDER = {'server-port': 0, 'leaf-downlinks': 1, 'uplink': 2, 'spine': 3}
+KIND_ORDER = {'server-port': 0, 'leaf-downlinks': 1, 'uplink': 2, 'peer-link': 3, 'spine': 4}
 UP, DOWN = 0, 1
 EPSILON = 1e-9
 
@@ -68,8 +69,9 @@ class Flow:
 @dataclass(frozen=True)
 class Load:
     """The load on one element: ``kind`` is ``server-port`` (a server's bond or RDMA NICs: ``gpu1 bond``,
-    ``gpu1 RDMA``), ``leaf-downlinks`` (all server ports of a leaf), ``uplink`` (one leaf–spine link) or ``spine``;
-    Gbit/s per direction. ``sustained`` and ``lossless``: the busier direction counting those flows only."""
+    ``gpu1 RDMA``), ``leaf-downlinks`` (all server ports of a leaf), ``uplink`` (one leaf–spine link), ``peer-link``
+    (the MLAG peer links of a pair without uplinks: ``up`` from the first-named leaf) or ``spine``; Gbit/s per
+    direction. ``sustained`` and ``lossless``: the busier direction counting those flows only."""
 
     kind: str
     element: str
@@ -184,6 +186,7 @@ class _Fabric:
     spine_capacity: dict[str, float]
     leaf_capacity: dict[str, float]  # all server-facing ports of a leaf
     ratio: dict[str, float | None]  # leaf → its oversubscription (downlink / uplink)
+    peer_links: dict[frozenset[str], tuple[str, float]]  # an MLAG pair → (element, capacity of its peer links)
 
 
 def _digest(plan: Plan) -> _Fabric:
@@ -203,7 +206,12 @@ def _digest(plan: Plan) -> _Fabric:
             element = f'{link.b_node}:{link.b_interface} – {link.a_node}:{link.a_interface}'
             uplinks[link.b_node].append((element, link.a_node, link.speed))
             spine_capacity[link.a_node] += link.speed
+    peers: dict[frozenset[str], float] = defaultdict(float)
+    for link in plan.links:
+        if link.kind == 'mlag-peer':
+            peers[frozenset((link.a_node, link.b_node))] += link.speed
     return _Fabric(
+        peer_links={pair: (' – '.join(sorted(pair)), speed) for pair, speed in peers.items()},
         groups=groups,
         bonds={a.server: [(leaf, speed.get((leaf, port), 0)) for leaf, port in a.members] for a in plan.attachments},
         rdma={a.server: [(leaf, speed.get((leaf, port), 0)) for leaf, port in a.rdma] for a in plan.attachments},
@@ -302,6 +310,12 @@ def _place(
             tallies.add(('leaf-downlinks', leaf), capacity, direction, share / len(ports), kind)
     if {leaf for leaf, _ in src[1]} & {leaf for leaf, _ in dst[1]}:
         return 0.0  # a shared leaf switches it locally
+    for src_leaf, _ in src[1]:
+        for dst_leaf, _ in dst[1]:
+            pair = fabric.peer_links.get(frozenset((src_leaf, dst_leaf)))
+            if pair and not fabric.uplinks.get(src_leaf):  # no spines: the MLAG peers switch it over the peer link
+                direction = UP if src_leaf < dst_leaf else DOWN
+                tallies.add(('peer-link', pair[0]), pair[1], direction, share / len(src[1]) / len(dst[1]), kind)
     for ports, direction in ((src[1], UP), (dst[1], DOWN)):
         for leaf, _ in ports:
             links = fabric.uplinks.get(leaf, [])

@@ -27,7 +27,7 @@ def bars(svg):
 def test_one_bar_per_leaf_and_uplink_as_wide_as_its_utilisation(gbps):
     result = traffic_matrix(PLAN, [Flow('gpu', 'storage', gbps), Flow('storage', 'gpu', gbps / 2, 'bursty')])
     drawn = bars(utilisation_svg(result))
-    loads = [*result.by_kind('leaf-downlinks'), *result.by_kind('uplink')]
+    loads = [*result.by_kind('leaf-downlinks'), *result.by_kind('uplink'), *result.by_kind('peer-link')]
     assert len(loads) == len(drawn)
     for load in loads:
         utilisation = load.peak / load.capacity  # from the load's own figures, not the chart's code
