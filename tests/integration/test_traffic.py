@@ -307,6 +307,18 @@ class TrafficAPITestCase(DemoMixin, APITestCase):
         fields = {w['field'] for w in response.data['warnings'] if w['code'] == 'pfc-headroom'}
         self.assertEqual({f'server-port:{a.server} RDMA' for a in storage} - fields, set())
 
+    def test_the_plan_json_carries_the_matrix_warnings(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        url = reverse('plugins-api:netbox_aifabric-api:fabric-plan', kwargs={'pk': self.fabric.pk})
+        response = self.client.post(url, {}, format='json', **self.header)
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(
+            [(w['code'], w['field']) for w in response.data['traffic_warnings']], [('forbidden-flow', 'flows[1]')]
+        )
+        TrafficFlow.objects.filter(source_class__name='USERS').delete()  # negative control
+        response = self.client.post(url, {}, format='json', **self.header)
+        self.assertEqual(response.data['traffic_warnings'], [])
+
     def test_permissions_and_constraints(self):
         for name in ('bom', 'traffic'):
             self.assertHttpStatus(self.client.get(self.url(name), **self.header), 403)
