@@ -5,6 +5,8 @@ import io
 from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from netbox_aifabric.planner import PlanError, load_spec, plan_fabric
 from netbox_aifabric.planner.bom import CSV_COLUMNS, DEFAULT_REACH, LINK_KINDS, TIERS, bill_of_materials
@@ -126,3 +128,36 @@ def test_reach_named_errors(reach, field):
     with pytest.raises(PlanError) as error:
         bill_of_materials(plan('routed'), reach=reach)
     assert error.value.field == field
+
+
+anything = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12), st.lists(st.integers(), max_size=2)
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.floats(min_value=0, max_value=100), anything),
+    st.one_of(
+        st.none(),
+        st.dictionaries(
+            st.one_of(st.sampled_from(LINK_KINDS), st.text(max_size=8)),
+            st.one_of(st.sampled_from(['same-rack', 'rack-to-rack']), anything),
+            max_size=4,
+        ),
+        anything,
+    ),
+)
+def test_fuzz_bom_or_named_error(spares, reach):
+    """Arbitrary spares and reach: a BOM, or a PlanError naming ``spares_percent`` or ``reach[.<kind>]``."""
+    try:
+        bom = bill_of_materials(PLAN, spares_percent=spares, reach=reach)
+    except PlanError as error:
+        assert error.field == 'spares_percent' or error.field == 'reach' or error.field.startswith('reach.')
+        return
+    assert quantities(bom, 'cable') == len(PLAN.links)
+    bom.to_csv()
+    bom.to_dict()
+
+
+PLAN = plan('routed')
