@@ -217,6 +217,9 @@ class BomTabTestCase(DemoMixin, TestCase):
         bad = self.client.get(self.url('?export=csv&spares_percent=200'))
         self.assertHttpStatus(bad, 400)
         self.assertIn(b'spares_percent', bad.content)
+        for raw in ('abc', 'nan', '-1', '1e999'):  # the tab names the field instead of failing
+            response = self.client.get(self.url(f'?spares_percent={raw}'))
+            self.assertContains(response, 'is not a percentage between 0 and 100')
 
     def test_reach_settings_turn_dacs_into_optics(self):
         self.add_permissions('netbox_aifabric.view_fabric')
