@@ -45,14 +45,18 @@ setup(
     extras_require={
         'pynetbox': ['pynetbox>=7.4'],
         'benchmark': ['pyavd>=6.0'],
-        # Pinned: CI runs `ruff format --check`, so a new ruff (or pytest, hypothesis ...) release must not change the
-        # result without a change here. Bump deliberately: edit the pins, scripts/test reinstalls (its stamp hashes
-        # this file), fix what the new versions report, commit both.
+        # Pinned: CI runs `ruff format --check` and `mypy`, so a new ruff (or mypy, pytest, hypothesis ...) release
+        # must not change the result without a change here. The versions of everything else in the dev venv (what
+        # these pull in, NetBox's own requirements) are in constraints-dev.txt, which scripts/test installs with.
+        # Bump deliberately: edit the pin here and there, scripts/test reinstalls (its stamp hashes both files), fix
+        # what the new versions report, commit together.
         'dev': [
             'pynetbox==7.9.0',
             'pytest==9.2.0',
             'pytest-django==4.14.0',
             'ruff==0.17.6',
+            'mypy==2.4.1',
+            'types-PyYAML==6.0.12.20261122',
             'mkdocs==1.6.1',
             'hypothesis==6.170.17',
             'playwright==1.65.2',

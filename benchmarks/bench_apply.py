@@ -36,19 +36,12 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+from netbox_aifabric.guide import GUIDE_QOS_PRESET, GUIDE_SIZES, GUIDE_TENANT
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SIZES = {
-    'S': {
-        'spine_count': 2,
-        'max_spines': 4,
-        'leaf_count': 2,
-        'max_leaves': 8,
-        'uplinks_per_spine': 1,
-        'max_parallel_uplinks': 2,
-        'server_count': 4,
-        'storage_count': 1,
-    },
+    'S': GUIDE_SIZES,  # the guide's cluster
     'M': {
         'spine_count': 4,
         'max_spines': 4,
@@ -114,8 +107,8 @@ SLUGS = {
     'M-REST': 'bench-m-rest',
 }  # the roles of the fabrics above
 TENANT = {'slug': 'bench-cluster', 'name': 'Bench cluster', 'vrf': 'BENCH', 'l3vni': 50901}
-TENANT_CLASSES = ('users', 'storage', 'rdma')
-QOS_PROFILE = 'nvidia-cumulus-lossless'
+TENANT_CLASSES = GUIDE_TENANT['classes']
+QOS_PROFILE = GUIDE_QOS_PRESET
 STATEMENT = re.compile(r'^\s*(?:(UPDATE)\s+|(SELECT|INSERT|DELETE)\b.*?\b(?:FROM|INTO)\s+)"(\w+)"', re.S)
 
 

@@ -35,15 +35,10 @@ RIR = {'name': 'Private ASNs', 'slug': 'private-asns', 'is_private': True}
 ASN_RANGE = {'name': 'AI Lab (pynetbox) leaves', 'slug': 'ai-lab-pynetbox-leaves', 'start': 65201, 'end': 65299}
 SPINE_ASN = 65200
 TRAFFIC_CLASSES = ('mgmt', 'users', 'storage', 'rdma', 'telemetry')  # the guide's five, loaded with the presets
-TENANT_CLASSES = ('users', 'storage', 'rdma')
-QOS_PROFILE = 'nvidia-cumulus-lossless'
-VRF = {'name': 'AI-CLUSTER', 'rd': '65100:50001'}
-ROUTE_TARGET = '65200:50001'
-EVPN_TENANT = {'name': 'AI Cluster (pynetbox)', 'slug': 'ai-cluster-pynetbox', 'l3vni': 50001}
-FABRIC_VALUES = {
-    'status': 'draft',
-    'design_option': 'evpn-vxlan',
-    'underlay': 'ebgp',
+# The guide's cluster, copied from netbox_aifabric/guide.py on purpose: this script is standalone (it runs wherever
+# pynetbox is installed, against a remote NetBox, without the plugin). tests/unit/test_guide_shape.py holds the copy
+# equal to the source; change both together.
+GUIDE_SHAPE = {
     'spine_count': 2,
     'max_spines': 4,
     'leaf_count': 2,
@@ -58,9 +53,20 @@ FABRIC_VALUES = {
     'rdma_nic_count': 1,
     'rdma_nic_speed': 100,
     'mtu': 9216,
-    'spine_asn': SPINE_ASN,
-    'l2vni_base': 10000,
-    'anycast_gateway_mac': '02:00:00:00:00:aa',
+}
+GUIDE_OVERLAY = {'l2vni_base': 10000, 'anycast_gateway_mac': '02:00:00:00:00:aa'}
+TENANT_CLASSES = ('users', 'storage', 'rdma')
+QOS_PROFILE = 'nvidia-cumulus-lossless'
+VRF = {'name': 'AI-CLUSTER', 'rd': '65100:50001'}
+ROUTE_TARGET = '65200:50001'
+EVPN_TENANT = {'name': 'AI Cluster (pynetbox)', 'slug': 'ai-cluster-pynetbox', 'l3vni': 50001}
+FABRIC_VALUES = {
+    'status': 'draft',
+    'design_option': 'evpn-vxlan',
+    'underlay': 'ebgp',
+    **GUIDE_SHAPE,
+    'spine_asn': SPINE_ASN,  # its own ASNs and pools, apart from the demo's
+    **GUIDE_OVERLAY,
     'description': "The guide's 4-node GPU cluster, built with pynetbox (examples/pynetbox_seed.py)",
 }
 

@@ -17,12 +17,17 @@ class AIFabricConfig(PluginConfig):
     graphql_schema = 'graphql.schema.schema'
     default_settings = {
         # Applies of plans with more links than this run as a background job (None: never unless asked for)
-        'background_apply_threshold': 200
+        'background_apply_threshold': 200,
+        # Minutes between scheduled compliance runs of every applied fabric (a NetBox system job); 0 or None: off
+        'compliance_interval': None,
     }
 
     def ready(self):
         super().ready()
         from . import signals  # noqa: F401  (connects the context refresh)
+        from .checks.job import schedule_compliance
+
+        schedule_compliance()
 
 
 config = AIFabricConfig

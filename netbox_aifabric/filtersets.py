@@ -6,6 +6,7 @@ from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
 from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
 from netbox.filtersets import NetBoxModelFilterSet, PrimaryModelFilterSet
 from tenancy.filtersets import TenancyFilterSet
+from users.models import User
 from utilities.filters import NumericArrayFilter, TreeNodeMultipleChoiceFilter
 from utilities.filtersets import register_filterset
 
@@ -24,9 +25,23 @@ from .choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
+from .models import (
+    ComplianceFamilyChoices,
+    ComplianceFinding,
+    ComplianceRun,
+    ComplianceRunStatusChoices,
+    ComplianceSeverityChoices,
+    EVPNTenant,
+    Fabric,
+    FabricNode,
+    QoSProfile,
+    TrafficClass,
+    TrafficFlow,
+)
 
 __all__ = (
+    'ComplianceFindingFilterSet',
+    'ComplianceRunFilterSet',
     'EVPNTenantFilterSet',
     'FabricFilterSet',
     'FabricNodeFilterSet',
@@ -260,3 +275,74 @@ class TrafficFlowFilterSet(NetBoxModelFilterSet):
             | Q(source_class__name__icontains=value)
             | Q(destination_class__name__icontains=value)
         )
+
+
+@register_filterset
+class ComplianceRunFilterSet(NetBoxModelFilterSet):
+    fabric_id = _multi(Fabric, _('Fabric (ID)'))
+    fabric = _multi(Fabric, _('Fabric (slug)'), field_name='fabric__slug', to_field_name='slug')
+    status = django_filters.MultipleChoiceFilter(choices=ComplianceRunStatusChoices)
+    user_id = django_filters.ModelMultipleChoiceFilter(queryset=User.objects.all(), label=_('User (ID)'))
+    user = django_filters.ModelMultipleChoiceFilter(
+        queryset=User.objects.all(), field_name='user__username', to_field_name='username', label=_('User (name)')
+    )
+    rule = django_filters.CharFilter(method='filter_rule', label=_('A finding of this rule (ID)'))
+
+    class Meta:
+        model = ComplianceRun
+        fields = ('id', 'score', 'rules', 'passed', 'failed', 'skipped', 'errored', 'finding_count', 'context_source')
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(Q(fabric__name__icontains=value) | Q(user__username__icontains=value))
+
+    def filter_rule(self, queryset, name, value):
+        """Runs in which the rule has findings (rule ids are the engine's; an unknown one matches no run)."""
+        return queryset.filter(findings__rule=value.strip()).distinct()
+
+
+@register_filterset
+class ComplianceFindingFilterSet(NetBoxModelFilterSet):
+    run_id = _multi(ComplianceRun, _('Run (ID)'))
+    fabric_id = _multi(Fabric, _('Fabric (ID)'), field_name='run__fabric')
+    fabric = _multi(Fabric, _('Fabric (slug)'), field_name='run__fabric__slug', to_field_name='slug')
+    rule = django_filters.MultipleChoiceFilter(choices=lambda: [(r.id, r.id) for r in _rules()], label=_('Rule'))
+    family = django_filters.MultipleChoiceFilter(choices=ComplianceFamilyChoices)
+    severity = django_filters.MultipleChoiceFilter(choices=ComplianceSeverityChoices)
+    device_id = django_filters.ModelChoiceFilter(
+        queryset=Device.objects.all(), method='filter_device', label=_('Device (ID)')
+    )
+    latest = django_filters.BooleanFilter(method='filter_latest', label=_("Only each fabric's latest run"))
+
+    class Meta:
+        model = ComplianceFinding
+        fields = ('id', 'object_type_id', 'object_id', 'object_repr')
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(
+            Q(rule__icontains=value)
+            | Q(title__icontains=value)
+            | Q(object_repr__icontains=value)
+            | Q(expected__icontains=value)
+            | Q(found__icontains=value)
+        )
+
+    def filter_device(self, queryset, name, value):
+        return queryset.filter(device_ids__contains=[value.pk]) if value else queryset
+
+    def filter_latest(self, queryset, name, value):
+        if value is None:
+            return queryset
+        # by fabric_id: 'fabric' would sort by the Fabric's own ordering, which DISTINCT ON refuses
+        runs = ComplianceRun.objects.order_by('fabric_id', '-created', '-pk').distinct('fabric_id')
+        latest = list(runs.values_list('pk', flat=True))
+        return queryset.filter(run__in=latest) if value else queryset.exclude(run__in=latest)
+
+
+def _rules():
+    from .checks.rules import RULES  # the rules import the apply engine: loaded when a filter is built, not here
+
+    return RULES

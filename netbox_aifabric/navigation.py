@@ -50,5 +50,21 @@ menu = PluginMenu(
                 _item('trafficflow', _('Traffic flows')),
             ),
         ),
+        (
+            _('Compliance'),
+            (
+                # made by the compliance job, never added by hand: no buttons
+                PluginMenuItem(
+                    link='plugins:netbox_aifabric:compliancerun_list',
+                    link_text=_('Compliance runs'),
+                    permissions=['netbox_aifabric.view_compliancerun'],
+                ),
+                PluginMenuItem(
+                    link='plugins:netbox_aifabric:compliancefinding_list',
+                    link_text=_('Compliance findings'),
+                    permissions=['netbox_aifabric.view_compliancefinding'],
+                ),
+            ),
+        ),
     ),
 )

@@ -18,6 +18,7 @@ from extras.models import ConfigTemplate
 from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 
+from .guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_SITE, GUIDE_TENANT
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
 __all__ = (
@@ -230,15 +231,9 @@ def load_traffic_classes(force=False, prefixes=None):
     return report
 
 
-DEMO_SITE = {'slug': 'ai-lab', 'name': 'AI Lab'}
-DEMO_POOLS = {
-    'loopback_pool': ('10.255.0.0/24', 'AI fabric loopbacks'),
-    'vtep_pool': ('10.255.1.0/24', 'AI fabric VTEP loopbacks'),
-    'p2p_pool': ('10.255.2.0/24', 'AI fabric leaf-spine /31 links'),
-    'mlag_peer_pool': ('10.255.3.0/28', 'AI fabric MLAG peer links'),
-    'management_pool': ('172.16.0.0/24', "AI fabric switches' out-of-band management ports"),
-    'jump_host_prefix': ('192.0.2.16/28', 'Admin jump hosts: the only source of SSH/HTTPS/SNMP to the switches'),
-}
+# The demo is the guide's cluster; its shape is declared once in guide.py
+DEMO_SITE = GUIDE_SITE
+DEMO_POOLS = GUIDE_POOLS
 
 
 @transaction.atomic
@@ -263,22 +258,25 @@ def load_demo(force=False):
         )
     rir = _sync(RIR, {'slug': 'private-asns'}, {'name': 'Private ASNs', 'is_private': True}, report)
     asn_range = _sync(
-        ASNRange, {'slug': 'ai-lab-leaves'}, {'name': 'AI Lab leaves', 'rir': rir, 'start': 65101, 'end': 65199}, report
+        ASNRange,
+        {'slug': 'ai-lab-leaves'},
+        {'name': 'AI Lab leaves', 'rir': rir, 'start': GUIDE_ASN['leaves'][0], 'end': GUIDE_ASN['leaves'][1]},
+        report,
     )
     report.merge(load_qos_presets(force))
     report.merge(load_traffic_classes(force, prefixes=prefixes))
     classes = {tc.slug: tc for tc in TrafficClass.objects.filter(slug__in=[e['slug'] for e in traffic_class_seed()])}
 
-    vrf = _sync(VRF, {'name': 'AI-CLUSTER'}, {'rd': '65100:50001', 'tenant': tenant}, report)
-    rt = _sync(RouteTarget, {'name': '65100:50001'}, {'tenant': tenant}, report)
+    vrf = _sync(VRF, {'name': GUIDE_TENANT['vrf']}, {'rd': GUIDE_TENANT['rd'], 'tenant': tenant}, report)
+    rt = _sync(RouteTarget, {'name': GUIDE_TENANT['rd']}, {'tenant': tenant}, report)
     evpn_tenant = _sync(
         EVPNTenant,
         {'slug': 'ai-cluster'},
         {
-            'name': 'AI Cluster',
+            'name': GUIDE_TENANT['name'],
             'tenant': tenant,
             'vrf': vrf,
-            'l3vni': 50001,
+            'l3vni': GUIDE_TENANT['l3vni'],
             'l2vni_base': None,
             'anycast_gateway_mac': '',
         },
@@ -287,7 +285,7 @@ def load_demo(force=False):
         m2m={
             'import_targets': [rt],
             'export_targets': [rt],
-            'traffic_classes': [classes['users'], classes['storage'], classes['rdma']],
+            'traffic_classes': [classes[slug] for slug in GUIDE_TENANT['classes']],
         },
     )
     _sync(
@@ -299,25 +297,10 @@ def load_demo(force=False):
             'status': 'draft',
             'design_option': 'evpn-vxlan',
             'underlay': 'ebgp',
-            'spine_count': 2,
-            'max_spines': 4,
-            'leaf_count': 2,
-            'max_leaves': 8,
-            'uplinks_per_spine': 1,
-            'max_parallel_uplinks': 2,
-            'server_count': 4,
-            'storage_count': 1,
-            'uplink_speed': 100,
-            'server_nic_count': 2,
-            'server_nic_speed': 25,
-            'rdma_nic_count': 1,
-            'rdma_nic_speed': 100,
-            'mtu': 9216,
+            **GUIDE_SHAPE,
+            **GUIDE_OVERLAY,
             'leaf_asn_range': asn_range,
-            'spine_asn': 65100,
-            'l2vni_base': 10000,
-            'anycast_gateway_mac': '02:00:00:00:00:aa',
-            'qos_profile': QoSProfile.objects.get(slug='nvidia-cumulus-lossless'),
+            'qos_profile': QoSProfile.objects.get(slug=GUIDE_QOS_PRESET),
             'description': "The guide's 4-node GPU cluster: 2 spines, 2 leaves, 4 GPU servers and a storage node",
             **pools,
         },

@@ -1,11 +1,23 @@
 import django_tables2 as tables
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from netbox.tables import NetBoxTable, PrimaryModelTable, columns
 
-from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
+from .models import (
+    ComplianceFinding,
+    ComplianceRun,
+    EVPNTenant,
+    Fabric,
+    FabricNode,
+    QoSProfile,
+    TrafficClass,
+    TrafficFlow,
+)
 
 __all__ = (
+    'ComplianceFindingTable',
+    'ComplianceRunTable',
     'EVPNTenantTable',
     'FabricNodeTable',
     'FabricTable',
@@ -328,4 +340,89 @@ class TrafficFlowTable(NetBoxTable):
         )
 
     def render_flow(self, record):
+        return str(record.pk)
+
+
+class ComplianceRunTable(NetBoxTable):
+    run = tables.Column(verbose_name=_('Run'), linkify=True, accessor='created', order_by=('created',))
+    fabric = tables.Column(verbose_name=_('Fabric'), linkify=True)
+    user = tables.Column(verbose_name=_('User'), default=_('scheduled'))
+    job = tables.TemplateColumn(
+        '{% if record.job %}<a href="{{ record.job.get_absolute_url }}">{{ record.job.pk }}</a>{% endif %}',
+        verbose_name=_('Job'),
+        order_by=('job',),
+    )
+    status = columns.ChoiceFieldColumn(verbose_name=_('Status'))
+    score = tables.TemplateColumn('{% if value is not None %}{{ value }} %{% endif %}', verbose_name=_('Score'))
+    finding_count = tables.Column(
+        verbose_name=_('Findings'),
+        linkify=lambda record: reverse('plugins:netbox_aifabric:compliancefinding_list') + f'?run_id={record.pk}',
+    )
+    actions = columns.ActionsColumn(actions=('delete',))
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:compliancerun_list')
+
+    class Meta(NetBoxTable.Meta):
+        model = ComplianceRun
+        fields = (
+            'pk',
+            'id',
+            'run',
+            'fabric',
+            'user',
+            'job',
+            'status',
+            'score',
+            'rules',
+            'passed',
+            'failed',
+            'skipped',
+            'errored',
+            'finding_count',
+            'context_source',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = ('run', 'fabric', 'user', 'status', 'score', 'passed', 'failed', 'finding_count')
+
+
+class ComplianceFindingTable(NetBoxTable):
+    finding = tables.Column(verbose_name=_('Finding'), linkify=True, accessor='pk')
+    run = tables.Column(verbose_name=_('Run'), linkify=True)
+    rule = tables.Column(verbose_name=_('Rule'))
+    title = tables.Column(verbose_name=_('Title'))
+    family = columns.ChoiceFieldColumn(verbose_name=_('Family'))
+    severity = columns.ChoiceFieldColumn(verbose_name=_('Severity'))
+    object_type = columns.ContentTypeColumn(verbose_name=_('Object type'))
+    object_repr = tables.Column(verbose_name=_('Object'))
+    expected = tables.Column(verbose_name=_('Expected'))
+    found = tables.Column(verbose_name=_('Found'))
+    fix = tables.Column(verbose_name=_('Fix'))
+    actions = columns.ActionsColumn(actions=('delete',))
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:compliancefinding_list')
+
+    class Meta(NetBoxTable.Meta):
+        model = ComplianceFinding
+        fields = (
+            'pk',
+            'id',
+            'finding',
+            'run',
+            'rule',
+            'title',
+            'family',
+            'severity',
+            'object_type',
+            'object_id',
+            'object_repr',
+            'expected',
+            'found',
+            'fix',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = ('finding', 'run', 'rule', 'severity', 'object_repr', 'expected', 'found')
+
+    def render_finding(self, record):
         return str(record.pk)

@@ -3,9 +3,9 @@ from django.contrib.contenttypes.models import ContentType
 from netbox.plugins import PluginTemplateExtension
 
 from .jobs import ApplyFabricJob, job_progress
-from .models import FabricNode, OwnedObject
+from .models import ComplianceFinding, ComplianceRun, FabricNode, OwnedObject
 
-__all__ = ('DeviceFabricPanel', 'FabricButtons', 'JobProgressPanel', 'template_extensions')
+__all__ = ('DeviceCompliancePanel', 'DeviceFabricPanel', 'FabricButtons', 'JobProgressPanel', 'template_extensions')
 
 
 class DeviceFabricPanel(PluginTemplateExtension):
@@ -57,4 +57,37 @@ class JobProgressPanel(PluginTemplateExtension):
         return self.render('netbox_aifabric/inc/job_progress.html', extra_context={'progress': progress})
 
 
-template_extensions = [DeviceFabricPanel, FabricButtons, JobProgressPanel]
+class DeviceCompliancePanel(PluginTemplateExtension):
+    """On a device's page: the device's findings in the latest compliance run of the fabric that owns it (as far as
+    the user may view runs and findings)."""
+
+    models = ['dcim.device']
+
+    def right_page(self):
+        device, user = self.context['object'], self.context['request'].user
+        if not user.has_perm('netbox_aifabric.view_compliancerun'):
+            return ''
+        owned = OwnedObject.objects.filter(
+            object_type=ContentType.objects.get_for_model(device), object_id=device.pk
+        ).first()
+        if owned is None:
+            return ''
+        run = (
+            ComplianceRun.objects.restrict(user, 'view')
+            .filter(fabric_id=owned.fabric_id)
+            .select_related('fabric')
+            .order_by('-created', '-pk')
+            .first()
+        )
+        findings = []
+        if run is not None and user.has_perm('netbox_aifabric.view_compliancefinding'):
+            findings = list(
+                ComplianceFinding.objects.restrict(user, 'view').filter(run=run, device_ids__contains=[device.pk])
+            )
+        return self.render(
+            'netbox_aifabric/inc/device_compliance_panel.html',
+            extra_context={'run': run, 'findings': findings, 'fabric_id': owned.fabric_id},
+        )
+
+
+template_extensions = [DeviceFabricPanel, DeviceCompliancePanel, FabricButtons, JobProgressPanel]

@@ -17,5 +17,9 @@ urlpatterns = (
     path('fabric-nodes/<int:pk>/', include(get_model_urls('netbox_aifabric', 'fabricnode'))),
     path('traffic-flows/', include(get_model_urls('netbox_aifabric', 'trafficflow', detail=False))),
     path('traffic-flows/<int:pk>/', include(get_model_urls('netbox_aifabric', 'trafficflow'))),
+    path('compliance-runs/', include(get_model_urls('netbox_aifabric', 'compliancerun', detail=False))),
+    path('compliance-runs/<int:pk>/', include(get_model_urls('netbox_aifabric', 'compliancerun'))),
+    path('compliance-findings/', include(get_model_urls('netbox_aifabric', 'compliancefinding', detail=False))),
+    path('compliance-findings/<int:pk>/', include(get_model_urls('netbox_aifabric', 'compliancefinding'))),
     path('wizard/', wizard.FabricWizardView.as_view(), name='fabric_wizard'),
 )

@@ -1,21 +1,41 @@
 """The fabric's Compliance tab: every rule's result by family, with severity, findings linked to their objects and
-change-log entries; and a button that runs the same checks as a NetBox job."""
+change-log entries; a button that runs the same checks as a NetBox job; the stored runs' history. And the stored
+compliance runs and findings (list, detail, delete: the compliance job makes them, nobody edits them)."""
 
 from django.shortcuts import redirect
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from extras.ui.panels import CustomFieldsPanel, TagsPanel
+from netbox.object_actions import BulkDelete, BulkExport, DeleteObject
+from netbox.ui import attrs, layout, panels
+from netbox.ui.panels import ObjectsTablePanel
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
+from . import filtersets, forms, tables
 from .checks.compliance import run_compliance
 from .checks.job import ComplianceJob
-from .models import Fabric
+from .checks.trend import trend_svg
+from .models import ComplianceFinding, ComplianceRun, Fabric
 from .ui.jobs import last_fabric_job, queue_fabric_job
 
-__all__ = ('FabricComplianceRunView', 'FabricComplianceView')
+__all__ = (
+    'ComplianceFindingBulkDeleteView',
+    'ComplianceFindingDeleteView',
+    'ComplianceFindingListView',
+    'ComplianceFindingView',
+    'ComplianceRunBulkDeleteView',
+    'ComplianceRunDeleteView',
+    'ComplianceRunListView',
+    'ComplianceRunView',
+    'FabricComplianceRunView',
+    'FabricComplianceView',
+)
 
 STATUS_COLORS = {'pass': 'green', 'fail': 'red', 'skip': 'secondary', 'error': 'orange'}
 SEVERITY_COLORS = {'error': 'red', 'warning': 'orange', 'info': 'blue'}
+HISTORY = 20  # stored runs shown on the tab and in its trend
 
 
 def last_job(fabric):
@@ -47,7 +67,28 @@ class FabricComplianceView(generic.ObjectView):
             )
             for _family, label, results in result.by_family()
         ]
-        return {'compliance': result, 'counts': result.counts, 'families': families, 'last_job': last_job(instance)}
+        return {
+            'compliance': result,
+            'counts': result.counts,
+            'families': families,
+            'last_job': last_job(instance),
+            **run_history(instance, request.user),
+        }
+
+
+def run_history(fabric, user, limit=HISTORY):
+    """The fabric's newest stored runs the user may view (newest first) and their trend (oldest first) as SVG."""
+    if not user.has_perm('netbox_aifabric.view_compliancerun'):
+        return {'history': None, 'trend': None}
+    runs = list(
+        ComplianceRun.objects.restrict(user, 'view')
+        .filter(fabric=fabric)
+        .select_related('user', 'job')
+        .order_by('-created', '-pk')[:limit]
+    )
+    points = [(f'{r.created:%Y-%m-%d %H:%M}', r.score, r.status) for r in reversed(runs)]
+    # svgwrite escapes every text it writes, so the document is safe to embed
+    return {'history': runs, 'trend': mark_safe(trend_svg(points)) if runs else None}
 
 
 @register_model_view(Fabric, 'compliance_run', path='compliance/run')
@@ -62,3 +103,107 @@ class FabricComplianceRunView(generic.ObjectView):
     def post(self, request, **kwargs):
         message = _('The compliance checks run in the background: <a href="{url}">job {id}</a>.')
         return queue_fabric_job(request, ComplianceJob, self.get_object(**kwargs), message, 'compliance')
+
+
+#
+# Stored runs and findings
+#
+
+
+class ComplianceRunPanel(panels.ObjectAttributesPanel):
+    fabric = attrs.RelatedObjectAttr('fabric', linkify=True)
+    created = attrs.DateTimeAttr('created', label=_('Time'))
+    user = attrs.RelatedObjectAttr('user', label=_('User'))
+    job = attrs.RelatedObjectAttr('job', linkify=True, label=_('Job'))
+    status = attrs.ChoiceAttr('status')
+    score = attrs.NumericAttr('score', label=_('Score (%)'))
+    rules = attrs.NumericAttr('rules')
+    passed = attrs.NumericAttr('passed')
+    failed = attrs.NumericAttr('failed')
+    skipped = attrs.NumericAttr('skipped')
+    errored = attrs.NumericAttr('errored', label=_('Broke'))
+    finding_count = attrs.NumericAttr('finding_count', label=_('Findings'))
+    context_source = attrs.TextAttr('context_source', label=_('Contexts from'))
+
+
+class ComplianceFindingPanel(panels.ObjectAttributesPanel):
+    run = attrs.RelatedObjectAttr('run', linkify=True)
+    rule = attrs.TextAttr('rule', style='font-monospace')
+    title = attrs.TextAttr('title')
+    family = attrs.ChoiceAttr('family')
+    severity = attrs.ChoiceAttr('severity')
+    object = attrs.GenericForeignKeyAttr('object', linkify=True, label=_('Object'))
+    object_repr = attrs.TextAttr('object_repr', label=_('Object (at the run)'))
+    expected = attrs.TextAttr('expected')
+    found = attrs.TextAttr('found')
+    fix = attrs.TextAttr('fix', label=_('Fix'))
+
+
+@register_model_view(ComplianceRun, 'list', path='', detail=False)
+class ComplianceRunListView(generic.ObjectListView):
+    queryset = ComplianceRun.objects.select_related('fabric', 'user', 'job')
+    filterset = filtersets.ComplianceRunFilterSet
+    filterset_form = forms.ComplianceRunFilterForm
+    table = tables.ComplianceRunTable
+    actions = (BulkExport, BulkDelete)
+
+
+@register_model_view(ComplianceRun)
+class ComplianceRunView(generic.ObjectView):
+    actions = (DeleteObject,)
+    queryset = ComplianceRun.objects.select_related('fabric', 'user', 'job')
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[ComplianceRunPanel(), TagsPanel()],
+        right_panels=[CustomFieldsPanel()],
+        bottom_panels=[
+            ObjectsTablePanel(
+                model='netbox_aifabric.ComplianceFinding',
+                filters={'run_id': lambda ctx: ctx['object'].pk},
+                exclude_columns=['run'],
+            )
+        ],
+    )
+
+
+@register_model_view(ComplianceRun, 'delete')
+class ComplianceRunDeleteView(generic.ObjectDeleteView):
+    queryset = ComplianceRun.objects.all()
+
+
+@register_model_view(ComplianceRun, 'bulk_delete', path='delete', detail=False)
+class ComplianceRunBulkDeleteView(generic.BulkDeleteView):
+    queryset = ComplianceRun.objects.all()
+    filterset = filtersets.ComplianceRunFilterSet
+    table = tables.ComplianceRunTable
+
+
+@register_model_view(ComplianceFinding, 'list', path='', detail=False)
+class ComplianceFindingListView(generic.ObjectListView):
+    queryset = ComplianceFinding.objects.select_related('run', 'run__fabric', 'object_type')
+    filterset = filtersets.ComplianceFindingFilterSet
+    filterset_form = forms.ComplianceFindingFilterForm
+    table = tables.ComplianceFindingTable
+    actions = (BulkExport, BulkDelete)
+
+
+@register_model_view(ComplianceFinding)
+class ComplianceFindingView(generic.ObjectView):
+    actions = (DeleteObject,)
+    queryset = ComplianceFinding.objects.select_related('run', 'object_type')
+    template_name = 'generic/object.html'
+    layout = layout.SimpleLayout(
+        left_panels=[ComplianceFindingPanel(), TagsPanel()], right_panels=[CustomFieldsPanel()]
+    )
+
+
+@register_model_view(ComplianceFinding, 'delete')
+class ComplianceFindingDeleteView(generic.ObjectDeleteView):
+    queryset = ComplianceFinding.objects.all()
+
+
+@register_model_view(ComplianceFinding, 'bulk_delete', path='delete', detail=False)
+class ComplianceFindingBulkDeleteView(generic.BulkDeleteView):
+    queryset = ComplianceFinding.objects.all()
+    filterset = filtersets.ComplianceFindingFilterSet
+    table = tables.ComplianceFindingTable

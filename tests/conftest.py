@@ -6,7 +6,15 @@
 
 A collection with a test that has no tier, or two, stops before any test runs, naming the tests. So does a ``pure``
 test that is a Django database test case (it would need the database the pure tier does not set up).
+
+A run of the pure tier alone (``-m pure`` or ``-m 'pure and ...'``) does not import the test modules that mark only
+``netbox`` (and never ``pure``): their tests would be deselected anyway, and importing them cost about 10 of the
+pure tier's seconds (``test_wizard.py`` resolves URLs at import, which builds NetBox's URL conf and GraphQL schema).
+The full run (scripts/test, CI) collects and tier-checks every module.
 """
+
+import re
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +35,30 @@ def tier_problems(items) -> list[str]:
             if issubclass(item.cls, TransactionTestCase):
                 problems.append(f'{item.nodeid}: marked pure but a Django database test case')
     return problems
+
+
+def selects_pure_only(markexpr: str) -> bool:
+    """True when the -m expression selects only the pure tier: exactly ``pure``, or ``pure and <more>``."""
+    expr = ' '.join(markexpr.split())
+    return expr == 'pure' or expr.startswith('pure and ')
+
+
+_NETBOX_MARK = re.compile(r'\bpytest\.mark\.netbox\b')
+_PURE_MARK = re.compile(r'\bpytest\.mark\.pure\b')
+
+
+def netbox_only_module(path: Path) -> bool:
+    """A test module that marks netbox somewhere and pure nowhere: none of its tests can be in the pure tier."""
+    text = path.read_text(encoding='utf-8')
+    return bool(_NETBOX_MARK.search(text)) and not _PURE_MARK.search(text)
+
+
+def pytest_ignore_collect(collection_path, config):
+    if collection_path.suffix != '.py' or not collection_path.name.startswith('test_'):
+        return None
+    if selects_pure_only(config.getoption('markexpr', '') or '') and netbox_only_module(collection_path):
+        return True
+    return None  # pytest decides as usual
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything: every collected test is checked

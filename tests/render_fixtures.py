@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from netbox_aifabric.guide import GUIDE_POOLS, GUIDE_QOS_PRESET
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.render.context import build_contexts
 
@@ -39,13 +40,15 @@ DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
 # Guide examples beyond one per design: name (examples/guide-<name>.yaml) → the fabric design it is an example of.
 VARIANTS = {'evpn-mh': 'evpn-vxlan'}  # EVPN multihoming: an ESI-LAG pair instead of MLAG
 GUIDES = (*DESIGNS, *VARIANTS)
-QOS_PRESET = 'nvidia-cumulus-lossless'
+QOS_PRESET = GUIDE_QOS_PRESET
 # the demo's jump-host subnet, as the seed sets it: inside MGMT, clear of the gateway (.1) and the leaves' own SVI
 # addresses (.2/.3 of a rack subnet; the top of an EVPN subnet), inside rack 1's MGMT subnet in the routed design
-JUMP_HOSTS = '192.0.2.16/28'
+JUMP_HOSTS = GUIDE_POOLS['jump_host_prefix'][0]
 
 
 def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
+    """``intent_of`` (render/context.py) of the demo fabric, without the database: built from the same seed data.
+    tests/integration/test_guide_intent.py holds it equal to the real ``intent_of`` of the seeded demo."""
     classes = json.loads((DATA / 'traffic_classes.json').read_text())
     preset = next(p for p in json.loads((DATA / 'qos_presets.json').read_text()) if p['slug'] == QOS_PRESET)
     names = {tc['slug']: tc['name'] for tc in classes}

@@ -1,6 +1,9 @@
 """``GET /api/plugins/aifabric/fabrics/{id}/compliance/``: every compliance rule on the fabric, run now, as the
 Compliance tab shows it; ``POST`` runs the same checks as a NetBox job (202 with the job). Both need the fabric's view
-permission (object constraints included: a fabric outside them is a 404); POST needs a write-enabled token."""
+permission (object constraints included: a fabric outside them is a 404); POST needs a write-enabled token.
+
+``compliance-runs`` and ``compliance-findings``: the stored runs and their findings, read-only (the compliance job
+makes them), filterable, restricted by NetBox's object permissions as every NetBox endpoint."""
 
 from drf_spectacular.utils import OpenApiResponse, OpenApiTypes, extend_schema
 from rest_framework import status
@@ -10,12 +13,15 @@ from rest_framework.response import Response
 
 from core.api.serializers import JobSerializer
 from netbox.api.authentication import TokenPermissions
+from netbox.api.viewsets import NetBoxReadOnlyModelViewSet
 
+from .. import filtersets
 from ..checks.compliance import run_compliance
 from ..checks.job import ComplianceJob
-from ..models import Fabric
+from ..models import ComplianceFinding, ComplianceRun, Fabric
+from .serializers import ComplianceFindingSerializer, ComplianceRunSerializer
 
-__all__ = ('FabricComplianceMixin',)
+__all__ = ('ComplianceFindingViewSet', 'ComplianceRunViewSet', 'FabricComplianceMixin')
 
 
 class FabricCompliancePermission(TokenPermissions):
@@ -50,3 +56,15 @@ class FabricComplianceMixin:
             return Response(body, status=status.HTTP_202_ACCEPTED)
         result = run_compliance(fabric, user=request.user).to_dict()
         return Response({**result, 'fabric': fabric.pk, 'fabric_name': result['fabric']})
+
+
+class ComplianceRunViewSet(NetBoxReadOnlyModelViewSet):
+    queryset = ComplianceRun.objects.select_related('fabric', 'user', 'job')
+    serializer_class = ComplianceRunSerializer
+    filterset_class = filtersets.ComplianceRunFilterSet
+
+
+class ComplianceFindingViewSet(NetBoxReadOnlyModelViewSet):
+    queryset = ComplianceFinding.objects.select_related('run', 'run__fabric', 'object_type')
+    serializer_class = ComplianceFindingSerializer
+    filterset_class = filtersets.ComplianceFindingFilterSet

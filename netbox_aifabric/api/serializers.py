@@ -21,9 +21,10 @@ from ipam.api.serializers import (
     VRFSerializer,
 )
 from ipam.models import VLAN, RouteTarget
-from netbox.api.fields import ChoiceField, RelatedObjectCountField, SerializedPKRelatedField
+from netbox.api.fields import ChoiceField, ContentTypeField, RelatedObjectCountField, SerializedPKRelatedField
 from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
 from tenancy.api.serializers import TenantSerializer
+from users.api.serializers import UserSerializer
 
 from ..choices import (
     BmcAttachmentChoices,
@@ -41,9 +42,23 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
+from ..models import (
+    ComplianceFamilyChoices,
+    ComplianceFinding,
+    ComplianceRun,
+    ComplianceRunStatusChoices,
+    ComplianceSeverityChoices,
+    EVPNTenant,
+    Fabric,
+    FabricNode,
+    QoSProfile,
+    TrafficClass,
+    TrafficFlow,
+)
 
 __all__ = (
+    'ComplianceFindingSerializer',
+    'ComplianceRunSerializer',
     'EVPNTenantSerializer',
     'FabricNodeSerializer',
     'FabricSerializer',
@@ -513,3 +528,78 @@ class TrafficFlowSerializer(NestedLookupMixin, NetBoxModelSerializer):
             'last_updated',
         )
         brief_fields = ('description', 'display', 'gbps', 'id', 'url')
+
+
+#
+# Compliance runs and findings (read-only: the compliance job makes them)
+#
+
+
+class ComplianceRunSerializer(NetBoxModelSerializer):
+    fabric = FabricSerializer(nested=True, read_only=True)
+    user = UserSerializer(nested=True, read_only=True)
+    job = JobSerializer(nested=True, read_only=True)
+    status = ChoiceField(choices=ComplianceRunStatusChoices, read_only=True)
+
+    class Meta:
+        model = ComplianceRun
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'fabric',
+            'user',
+            'job',
+            'status',
+            'score',
+            'rules',
+            'passed',
+            'failed',
+            'skipped',
+            'errored',
+            'finding_count',
+            'context_source',
+            'rule_results',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        read_only_fields = fields
+        brief_fields = ('display', 'failed', 'finding_count', 'id', 'score', 'status', 'url')
+
+
+class ComplianceFindingSerializer(NetBoxModelSerializer):
+    run = ComplianceRunSerializer(nested=True, read_only=True)
+    family = ChoiceField(choices=ComplianceFamilyChoices, read_only=True)
+    severity = ChoiceField(choices=ComplianceSeverityChoices, read_only=True)
+    object_type = ContentTypeField(read_only=True)
+
+    class Meta:
+        model = ComplianceFinding
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'run',
+            'rule',
+            'title',
+            'family',
+            'severity',
+            'object_type',
+            'object_id',
+            'object_repr',
+            'targets',
+            'device_ids',
+            'expected',
+            'found',
+            'fix',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        read_only_fields = fields
+        brief_fields = ('display', 'id', 'object_repr', 'rule', 'severity', 'url')

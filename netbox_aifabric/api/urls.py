@@ -1,6 +1,6 @@
 from netbox.api.routers import NetBoxRouter
 
-from . import views
+from . import compliance, views
 
 app_name = 'netbox_aifabric-api'
 
@@ -11,5 +11,7 @@ router.register('evpn-tenants', views.EVPNTenantViewSet)
 router.register('fabrics', views.FabricViewSet)
 router.register('fabric-nodes', views.FabricNodeViewSet)
 router.register('traffic-flows', views.TrafficFlowViewSet)
+router.register('compliance-runs', compliance.ComplianceRunViewSet)
+router.register('compliance-findings', compliance.ComplianceFindingViewSet)
 
 urlpatterns = router.urls

@@ -32,9 +32,10 @@ from netbox.constants import ADVISORY_LOCK_KEYS
 from netbox.context import query_cache
 from vpn.models import L2VPN, L2VPNTermination
 
+from ..facts import PEER_LINK_LAG, cabling_facts, server_port_modes
 from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
-from ..render.context import CONTEXT_KEY, PEER_LINK_LAG, SERVER_BOND, build_contexts, intent_of, server_port_modes
+from ..render.context import CONTEXT_KEY, build_contexts, intent_of
 from .permissions import ObjectPermissions
 from .spec import fabric_spec
 
@@ -364,6 +365,13 @@ def _rack_subnets(fabric, plan):
             )
 
 
+def _lag_description(lag, on_server: bool) -> str:
+    """A LAG's NetBox description: the MLAG peer link, a server's bond to its leaves, a leaf's bond toward a server."""
+    if lag.peer_link:
+        return 'MLAG peer link'
+    return 'bond to the leaves' if on_server else f'{lag.peer_device} bond'
+
+
 def _on(interface_key):
     """IP address values assigning it to the interface desired under ``interface_key``."""
     return {
@@ -496,30 +504,12 @@ def _device_objects(fabric, plan):
             management_ports.add((node.name, ports[node.role]))
         if node.vtep and node.mlag_role != 'secondary':
             interfaces[node.name]['Loopback1'] = ('virtual', None, 'VTEP')
-    for attachment in plan.attachments:
-        if attachment.lag:
-            interfaces[attachment.server][SERVER_BOND] = ('lag', None, 'bond to the leaves')
-            for leaf, _ in attachment.members:
-                interfaces[leaf][attachment.lag] = ('lag', None, f'{attachment.server} bond')
-    for link in plan.links:
-        if link.kind == 'mlag-peer':
-            for leaf in (link.a_node, link.b_node):
-                interfaces[leaf][PEER_LINK_LAG] = ('lag', None, 'MLAG peer link')
-    member_lag = {}
-    for attachment in plan.attachments:
-        for leaf, port in attachment.members:
-            member_lag[leaf, port] = attachment.lag
-    for link in plan.links:
-        for node, interface, peer, peer_interface in (
-            (link.a_node, link.a_interface, link.b_node, link.b_interface),
-            (link.b_node, link.b_interface, link.a_node, link.a_interface),
-        ):
-            lag = None
-            if link.kind == 'mlag-peer':
-                lag = PEER_LINK_LAG
-            elif link.kind == 'server':
-                lag = member_lag.get((node, interface)) or (SERVER_BOND if node in kinds else None)
-            interfaces[node][interface] = (INTERFACE_TYPES.get(link.speed, 'other'), lag, f'{peer} {peer_interface}')
+    # ports, LAGs and memberships from the cabling facts the contexts are built from (one truth for names)
+    for device, cabling in cabling_facts(plan).items():
+        for lag in cabling.lags:
+            interfaces[device][lag.name] = ('lag', None, _lag_description(lag, device in kinds))
+        for port in cabling.ports:
+            interfaces[device][port.name] = (INTERFACE_TYPES.get(port.speed, 'other'), port.lag, port.description)
 
     vlan_modes = server_port_modes(plan)
     # a port of the device type keeps its template's type (a 1G BMC on a 25G SFP28 port is still an SFP28 port)

@@ -25,17 +25,23 @@ from dataclasses import dataclass
 from ..planner import SpecError
 
 __all__ = (
+    'BREAKOUT',
     'LOWER_SPEEDS',
     'PORT_USES',
+    'Breakout',
     'HardwarePort',
     'RoleNeeds',
+    'apply_breakouts',
     'assign_ports',
+    'breakout_facts',
+    'breakout_names',
     'check_port_map_shape',
     'natural_key',
     'type_speed',
 )
 
 PORT_USES = {'leaf': ('server', 'rdma', 'uplink', 'peer_link', 'bmc'), 'spine': ('downlink',)}
+BREAKOUT = 'breakout'  # a port-map key of either role: ["swp1..swp8:4x25G"] splits those ports before any use
 USE_LABELS = {
     'server': 'server ports',
     'rdma': 'RDMA ports',
@@ -56,6 +62,7 @@ LOWER_SPEEDS = {
     'osfp': (200, 100),
 }
 _SPEED = re.compile(r'^(\d+(?:\.\d+)?)(g|t)?base-')
+_BREAKOUT = re.compile(r'^(?P<ports>[^:]+):(?P<count>[248])x(?P<speed>\d+)G$')
 _RANGE = '..'
 
 
@@ -113,7 +120,10 @@ def check_port_map_shape(value) -> list[str]:
             errors.append(f'{role}: a mapping of use to port names, e.g. {{"uplink": ["Ethernet53/1"]}}')
             continue
         for use, names in uses.items():
-            if use not in PORT_USES[role]:
+            if use == BREAKOUT:
+                if not isinstance(names, list) or not all(isinstance(n, str) and _BREAKOUT.match(n) for n in names):
+                    errors.append(f'{role}.{BREAKOUT}: a list of "<ports>:<lanes>x<speed>G", e.g. "swp1..swp8:4x25G"')
+            elif use not in PORT_USES[role]:
                 errors.append(f'{role}.{use}: unknown use (a {role} has {", ".join(PORT_USES[role])})')
             elif not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
                 errors.append(f'{role}.{use}: a list of interface names ("A..B" for a run of ports)')
@@ -225,3 +235,84 @@ def _taken_text(owner, ports, speed):
     if not used:
         return 'none of them in use'
     return ', '.join(f'{n} for {USE_LABELS[use]}' for use, n in used.items())
+
+
+@dataclass(frozen=True)
+class Breakout:
+    """One lane group of a broken-out port: its parent port, how many lanes the parent splits into and their speed."""
+
+    parent: str
+    count: int
+    speed: int
+    position: int = 0  # which lane group of the parent, from 0
+
+    @property
+    def mode(self) -> str:
+        return f'{self.count}x{self.speed}G'
+
+
+def breakout_names(name: str, count: int, lanes: str | None = None) -> list[str] | None:
+    """The names a NOS gives the ``count`` ports of a broken-out ``name``: EOS ``Ethernet49/1`` → ``Ethernet49/1``…
+    ``/4``; Cumulus ``swp49`` → ``swp49s0``…``s3``; SONiC ``Ethernet48`` with lanes ``49,50,51,52`` → ``Ethernet48``…
+    ``Ethernet51`` (one name per lane group, numbered by its first lane). None when the naming is unknown."""
+    if match := re.fullmatch(r'(\D+)(\d+)/1', name):
+        return [f'{match[1]}{match[2]}/{i}' for i in range(1, count + 1)]
+    if re.fullmatch(r'swp\d+', name):
+        return [f'{name}s{i}' for i in range(count)]
+    if (match := re.fullmatch(r'Ethernet(\d+)', name)) and lanes and len(lanes.split(',')) % count == 0:
+        step = len(lanes.split(',')) // count
+        return [f'Ethernet{int(match[1]) + i * step}' for i in range(count)]
+    return None
+
+
+def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entries, facts=None):
+    """``(ports, {child name: Breakout})``: ``ports`` with each port the port map breaks out replaced, in place, by
+    its lane ports at the breakout speed. A named SpecError on ``port_map.<role>.breakout`` for an entry that is not
+    ``<ports>:<count>x<speed>G``, a port missing from the device type, lanes faster than the port, or a port whose
+    lane names the plugin cannot derive."""
+    field = f'port_map.{role}.{BREAKOUT}'
+    order = {port.name: i for i, port in enumerate(ports)}
+    by_name = {port.name: port for port in ports}
+    split = {}
+    for entry in entries or ():
+        match = _BREAKOUT.match(entry) if isinstance(entry, str) else None
+        if not match:
+            raise SpecError(field, f'{entry!r}: write "<ports>:<lanes>x<speed>G", e.g. "swp1..swp8:4x25G"')
+        count, speed = int(match['count']), int(match['speed'])
+        for name in _expand(field, [match['ports'].strip()], order, device_type):
+            parent = by_name[name]
+            if count * speed > parent.speed:
+                raise SpecError(field, f'{name} runs {parent.speed}G: {count} lanes at {speed}G need {count * speed}G')
+            children = breakout_names(name, count, ((facts or {}).get(name) or {}).get('lanes'))
+            if children is None:
+                raise SpecError(field, f'{name}: the lane names of a breakout are known for EOS (…/1), Cumulus (swpN) '
+                                       'and SONiC ports with lanes data')  # fmt: skip
+            split[name] = [(child, Breakout(name, count, speed, i)) for i, child in enumerate(children)]
+    result, breakouts = [], {}
+    for port in ports:
+        for child, breakout in split.get(port.name, [(None, None)]):
+            if child is None:
+                result.append(port)
+            else:
+                result.append(HardwarePort(child, breakout.speed))
+                breakouts[child] = breakout
+    return result, breakouts
+
+
+def breakout_facts(breakouts: dict, facts: dict) -> dict:
+    """The platform facts of the lane ports: each takes its share of the parent's lanes (SONiC's PORT ``lanes``), the
+    parent's index, and the parent's alias with ``/<lane group>`` (an assumption: HWSKUs name them in hwsku.json)."""
+    out = {}
+    for child, breakout in breakouts.items():
+        parent = facts.get(breakout.parent)
+        if not parent:
+            continue
+        lanes = parent['lanes'].split(',')
+        step = len(lanes) // breakout.count
+        first = breakout.position * step
+        out[child] = {
+            'lanes': ','.join(lanes[first : first + step]),
+            'alias': f'{parent["alias"]}/{breakout.position + 1}',
+            'index': parent['index'],
+        }
+    return out

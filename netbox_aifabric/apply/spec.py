@@ -14,6 +14,7 @@ target becomes the planner's, which warns about the leaves above it.
 """
 
 from ..choices import BmcAttachmentChoices, LeafPairingChoices
+from ..facts.platform_ports import port_facts
 from ..planner import (
     FabricSpec,
     Maximums,
@@ -28,9 +29,18 @@ from ..planner import (
     TrafficClass,
 )
 from ..validators import m2m_members
-from .hardware import USE_LABELS, HardwarePort, RoleNeeds, assign_ports, natural_key, type_speed
+from .hardware import (
+    BREAKOUT,
+    USE_LABELS,
+    HardwarePort,
+    RoleNeeds,
+    apply_breakouts,
+    assign_ports,
+    natural_key,
+    type_speed,
+)
 
-__all__ = ('SERVERS_PER_LEAF', 'device_type_ports', 'fabric_spec', 'hardware_platforms')
+__all__ = ('SERVERS_PER_LEAF', 'device_type_ports', 'fabric_spec', 'hardware_platforms', 'role_ports')
 
 SERVERS_PER_LEAF = 48
 STORAGE_SLOTS = 8  # the last server ports of the first leaf pair are kept for storage nodes
@@ -44,19 +54,61 @@ def _prefix(prefix):
 def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
     """The planner spec of ``fabric`` (reads its nodes, pools, traffic classes, tenants and QoS-relevant settings);
     with ``pending``, the traffic classes and tenants a form or serializer is about to save (see ``m2m_members``)."""
-    slug = fabric.slug
-    nics = fabric.server_nic_count
     members = sorted(fabric.planned_nodes()[0], key=lambda n: (n.group, n.node_id))
-    spines = tuple(Node(n.node_id, n.name) for n in members if n.group == 'spine')
     leaf_nodes = [n for n in members if n.group == 'leaf']
-    leaves = tuple(Node(n.node_id, n.name) for n in leaf_nodes)
-    by_pair = {}
-    for n in leaf_nodes:
-        by_pair.setdefault(n.pair or n.node_id, []).append(n.node_id)
-    pairs = {number: tuple(ids) for number, ids in sorted(by_pair.items())}
+    pairs = _leaf_groups(leaf_nodes)
     leaf_pairs = tuple(ids for ids in pairs.values() if len(ids) > 1)
     evpn_mh = fabric.leaf_pairing == LeafPairingChoices.EVPN_MH
     mlag_pairs = () if evpn_mh else leaf_pairs
+    servers = _servers(members, pairs, fabric.server_nic_count)
+    leaf_platform, spine_platform, servers_per_leaf = _platforms(fabric, servers, leaf_nodes, mlag_pairs, evpn_mh)
+    classes, tenants = _overlay(fabric, pending)
+    asn_range = fabric.leaf_asn_range
+    return FabricSpec(
+        name=fabric.slug,
+        design=fabric.design_option,
+        underlay=fabric.underlay,
+        maximums=Maximums(
+            fabric.max_spines, fabric.max_leaves, fabric.max_parallel_uplinks, servers_per_leaf=servers_per_leaf
+        ),
+        pools=_pools(fabric),
+        management_gateway=str(fabric.management_gateway) if fabric.management_gateway else None,
+        bmc=fabric.bmc_attachment,
+        spines=tuple(Node(n.node_id, n.name) for n in members if n.group == 'spine'),
+        leaves=tuple(Node(n.node_id, n.name) for n in leaf_nodes),
+        servers=tuple(servers),
+        uplinks_per_spine=fabric.uplinks_per_spine,
+        mlag_pairs=mlag_pairs,
+        mh_pairs=leaf_pairs if evpn_mh else (),
+        spine_asn=fabric.spine_asn,
+        leaf_asn_range=(asn_range.start, asn_range.end) if asn_range else None,
+        l2vni_base=fabric.l2vni_base,
+        anycast_gateway_mac=fabric.anycast_gateway_mac or None,
+        traffic_classes=classes,
+        tenants=tenants,
+        nics=NicLayout(
+            fabric.server_nic_count, fabric.server_nic_speed, fabric.rdma_nic_count, fabric.rdma_nic_speed, BMC_SPEED
+        ),
+        leaf_platform=leaf_platform,
+        spine_platform=spine_platform,
+        mtu=fabric.mtu,
+        oversubscription_target=(
+            float(fabric.oversubscription_target) if fabric.oversubscription_target is not None else None
+        ),
+    )
+
+
+def _leaf_groups(leaf_nodes) -> dict:
+    """``{pair number: leaf ids}``: the leaves of each pair (a leaf without a pair is its own group)."""
+    by_pair = {}
+    for n in leaf_nodes:
+        by_pair.setdefault(n.pair or n.node_id, []).append(n.node_id)
+    return {number: tuple(ids) for number, ids in sorted(by_pair.items())}
+
+
+def _servers(members, pairs, nics) -> list[Server]:
+    """The GPU servers and storage nodes with their port index and leaves: GPU servers fill a pair's first server
+    ports, storage nodes the last ``STORAGE_SLOTS`` (so adding GPU servers never moves a storage node)."""
     fallback = next(iter(pairs.values()), (1,))
     gpu_per_group = SERVERS_PER_LEAF - STORAGE_SLOTS
     servers = []
@@ -70,7 +122,12 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
             group = pairs.get(n.pair or 1, fallback)
             port = gpu_per_group + n.node_id
             servers.append(Server(((n.pair or 1) - 1) * SERVERS_PER_LEAF + port, n.name, group[:nics], 'storage'))
+    return servers
 
+
+def _platforms(fabric, servers, leaf_nodes, mlag_pairs, evpn_mh):
+    """``(leaf platform, spine platform, servers per leaf)``: the device types' real ports where the fabric names
+    device types (``hardware_platforms``), else the generic port blocks."""
     per_leaf_rdma = -(-fabric.rdma_nic_count // max(fabric.server_nic_count, 1))
     bmc_on_leaf = fabric.bmc_attachment == BmcAttachmentChoices.LEAF
     hardware, servers_per_leaf = hardware_platforms(
@@ -80,7 +137,7 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
     rdma_first = SERVERS_PER_LEAF + 1
     uplink_first = rdma_first + SERVERS_PER_LEAF * per_leaf_rdma
     leaf_platform = Platform(
-        name=f'{slug} leaf',
+        name=f'{fabric.slug} leaf',
         server_ports=PortRange(1, SERVERS_PER_LEAF, fabric.server_nic_speed),
         rdma_ports=PortRange(rdma_first, SERVERS_PER_LEAF * per_leaf_rdma, fabric.rdma_nic_speed),
         uplink_ports=PortRange(uplink_first, uplink_ports, fabric.uplink_speed),
@@ -90,80 +147,54 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
         bmc_ports=PortRange(uplink_first + uplink_ports + 2, SERVERS_PER_LEAF, BMC_SPEED) if bmc_on_leaf else None,
     )
     spine_platform = Platform(
-        name=f'{slug} spine',
+        name=f'{fabric.slug} spine',
         downlink_ports=PortRange(1, fabric.max_leaves * fabric.max_parallel_uplinks, fabric.uplink_speed),
     )
-    leaf_platform = hardware.get('leaf', leaf_platform)
-    spine_platform = hardware.get('spine', spine_platform)
+    return hardware.get('leaf', leaf_platform), hardware.get('spine', spine_platform), servers_per_leaf
 
-    if pending:  # the members a form or serializer is about to save (Fabric.clean() plans before the save)
+
+def _overlay(fabric, pending):
+    """The fabric's traffic classes with a VLAN and its EVPN tenants (with the VLANs of theirs the fabric carries),
+    as saved or, with ``pending``, as a form or serializer is about to save them (Fabric.clean() plans first)."""
+    if pending:
         classes, members = m2m_members(fabric, 'traffic_classes'), m2m_members(fabric, 'tenants')
     else:
         classes, members = fabric.traffic_classes.all(), fabric.tenants.all()
     classes = [tc for tc in classes if tc.vid is not None]
     fabric_vids = {tc.vid for tc in classes}
-    tenants = []
-    for tenant in members:
-        vids = [vid for vid in tenant.get_member_vids() if vid in fabric_vids]
-        tenants.append(
-            Tenant(
-                tenant.name,
-                tenant.vrf.name if tenant.vrf else tenant.name,
-                tenant.l3vni,
-                tuple(vids),
-                tenant.l2vni_base,
-            )
+    tenants = tuple(
+        Tenant(
+            tenant.name,
+            tenant.vrf.name if tenant.vrf else tenant.name,
+            tenant.l3vni,
+            tuple(vid for vid in tenant.get_member_vids() if vid in fabric_vids),
+            tenant.l2vni_base,
         )
-    asn_range = fabric.leaf_asn_range
-    return FabricSpec(
-        name=slug,
-        design=fabric.design_option,
-        underlay=fabric.underlay,
-        maximums=Maximums(
-            fabric.max_spines, fabric.max_leaves, fabric.max_parallel_uplinks, servers_per_leaf=servers_per_leaf
-        ),
-        pools=Pools(
-            loopback=_prefix(fabric.loopback_pool) or '',
-            p2p=_prefix(fabric.p2p_pool),
-            vtep=_prefix(fabric.vtep_pool),
-            mlag_peer=_prefix(fabric.mlag_peer_pool),
-            management=_prefix(fabric.management_pool),
-        ),
-        management_gateway=str(fabric.management_gateway) if fabric.management_gateway else None,
-        bmc=fabric.bmc_attachment,
-        spines=spines,
-        leaves=leaves,
-        servers=tuple(servers),
-        uplinks_per_spine=fabric.uplinks_per_spine,
-        mlag_pairs=mlag_pairs,
-        mh_pairs=leaf_pairs if evpn_mh else (),
-        spine_asn=fabric.spine_asn,
-        leaf_asn_range=(asn_range.start, asn_range.end) if asn_range else None,
-        l2vni_base=fabric.l2vni_base,
-        anycast_gateway_mac=fabric.anycast_gateway_mac or None,
-        traffic_classes=tuple(
-            TrafficClass(
-                tc.name,
-                tc.vid,
-                tc.vrf.name if tc.vrf else None,
-                _prefix(tc.prefix),
-                tc.lossless,
-                tc.mtu,
-                routed=tc.routed,
-                purpose=tc.purpose,
-            )
-            for tc in classes
-        ),
-        tenants=tuple(tenants),
-        nics=NicLayout(
-            fabric.server_nic_count, fabric.server_nic_speed, fabric.rdma_nic_count, fabric.rdma_nic_speed, BMC_SPEED
-        ),
-        leaf_platform=leaf_platform,
-        spine_platform=spine_platform,
-        mtu=fabric.mtu,
-        oversubscription_target=(
-            float(fabric.oversubscription_target) if fabric.oversubscription_target is not None else None
-        ),
+        for tenant in members
+    )
+    traffic_classes = tuple(
+        TrafficClass(
+            tc.name,
+            tc.vid,
+            tc.vrf.name if tc.vrf else None,
+            _prefix(tc.prefix),
+            tc.lossless,
+            tc.mtu,
+            routed=tc.routed,
+            purpose=tc.purpose,
+        )
+        for tc in classes
+    )
+    return traffic_classes, tenants
+
+
+def _pools(fabric) -> Pools:
+    return Pools(
+        loopback=_prefix(fabric.loopback_pool) or '',
+        p2p=_prefix(fabric.p2p_pool),
+        vtep=_prefix(fabric.vtep_pool),
+        mlag_peer=_prefix(fabric.mlag_peer_pool),
+        management=_prefix(fabric.management_pool),
     )
 
 
@@ -180,6 +211,18 @@ def device_type_ports(device_type) -> list[HardwarePort]:
         if speed is not None:
             ports.append(HardwarePort(name, *speed))
     return sorted(ports, key=lambda p: natural_key(p.name))
+
+
+def role_ports(fabric, role):
+    """``(data ports, {lane port: Breakout})`` of the role's device type after the port map's breakouts (``[], {}``
+    without a device type); a bad breakout entry is a named SpecError on ``port_map.<role>.breakout``."""
+    device_type = getattr(fabric, f'{role}_device_type')
+    if device_type is None:
+        return [], {}
+    entries = ((fabric.port_map or {}).get(role) or {}).get(BREAKOUT)
+    return apply_breakouts(
+        role, str(device_type), device_type_ports(device_type), entries, port_facts(device_type.slug)
+    )
 
 
 def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, leaf_names=None):
@@ -220,7 +263,7 @@ def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, lea
         device_type = getattr(fabric, f'{role}_device_type')
         if device_type is None:
             continue
-        ports = device_type_ports(device_type)
+        ports, _ = role_ports(fabric, role)
         if not ports:
             continue
         blocks = assign_ports(role, str(device_type), ports, needs, port_map.get(role) or {})

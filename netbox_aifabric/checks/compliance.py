@@ -4,7 +4,10 @@ linked (URL and last change-log entry), as far as the user may see them.
 - Contexts: each applied device's stored ``aifabric`` context (what ConfigTemplates and Ansible read); a fabric never
   applied is checked on the contexts its plan would give (``context_source = 'plan'``).
 - Drift: the apply engine's own diff (``apply.engine.diff_fabric(fabric, confirm_delete=True)``): what an apply would
-  update, create, delete or refuse is what differs between NetBox and the applied plan.
+  update, create, delete or refuse is what differs between NetBox and the applied plan; a device's context that differs
+  from the plan's is the Automation family's ``automation-stale``, not drift.
+- Automation: the fabric's devices the plan gives a context, their config templates (as NetBox resolves them) and the
+  switches rendered with them (``render.configs.ConfigRenderer``, as ``render-config`` renders).
 """
 
 from collections import defaultdict
@@ -19,11 +22,12 @@ from ipam.models import VLAN, VRF
 from ..apply.engine import diff_fabric
 from ..models import OwnedObject
 from ..planner import PlanError
+from ..render.configs import ConfigRenderer, fabric_devices
 from ..render.context import CONTEXT_KEY, build_contexts, intent_of
-from .engine import DriftItem, Facts, Obj, run_rules
+from .engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
 from .rules import RULES
 
-__all__ = ('drift_items', 'fabric_facts', 'link_objects', 'run_compliance')
+__all__ = ('automation_facts', 'drift_items', 'fabric_facts', 'link_objects', 'run_compliance')
 
 IGNORED = ('keep', 'use', 'adopt')  # in step with the plan, or an adoption the next apply makes
 
@@ -43,18 +47,45 @@ def fabric_facts(fabric) -> Facts:
         for d in Device.objects.filter(pk__in=device_ids).only('name', 'local_context_data')
         if (d.local_context_data or {}).get(CONTEXT_KEY)
     }
-    plan, drift = None, None
+    plan, drift, planned, automation = None, None, None, None
     try:
         plan, changes = diff_fabric(fabric, confirm_delete=True)
     except PlanError as e:
-        errors['plan'] = errors['drift'] = f'the plan fails: {e}'
+        errors['plan'] = errors['drift'] = errors['automation'] = f'the plan fails: {e}'
     else:
+        planned = build_contexts(plan, intent)
         if records:
-            drift = drift_items(changes, records, contexts, build_contexts(plan, intent))
+            drift = drift_items(changes, records)
+            automation = automation_facts(fabric, plan, planned)
     source = 'devices'
     if not contexts and plan is not None:
-        contexts, source = build_contexts(plan, intent), 'plan'
-    return Facts(fabric.name, contexts, intent, plan, drift, fabric.oversubscription_target, source, errors)
+        contexts, source = planned, 'plan'
+    return Facts(
+        fabric.name,
+        contexts,
+        intent,
+        plan,
+        drift,
+        fabric.oversubscription_target,
+        source,
+        errors,
+        planned=planned,
+        automation=automation,
+    )
+
+
+def automation_facts(fabric, plan, planned) -> dict:
+    """``{device name: DeviceAutomation}`` for the fabric's devices the plan gives a context: the switches (the plan's
+    nodes) with their config template's name and render error, rendered as ``render-config`` would."""
+    switches = {node.name for node in plan.nodes}
+    devices = fabric_devices(fabric).filter(name__in=list(planned))
+    facts = {}
+    for config in ConfigRenderer().render_all(devices.filter(name__in=list(switches))):
+        template = config.config_template
+        facts[config.device.name] = DeviceAutomation(True, template.name if template else None, config.error)
+    for name in devices.exclude(name__in=list(switches)).values_list('name', flat=True):
+        facts[name] = DeviceAutomation(False)
+    return facts
 
 
 def _current(obj, name):
@@ -64,9 +95,9 @@ def _current(obj, name):
     return value if isinstance(value, int | bool) or value is None else str(value)
 
 
-def drift_items(changes, records, stored, planned) -> list[DriftItem]:
+def drift_items(changes, records) -> list[DriftItem]:
     """The apply engine's changes as drift items: what the plan wants (``expected``) and what NetBox has
-    (``found``), owned objects that are gone marked ``deleted``."""
+    (``found``), owned objects that are gone marked ``deleted``. A device's context is left to ``automation-stale``."""
     instances = defaultdict(dict)
     for c in changes:
         if c.action == 'update' and c.pk is not None:
@@ -79,16 +110,11 @@ def drift_items(changes, records, stored, planned) -> list[DriftItem]:
             continue
         device = c.key.split(':')[1] if c.key.startswith('interface:') else None
         if c.action == 'update' and c.pk is None:  # a value set on a device (its context, its primary IP)
-            record = records.get(c.object)
-            name = c.object.split(':', 1)[1]
-            obj = Obj('dcim.device', name, pk=record.object_id if record else None)
-            if 'local_context_data' in c.fields:
-                keys = sorted(k for k in planned.get(name, {}) if planned[name][k] != stored.get(name, {}).get(k))
-                expected = {CONTEXT_KEY: 'as the plan and intent give it'}
-                found = {CONTEXT_KEY: f'differs in {", ".join(keys) or "its keys"}'}
-            else:
-                expected, found = c.fields, {k: '—' for k in c.fields}
-            items.append(DriftItem('update', c.key, obj, expected, found))
+            fields = {k: v for k, v in c.fields.items() if k != 'local_context_data'}
+            if fields:
+                record = records.get(c.object)
+                obj = Obj('dcim.device', c.object.split(':', 1)[1], pk=record.object_id if record else None)
+                items.append(DriftItem('update', c.key, obj, fields, {k: '—' for k in fields}))
             continue
         if c.action == 'update':
             instance = instances[c.model].get(c.pk)

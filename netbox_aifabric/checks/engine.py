@@ -16,6 +16,7 @@ __all__ = (
     'FAMILIES',
     'SEVERITIES',
     'ComplianceResult',
+    'DeviceAutomation',
     'DriftItem',
     'Facts',
     'Finding',
@@ -27,7 +28,13 @@ __all__ = (
 )
 
 SEVERITIES = ('error', 'warning', 'info')
-FAMILIES = {'drift': 'Drift', 'fabric': 'Fabric', 'roce': 'RoCE/QoS', 'security': 'Security'}
+FAMILIES = {
+    'drift': 'Drift',
+    'fabric': 'Fabric',
+    'roce': 'RoCE/QoS',
+    'security': 'Security',
+    'automation': 'Automation',
+}
 
 
 class Skip(Exception):  # noqa: N818  (a rule's outcome, not an error)
@@ -103,12 +110,25 @@ class DriftItem:
     deleted: bool = False
 
 
+@dataclass(frozen=True)
+class DeviceAutomation:
+    """What the Automation rules know of a device besides its context: whether it is a switch (servers get a context
+    but no config), the name of its config template (None: none assigned) and its render's error (None: it rendered,
+    or was not rendered for want of a template)."""
+
+    switch: bool
+    config_template: str | None = None
+    render_error: str | None = None
+
+
 @dataclass
 class Facts:
     """What the rules read. ``contexts``: ``{device name: aifabric context}`` (``context_source`` says whether they are
     the devices' stored contexts or built from the plan); ``intent``: ``render.context.intent_of``'s dict; ``plan``:
     the planner's Plan; ``drift``: the drift items, None when the fabric was never applied; ``errors``: why a fact is
-    missing (e.g. ``{'plan': 'the plan failed: ...'}``)."""
+    missing (e.g. ``{'plan': 'the plan failed: ...'}``); ``planned``: the contexts the plan and intent give now (None
+    when the plan fails); ``automation``: ``{device name: DeviceAutomation}`` for every device the plan gives a
+    context, None when not gathered."""
 
     fabric: str
     contexts: dict
@@ -118,6 +138,8 @@ class Facts:
     oversubscription_target: float | None = None
     context_source: str = 'devices'
     errors: dict = field(default_factory=dict)
+    planned: dict | None = None
+    automation: dict | None = None
 
 
 @dataclass

@@ -1,24 +1,50 @@
-"""The compliance run as a NetBox Job (on demand or scheduled, run by NetBox's RQ worker): the result in the Job's
-data."""
+"""The compliance run as a NetBox Job (on demand or scheduled, run by NetBox's RQ worker): the result stored as a
+ComplianceRun with its findings, and in the Job's data.
 
-from netbox.jobs import JobRunner
+The schedule is a NetBox system job (``ScheduledComplianceJob``): every ``compliance_interval`` minutes (the plugin's
+setting; 0 or None: off) it runs every fabric that has been applied. ``netbox rqworker`` schedules it when it starts.
+"""
 
-from .compliance import run_compliance
+from django.core.exceptions import ImproperlyConfigured
 
-__all__ = ('ComplianceJob',)
+from netbox.jobs import JobRunner, system_job
+from netbox.plugins import get_plugin_config
+from netbox.registry import registry
+
+from ..models import Fabric
+from .runs import run_and_record
+
+__all__ = ('ComplianceJob', 'ScheduledComplianceJob', 'compliance_interval', 'schedule_compliance')
+
+SETTING = 'compliance_interval'
+
+
+def compliance_interval() -> int | None:
+    """The schedule's interval in minutes from ``PLUGINS_CONFIG['netbox_aifabric']['compliance_interval']``; None when
+    off (0 or None). Anything but a whole number of minutes is refused, naming the setting."""
+    value = get_plugin_config('netbox_aifabric', SETTING)
+    if value in (None, 0):
+        return None
+    if type(value) is not int or value < 0:
+        raise ImproperlyConfigured(
+            f"PLUGINS_CONFIG['netbox_aifabric']['{SETTING}'] must be a whole number of minutes (0 or None: off), "
+            f'not {value!r}'
+        )
+    return value
 
 
 class ComplianceJob(JobRunner):
-    """Run every compliance rule on the job's fabric; ``job.data`` holds the result (``ComplianceResult.to_dict``).
-    Findings do not fail the job (its data says ``ok: false``); a rule that breaks is an ``error`` result."""
+    """Run every compliance rule on the job's fabric and store the run (a ComplianceRun by the job's user); ``job.data``
+    holds the result (``ComplianceResult.to_dict``) and the run's id. Findings do not fail the job (its data says
+    ``ok: false``); a rule that breaks is an ``error`` result."""
 
     class Meta:
         name = 'AI fabric compliance'
 
     def run(self, *args, **kwargs):
         fabric = self.job.object
-        result = run_compliance(fabric)
-        self.job.data = result.to_dict()
+        result, run = run_and_record(fabric, user=self.job.user, job=self.job)
+        self.job.data = {**result.to_dict(), 'run': run.pk}
         counts = result.counts
         summary = ', '.join(f'{counts[k]} {k}' for k in ('pass', 'fail', 'skip', 'error'))
         (self.logger.info if result.ok else self.logger.warning)(
@@ -29,3 +55,37 @@ class ComplianceJob(JobRunner):
                 f'{rule.id}: {", ".join(str(o) for o in finding.objects)}: expected {finding.expected}, '
                 f'found {finding.found}'
             )
+
+
+class ScheduledComplianceJob(JobRunner):
+    """Every applied fabric's compliance run, stored (no user: the schedule's); one fabric's failure is logged and the
+    others still run. Switched off since it was scheduled, it runs nothing and does not schedule itself again."""
+
+    class Meta:
+        name = 'AI fabric compliance (scheduled)'
+
+    def run(self, *args, **kwargs):
+        if compliance_interval() is None:
+            self.logger.info(f'{SETTING} is off: nothing run, not scheduled again')
+            self.job.interval = None  # JobRunner.handle reschedules only a job with an interval
+            return
+        runs = []
+        for fabric in Fabric.objects.filter(owned_objects__isnull=False).distinct().order_by('name'):
+            try:
+                _result, run = run_and_record(fabric, job=self.job)
+            except Exception as e:  # noqa: BLE001  (one fabric's error must not hide the others' runs)
+                self.logger.error(f'{fabric}: {type(e).__name__}: {e}')
+                continue
+            runs.append(run.pk)
+            self.logger.info(f'{fabric}: {run.get_status_display()}, score {run.score}, {run.finding_count} finding(s)')
+        self.job.data = {'runs': runs}
+
+
+def schedule_compliance():
+    """Register (or unregister) the scheduled run as a NetBox system job with the interval from the settings; called
+    from the plugin's ``ready()``."""
+    interval = compliance_interval()
+    if interval is None:
+        registry['system_jobs'].pop(ScheduledComplianceJob, None)
+        return None
+    return system_job(interval)(ScheduledComplianceJob)

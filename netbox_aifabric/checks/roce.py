@@ -1,7 +1,7 @@
 """RoCE/QoS rules (the guide's list): PFC only on the RDMA class, ECN wherever PFC is, one DSCP → priority → queue map
 matching the profile, and one jumbo MTU along every path. On the devices' ``aifabric`` contexts and the intent. Pure."""
 
-from ..render.context import PFC_KINDS, _qos
+from ..facts import PFC_KINDS, qos_facts
 from .engine import Facts, Finding, Obj, Rule, Skip
 from .fabric import device, interface, leaves, switches
 
@@ -76,7 +76,8 @@ def check_ecn(facts: Facts):
 def check_qos_map(facts: Facts):
     """Every switch's DSCP → priority and priority → traffic class maps and PFC priorities are the profile's."""
     _need_intent(facts)
-    expected = _qos(facts.intent)
+    fabric_qos = qos_facts(facts.intent['qos'], facts.intent['traffic_classes'])
+    expected = fabric_qos.as_context() if fabric_qos is not None else None
     for name, ctx in switches(facts).items():
         qos = ctx.get('qos')
         if expected is None and qos is None:

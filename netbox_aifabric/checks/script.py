@@ -30,7 +30,7 @@ class Linked:
 class FabricComplianceReport(Script):
     class Meta:
         name = 'AI fabric compliance'
-        description = 'Drift, fabric, RoCE/QoS and security rules of the AI fabrics (netbox-aifabric)'
+        description = 'Drift, fabric, RoCE/QoS, security and automation rules of the AI fabrics (netbox-aifabric)'
         commit_default = False
         scheduling_enabled = True
 
@@ -79,3 +79,6 @@ class FabricComplianceReport(Script):
 
     def test_4_security(self):
         self._family('security')
+
+    def test_5_automation(self):
+        self._family('automation')

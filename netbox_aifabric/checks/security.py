@@ -2,6 +2,7 @@
 matrix proof in :mod:`.matrix`: USERS never reaches MGMT, no class reaches one it may not, management only from the
 jump hosts, the management VLAN never on a server's data ports. Pure."""
 
+from ..facts import PEER_LINK_LAG
 from .engine import Facts, Finding, Obj, Rule, Skip
 from .fabric import device, interface, switches
 from .matrix import evaluate, management_violations, violations
@@ -81,7 +82,7 @@ def check_bmc_vlan(facts: Facts):
     classes = _classes(facts)
     hidden = {c['vid']: name for name, c in classes.items() if c['purpose'] in HIDDEN_PURPOSES}
     for name, ctx in sorted(facts.contexts.items()):
-        bonds = [g for g in ctx['lags'] if g.get('description') != 'MLAG peer link']
+        bonds = [g for g in ctx['lags'] if g['name'] != PEER_LINK_LAG]  # the peer link is a trunk of every VLAN
         for port in [p for p in ctx['interfaces'] if p['kind'] == 'server'] + bonds:
             vids = set(port.get('tagged_vlans') or ()) | (
                 {port['untagged_vlan']} if port.get('untagged_vlan') else set()

@@ -1,12 +1,13 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from dcim.models import Site
+from dcim.models import Device, Site
 from ipam.models import VLAN, VRF, RouteTarget
 from netbox.forms import NetBoxModelFilterSetForm, PrimaryModelFilterSetForm
 from tenancy.models import Tenant
+from users.models import User
 from utilities.forms import BOOLEAN_WITH_BLANK_CHOICES
-from utilities.forms.fields import DynamicModelMultipleChoiceField, TagFilterField
+from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, TagFilterField
 from utilities.forms.rendering import FieldSet
 
 from ..choices import (
@@ -21,9 +22,22 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from ..models import (
+    ComplianceFamilyChoices,
+    ComplianceFinding,
+    ComplianceRun,
+    ComplianceRunStatusChoices,
+    ComplianceSeverityChoices,
+    EVPNTenant,
+    Fabric,
+    FabricNode,
+    QoSProfile,
+    TrafficClass,
+)
 
 __all__ = (
+    'ComplianceFindingFilterForm',
+    'ComplianceRunFilterForm',
     'EVPNTenantFilterForm',
     'FabricFilterForm',
     'FabricNodeFilterForm',
@@ -135,3 +149,35 @@ class FabricNodeFilterForm(NetBoxModelFilterSetForm):
     role = forms.MultipleChoiceField(choices=FabricNodeRoleChoices, required=False, label=_('Role'))
     adopted = _yes_no(_('Adopted'))
     tag = TagFilterField(model)
+
+
+class ComplianceRunFilterForm(NetBoxModelFilterSetForm):
+    model = ComplianceRun
+    fieldsets = (FieldSet('q', 'filter_id', 'tag'), FieldSet('fabric_id', 'status', 'user_id', 'rule', name=_('Run')))
+    fabric_id = DynamicModelMultipleChoiceField(queryset=Fabric.objects.all(), required=False, label=_('Fabric'))
+    status = forms.MultipleChoiceField(choices=ComplianceRunStatusChoices, required=False, label=_('Status'))
+    user_id = DynamicModelMultipleChoiceField(queryset=User.objects.all(), required=False, label=_('User'))
+    rule = forms.CharField(required=False, label=_('With findings of rule'))
+    tag = TagFilterField(model)
+
+
+class ComplianceFindingFilterForm(NetBoxModelFilterSetForm):
+    model = ComplianceFinding
+    fieldsets = (
+        FieldSet('q', 'filter_id', 'tag'),
+        FieldSet('fabric_id', 'run_id', 'latest', 'family', 'severity', 'rule', 'device_id', name=_('Finding')),
+    )
+    fabric_id = DynamicModelMultipleChoiceField(queryset=Fabric.objects.all(), required=False, label=_('Fabric'))
+    run_id = DynamicModelMultipleChoiceField(queryset=ComplianceRun.objects.all(), required=False, label=_('Run'))
+    latest = _yes_no(_("Each fabric's latest run"))
+    family = forms.MultipleChoiceField(choices=ComplianceFamilyChoices, required=False, label=_('Family'))
+    severity = forms.MultipleChoiceField(choices=ComplianceSeverityChoices, required=False, label=_('Severity'))
+    rule = forms.MultipleChoiceField(choices=lambda: [(r.id, r.id) for r in _rules()], required=False, label=_('Rule'))
+    device_id = DynamicModelChoiceField(queryset=Device.objects.all(), required=False, label=_('Device'))
+    tag = TagFilterField(model)
+
+
+def _rules():
+    from ..checks.rules import RULES  # the rules import the apply engine: loaded when the form is built
+
+    return RULES

@@ -1,3 +1,4 @@
+from .compliance import *
 from .evpn import *
 from .fabrics import *
 from .flows import *

@@ -4,7 +4,8 @@ Unknown keys, wrong types and missing required keys raise :class:`SpecError` nam
 silently dropped.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from .errors import SpecError
 from .spec import (
@@ -23,8 +24,11 @@ from .spec import (
 
 __all__ = ('load_spec',)
 
+# A field's converter: (the key's path for errors, the raw value) → the checked value, or SpecError
+type Converter = Callable[[str, Any], Any]
 
-def _shown(value) -> str:
+
+def _shown(value: object) -> str:
     """A wrong value as an error message shows it: scalars as written (shortened), containers by their kind only
     (their repr may be huge, or endless for YAML aliases)."""
     if isinstance(value, int) and not isinstance(value, bool) and not -(10**20) < value < 10**20:
@@ -35,80 +39,86 @@ def _shown(value) -> str:
     return type(value).__name__
 
 
-def _mapping(path, value):
+def _mapping(path: str, value: object) -> Mapping[Any, Any]:
     if not isinstance(value, Mapping):
         raise SpecError(path, f'expected a mapping, got {type(value).__name__}')
     return value
 
 
-def _list(path, value):
+def _list(path: str, value: object) -> list[Any] | tuple[Any, ...]:
     if not isinstance(value, list | tuple):
         raise SpecError(path, f'expected a list, got {type(value).__name__}')
     return value
 
 
-def _int(path, value):
+def _int(path: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise SpecError(path, f'expected an integer, got {_shown(value)}')
     return value
 
 
-def _str(path, value):
+def _str(path: str, value: object) -> str:
     if not isinstance(value, str):
         raise SpecError(path, f'expected a string, got {_shown(value)}')
     return value
 
 
-def _number(path, value):
+def _number(path: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise SpecError(path, f'expected a number, got {value!r}')
     return float(value)
 
 
-def _bool(path, value):
+def _bool(path: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise SpecError(path, f'expected true or false, got {_shown(value)}')
     return value
 
 
-def _ints(path, value):
+def _ints(path: str, value: object) -> tuple[int, ...]:
     return tuple(_int(f'{path}[{i}]', v) for i, v in enumerate(_list(path, value)))
 
 
-def _optional(kind):
-    def convert(path, value):
+def _optional(kind: Converter) -> Converter:
+    def convert(path: str, value: object) -> Any:
         return None if value is None else kind(path, value)
 
     return convert
 
 
-def _record(path, data, cls, fields, required=()):
+def _record[T](
+    path: str, data: object, cls: Callable[..., T], fields: Mapping[str, Converter], required: Sequence[str] = ()
+) -> T:
     """``cls(**converted)`` from ``data`` with ``fields = {key: converter}``; unknown and missing keys are errors."""
-    data = _mapping(path, data)
-    unknown = sorted(set(data) - set(fields), key=str)  # YAML keys may be numbers or null, too
+    mapping = _mapping(path, data)
+    unknown = sorted(set(mapping) - set(fields), key=str)  # YAML keys may be numbers or null, too
     if unknown:
         key = unknown[0] if isinstance(unknown[0], str) and unknown[0] else repr(unknown[0])  # '' must show
         raise SpecError(f'{path}.{key}' if path else key, f'unknown key (known: {", ".join(fields)})')
-    missing = [key for key in required if key not in data]
+    missing = [key for key in required if key not in mapping]
     if missing:
         raise SpecError(f'{path}.{missing[0]}' if path else missing[0], 'required key is missing')
     return cls(
-        **{key: convert(f'{path}.{key}' if path else key, data[key]) for key, convert in fields.items() if key in data}
+        **{
+            key: convert(f'{path}.{key}' if path else key, mapping[key])
+            for key, convert in fields.items()
+            if key in mapping
+        }
     )
 
 
-def _each(kind):
-    def convert(path, value):
+def _each(kind: Converter) -> Converter:
+    def convert(path: str, value: object) -> tuple[Any, ...]:
         return tuple(kind(f'{path}[{i}]', item) for i, item in enumerate(_list(path, value)))
 
     return convert
 
 
-def _strs(path, value):
+def _strs(path: str, value: object) -> tuple[str, ...]:
     return tuple(_str(f'{path}[{i}]', v) for i, v in enumerate(_list(path, value)))
 
 
-def _port_range(path, data):
+def _port_range(path: str, data: object) -> PortRange:
     """A port block: ``first``/``count`` numbered ports, or explicit ``names``; ``speed`` always."""
     block = _record(
         path,
@@ -117,12 +127,12 @@ def _port_range(path, data):
         {'first': _int, 'count': _int, 'speed': _int, 'names': _strs, 'interface': _optional(_str), 'speeds': _ints},
         ('speed',),
     )
-    if not block.names and 'count' not in data:
+    if not block.names and 'count' not in _mapping(path, data):
         raise SpecError(f'{path}.count', 'required key is missing (or give the ports as names)')
     return block
 
 
-def _platform(path, data):
+def _platform(path: str, data: object) -> Platform:
     return _record(
         path,
         data,
@@ -143,11 +153,11 @@ def _platform(path, data):
     )
 
 
-def _node(path, data):
+def _node(path: str, data: object) -> Node:
     return _record(path, data, Node, {'id': _int, 'name': _str}, ('id', 'name'))
 
 
-def _server(path, data):
+def _server(path: str, data: object) -> Server:
     return _record(
         path,
         data,
@@ -157,7 +167,7 @@ def _server(path, data):
     )
 
 
-def _traffic_class(path, data):
+def _traffic_class(path: str, data: object) -> TrafficClass:
     return _record(
         path,
         data,
@@ -177,7 +187,7 @@ def _traffic_class(path, data):
     )
 
 
-def _tenant(path, data):
+def _tenant(path: str, data: object) -> Tenant:
     return _record(
         path,
         data,
@@ -187,18 +197,18 @@ def _tenant(path, data):
     )
 
 
-def _asn_range(path, value):
+def _asn_range(path: str, value: object) -> tuple[int, ...]:
     values = _ints(path, value)
     if len(values) != 2:
         raise SpecError(path, f'expected [first, last], got {len(values)} values')
     return values
 
 
-def _pairs(path, value):
+def _pairs(path: str, value: object) -> tuple[tuple[int, ...], ...]:
     return tuple(_ints(f'{path}[{i}]', pair) for i, pair in enumerate(_list(path, value)))
 
 
-FIELDS = {
+FIELDS: dict[str, Converter] = {
     'name': _str,
     'design': _str,
     'underlay': _str,
@@ -250,7 +260,7 @@ FIELDS = {
 REQUIRED = ('name', 'design', 'maximums', 'pools')
 
 
-def load_spec(data: Mapping) -> FabricSpec:
+def load_spec(data: object) -> FabricSpec:
     """Convert plain data to a :class:`FabricSpec` (see ``docs/planner.md`` and ``docs/fabric-spec.schema.json``).
 
     Raises:
@@ -260,7 +270,7 @@ def load_spec(data: Mapping) -> FabricSpec:
     return _record('', data, FabricSpec, FIELDS, REQUIRED)
 
 
-def _check_document(data):
+def _check_document(data: object) -> None:
     """The whole spec must be a mapping; an empty file (YAML and JSON ``null``) says so in words."""
     wanted = f'a mapping with {", ".join(REQUIRED[:-1])} and {REQUIRED[-1]}'
     if data is None:

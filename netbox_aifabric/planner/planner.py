@@ -6,9 +6,10 @@ Everything a plan hands out is an allocation under a stable key, pinned by ``pre
 """
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import Any, cast
 
 import netaddr
 
@@ -19,11 +20,19 @@ from .previous import check_previous
 from .racks import Rack, check_pairs, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
 from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
-from .spec import NON_DATA_PURPOSES, FabricSpec
+from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
 from .validate import management_gateway, server_slot, validate_spec
 from .warnings import spec_warnings
 
 __all__ = ('plan_fabric',)
+
+# (key, pool name, preferred index, node name)
+type AddressRequest = tuple[str, str, int, str]
+# (key, role, node id, use, preferred index)
+type PortRequest = tuple[str, str, int, str, int]
+# (key, class, vid, leaf id, rack id or None, host index)
+type SviRequest = tuple[str, TrafficClass, int, int, int | None, int]
+type AddressPool = Pool | ManagementPool | AsnPool
 
 POOL_OF_KIND = {
     'loopback': 'loopback',
@@ -46,16 +55,17 @@ class _State:
     pinned: dict[str, str]
     values: dict[str, str] = field(default_factory=dict)
     names: dict[tuple[str, int], str] = field(default_factory=dict)  # (role, node id) -> hostname
-    blocks: dict[str, tuple[Pool, int]] = field(default_factory=dict)  # new /31s: key -> (pool, block index)
+    # new addresses: key -> (pool, block index); the /31s of links come from a Pool
+    blocks: dict[str, tuple[Pool | ManagementPool, int]] = field(default_factory=dict)
 
-    def give(self, key: str, allocate) -> str:
+    def give(self, key: str, allocate: Callable[[], str]) -> str:
         """The pinned value of ``key``, else ``allocate()``; recorded in ``values``."""
         value = self.pinned[key] if key in self.pinned else allocate()
         self.values[key] = value
         return value
 
 
-def plan_fabric(spec: FabricSpec, previous: Plan | Mapping | None = None, release: bool = False) -> Plan:
+def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = None, release: bool = False) -> Plan:
     """Number a fabric.
 
     Args:
@@ -139,7 +149,7 @@ def _check_speeds(spec: FabricSpec) -> None:
 
 def _mlag_primaries(spec: FabricSpec) -> dict[int, int]:
     """``{leaf id: primary leaf id}`` of MLAG pairs (the lower id is the primary)."""
-    primary_of = {}
+    primary_of: dict[int, int] = {}
     for pair in spec.mlag_pairs:
         primary = min(pair)
         for leaf in pair:
@@ -152,7 +162,7 @@ def _uplink_index(spec: FabricSpec, leaf: int, spine: int, n: int) -> int:
     return (leaf - 1) * m.spines * m.parallel_uplinks + (spine - 1) * m.parallel_uplinks + n - 1
 
 
-def _address_requests(spec: FabricSpec):
+def _address_requests(spec: FabricSpec) -> Iterator[AddressRequest]:
     """Every address/ASN to allocate: (key, pool, preferred index, node name). Secondaries of an MLAG pair share the
     primary's VTEP and ASN, so only primaries ask for them."""
     m, primary_of = spec.maximums, _mlag_primaries(spec)
@@ -179,7 +189,12 @@ def _address_requests(spec: FabricSpec):
             yield f'mgmt:leaf:{leaf.id}', 'management', m.spines + leaf.id, leaf.name
 
 
-def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...], address_requests, port_requests) -> set[str]:
+def _current_keys(
+    spec: FabricSpec,
+    racks: tuple[Rack, ...],
+    address_requests: Iterable[AddressRequest],
+    port_requests: Iterable[PortRequest],
+) -> set[str]:
     """The keys this spec allocates (a previous plan's other keys belong to removed nodes)."""
     keys = {key for key, *_ in address_requests}
     keys.update(key for key, *_ in port_requests)
@@ -193,14 +208,23 @@ def _current_keys(spec: FabricSpec, racks: tuple[Rack, ...], address_requests, p
     return keys
 
 
-def _address_pools(spec, networks, held, reserved, address_requests):
+def _address_pools(
+    spec: FabricSpec,
+    networks: dict[str, netaddr.IPNetwork],
+    held: dict[str, str],
+    reserved: set[str],
+    address_requests: Iterable[AddressRequest],
+) -> dict[str, AddressPool]:
+    """The pools of the spec's networks and the leaf ASN range, held allocations pinned, each told its need."""
     m = spec.maximums
     needs = pool_needs(m.spines, m.leaves, m.parallel_uplinks)
-    pools = {name: Pool(name, net, needs[name]) for name, net in networks.items() if name != 'management'}
+    pools: dict[str, AddressPool] = {
+        name: Pool(name, net, needs[name]) for name, net in networks.items() if name != 'management'
+    }
     if 'management' in networks:
         network = networks['management']
         pools['management'] = ManagementPool(network, management_gateway(spec, network))
-    if spec.underlay == 'ebgp':
+    if spec.underlay == 'ebgp' and spec.leaf_asn_range is not None:  # validate_spec: eBGP has a range
         pools['leaf_asn'] = AsnPool(*spec.leaf_asn_range)
     _hold(pools, held, reserved)
     for _, pool_name, *_ in address_requests:
@@ -208,9 +232,9 @@ def _address_pools(spec, networks, held, reserved, address_requests):
     return pools
 
 
-def _hold(pools, held, reserved):
+def _hold(pools: dict[str, AddressPool], held: dict[str, str], reserved: set[str]) -> None:
     """Pin each held allocation in its own pool and hold the blocks any pinned address overlaps in every other pool."""
-    addresses = []
+    addresses: list[tuple[str, netaddr.IPNetwork]] = []
     for key in sorted(held):
         kind = key.split(':', 1)[0]
         pool = pools.get(POOL_OF_KIND.get(kind, ''))
@@ -225,13 +249,16 @@ def _hold(pools, held, reserved):
                 pool.reserve(key, network)
 
 
-def _allocate_addresses(state, pools, address_requests):
+def _allocate_addresses(
+    state: _State, pools: dict[str, AddressPool], address_requests: Iterable[AddressRequest]
+) -> None:
+    """Give each requested address or ASN: pinned, else its preferred block, else the first free one."""
     for key, pool_name, preferred, node in address_requests:
         pool = pools[pool_name]
 
-        def allocate(pool=pool, pool_name=pool_name, key=key, preferred=preferred, node=node):
+        def allocate(pool: AddressPool = pool, key: str = key, preferred: int = preferred, node: str = node) -> str:
             index = pool.take(key, preferred, node)
-            if pool_name == 'leaf_asn':
+            if isinstance(pool, AsnPool):  # the leaf_asn pool
                 return str(pool.start + index)
             state.blocks[key] = (pool, index)
             return pool.address(index)
@@ -239,10 +266,11 @@ def _allocate_addresses(state, pools, address_requests):
         state.give(key, allocate)
 
 
-def _rdma_ports(spec: FabricSpec, server) -> list[tuple[int, int, int]]:
+def _rdma_ports(spec: FabricSpec, server: Server) -> list[tuple[int, int, int]]:
     """``(r, leaf id, preferred port index)`` of each RDMA NIC: in a rail group NIC r goes to leaf r of the group;
     otherwise the NICs spread over the bond leaves, alternating by server id so both leaves carry RDMA."""
-    slot, out = server_slot(spec, server.id), []
+    slot = server_slot(spec, server.id)
+    out: list[tuple[int, int, int]] = []
     group = spec.rail_groups[server.rail_group].leaves if server.rail_group is not None else None
     n = len(server.leaves)
     for r in range(spec.nics.rdma_count):
@@ -253,14 +281,14 @@ def _rdma_ports(spec: FabricSpec, server) -> list[tuple[int, int, int]]:
     return out
 
 
-def _uplink_ports(spec: FabricSpec, leaf: int, spine: int, n: int):
+def _uplink_ports(spec: FabricSpec, leaf: int, spine: int, n: int) -> Iterator[PortRequest]:
     """The leaf and spine port requests of uplink ``n`` between ``leaf`` and ``spine``."""
     p = spec.maximums.parallel_uplinks
     yield f'port:leaf:{leaf}:uplink:{spine}:{n}', 'leaf', leaf, 'uplink', (spine - 1) * p + n - 1
     yield f'port:spine:{spine}:downlink:{leaf}:{n}', 'spine', spine, 'downlink', (leaf - 1) * p + n - 1
 
 
-def _port_requests(spec: FabricSpec):
+def _port_requests(spec: FabricSpec) -> Iterator[PortRequest]:
     """Every switch port to allocate: (key, role, node id, use, preferred index), in a fixed order."""
     spines = sorted(spec.spines, key=lambda n: n.id)
     for leaf in sorted(spec.leaves, key=lambda n: n.id):
@@ -269,19 +297,19 @@ def _port_requests(spec: FabricSpec):
                 yield from _uplink_ports(spec, leaf.id, spine.id, n)
     members = len(spec.leaf_platform.peer_link_interfaces())
     for pair in sorted(tuple(sorted(pair)) for pair in spec.mlag_pairs):
-        for leaf in pair:
+        for leaf_id in pair:
             for k in range(members):
-                yield f'port:leaf:{leaf}:peer_link:{k + 1}', 'leaf', leaf, 'peer_link', k
+                yield f'port:leaf:{leaf_id}:peer_link:{k + 1}', 'leaf', leaf_id, 'peer_link', k
     for server in sorted(spec.servers, key=lambda s: s.id):
-        for leaf in server.leaves:
-            yield f'port:leaf:{leaf}:server:{server.id}', 'leaf', leaf, 'server', server_slot(spec, server.id)
-        for r, leaf, preferred in _rdma_ports(spec, server):
-            yield f'port:leaf:{leaf}:rdma:{server.id}:{r + 1}', 'leaf', leaf, 'rdma', preferred
+        for leaf_id in server.leaves:
+            yield f'port:leaf:{leaf_id}:server:{server.id}', 'leaf', leaf_id, 'server', server_slot(spec, server.id)
+        for r, leaf_id, preferred in _rdma_ports(spec, server):
+            yield f'port:leaf:{leaf_id}:rdma:{server.id}:{r + 1}', 'leaf', leaf_id, 'rdma', preferred
         if spec.bmc == 'leaf':
             yield _bmc_key(server), 'leaf', server.leaves[0], 'bmc', server_slot(spec, server.id)
 
 
-def _bmc_key(server) -> str:
+def _bmc_key(server: Server) -> str:
     """A server's BMC port: an access port of its first leaf."""
     return f'port:leaf:{server.leaves[0]}:bmc:{server.id}'
 
@@ -290,7 +318,9 @@ def _node_names(spec: FabricSpec) -> dict[tuple[str, int], str]:
     return {**{('spine', n.id): n.name for n in spec.spines}, **{('leaf', n.id): n.name for n in spec.leaves}}
 
 
-def _pin_ports(names, ports: PortInventory, held, port_requests) -> None:
+def _pin_ports(
+    names: dict[tuple[str, int], str], ports: PortInventory, held: dict[str, str], port_requests: Iterable[PortRequest]
+) -> None:
     """Pinned ports are taken first, so new link ends go around them; removed links' ports stay held (reserved)."""
     for key in sorted(held):
         parts = key.split(':')
@@ -303,19 +333,20 @@ def _pin_ports(names, ports: PortInventory, held, port_requests) -> None:
         ports.block(names[role, node_id], role, use).needed += 1
 
 
-def _port(state, ports: PortInventory, key: str, role: str, node_id: int, use: str, preferred: int) -> str:
+def _port(state: _State, ports: PortInventory, key: str, role: str, node_id: int, use: str, preferred: int) -> str:
+    """The switch port for ``key``: pinned, else taken from the node's block for ``use``."""
     node = state.names[role, node_id]
     return state.give(key, lambda: ports.block(node, role, use).take(key, preferred))
 
 
-def _bonds(spec: FabricSpec):
+def _bonds(spec: FabricSpec) -> Iterator[tuple[Server, tuple[int, ...]]]:
     """Servers with a bond of more than one member (they get a LAG number): ``(server, leaf ids)``."""
     for server in sorted(spec.servers, key=lambda s: s.id):
         if len(server.leaves) > 1:
             yield server, server.leaves
 
 
-def _mh_bonds(spec: FabricSpec):
+def _mh_bonds(spec: FabricSpec) -> Iterator[tuple[Server, tuple[int, ...]]]:
     """Bonds on an EVPN multihoming pair (they get an Ethernet segment): ``(server, pair)``."""
     pairs = {leaf: tuple(sorted(pair)) for pair in spec.mh_pairs for leaf in pair}
     for server, leaves in _bonds(spec):
@@ -323,7 +354,7 @@ def _mh_bonds(spec: FabricSpec):
             yield server, pairs[leaves[0]]
 
 
-def _allocate_lags(spec, state, held) -> dict[int, str]:
+def _allocate_lags(spec: FabricSpec, state: _State, held: dict[str, str]) -> dict[int, str]:
     """``{server id: LAG name}``: the number is the same on each of the bond's leaves and unique on each leaf."""
     used: dict[int, set[int]] = defaultdict(set)  # leaf id -> numbers in use
     bonds = list(_bonds(spec))
@@ -336,12 +367,12 @@ def _allocate_lags(spec, state, held) -> dict[int, str]:
             for leaf in leaves_of.get(server_id, every_leaf):
                 used[leaf].add(int(held[key]))
     low, high = LAG_NUMBERS
-    names = {}
+    names: dict[int, str] = {}
     for server, leaves in bonds:
         preferred = server_slot(spec, server.id) + 1
 
-        def allocate(leaves=leaves, preferred=preferred, server=server):
-            taken = set().union(*(used[leaf] for leaf in leaves))
+        def allocate(leaves: tuple[int, ...] = leaves, preferred: int = preferred, server: Server = server) -> str:
+            taken: set[int] = set().union(*(used[leaf] for leaf in leaves))
             number = preferred if low <= preferred <= high and preferred not in taken else None
             if number is None:
                 number = next((n for n in range(low, high + 1) if n not in taken), None)
@@ -359,21 +390,22 @@ def _allocate_lags(spec, state, held) -> dict[int, str]:
 
 
 def _esi(primary: int, local_id: int) -> str:
+    """A type 3 ESI: the pair's system MAC and a 3-byte local id."""
     mac = ESI_SYSTEM_MAC.format(high=(primary >> 8) & 0xFF, low=primary & 0xFF)
     return ':'.join(
         ['03', mac, f'{local_id >> 16 & 0xFF:02x}', f'{local_id >> 8 & 0xFF:02x}', f'{local_id & 0xFF:02x}']
     )
 
 
-def _allocate_esis(spec, state, held) -> dict[int, str]:
+def _allocate_esis(spec: FabricSpec, state: _State, held: dict[str, str]) -> dict[int, str]:
     """``{server id: ESI}`` for bonds on EVPN multihoming pairs: type 3 (the pair's system MAC and a local id that
     prefers the server id), unique and pinned like every allocation."""
     used: set[str] = {held[key] for key in held if key.startswith('esi:')}
     low, high = ESI_LOCAL_IDS
-    esis = {}
+    esis: dict[int, str] = {}
     for server, pair in _mh_bonds(spec):
 
-        def allocate(server=server, pair=pair):
+        def allocate(server: Server = server, pair: tuple[int, ...] = pair) -> str:
             preferred = _esi(pair[0], server.id)
             if preferred not in used:
                 return preferred
@@ -385,15 +417,16 @@ def _allocate_esis(spec, state, held) -> dict[int, str]:
     return esis
 
 
-def _rack_classes(spec: FabricSpec):
+def _rack_classes(spec: FabricSpec) -> list[TrafficClass]:
     """The classes that get one subnet per rack: routed classes with a subnet, outside the EVPN/VXLAN design."""
     if spec.evpn:
         return []
     return [tc for tc in sorted(spec.traffic_classes, key=lambda t: t.vlan) if tc.routed and tc.subnet]
 
 
-def _rack_pools(spec, racks, held, reserved) -> dict[int, Pool]:
-    pools = {}
+def _rack_pools(spec: FabricSpec, racks: tuple[Rack, ...], held: dict[str, str], reserved: set[str]) -> dict[int, Pool]:
+    """``{vid: pool}`` of the rack subnets of each routed class, held subnets pinned."""
+    pools: dict[int, Pool] = {}
     for tc in _rack_classes(spec):
         index = next(i for i, t in enumerate(spec.traffic_classes) if t.vlan == tc.vlan)
         field = f'traffic_classes[{index}].subnet'
@@ -410,9 +443,11 @@ def _rack_pools(spec, racks, held, reserved) -> dict[int, Pool]:
     return pools
 
 
-def _allocate_rack_subnets(spec, state, racks, pools) -> dict[tuple[int, int], str]:
+def _allocate_rack_subnets(
+    spec: FabricSpec, state: _State, racks: tuple[Rack, ...], pools: dict[int, Pool]
+) -> dict[tuple[int, int], str]:
     """``{(vid, rack id): subnet}``; a class too small for its racks says how many fit."""
-    subnets = {}
+    subnets: dict[tuple[int, int], str] = {}
     for vid, pool in pools.items():
         if len(racks) > pool.size:
             raise SpecError(
@@ -423,14 +458,14 @@ def _allocate_rack_subnets(spec, state, racks, pools) -> dict[tuple[int, int], s
         for rack in racks:
             key = f'subnet:{vid}:rack:{rack.id}'
 
-            def allocate(pool=pool, key=key, rack=rack):
+            def allocate(pool: Pool = pool, key: str = key, rack: Rack = rack) -> str:
                 return pool.address(pool.take(key, rack_index(spec, rack), f'rack {rack.id}'))
 
             subnets[vid, rack.id] = state.give(key, allocate)
     return subnets
 
 
-def _svi_requests(spec: FabricSpec, racks: tuple[Rack, ...]):
+def _svi_requests(spec: FabricSpec, racks: tuple[Rack, ...]) -> Iterator[SviRequest]:
     """Each leaf's own address in a gateway subnet, next to the shared gateway (NVIDIA's VRR needs a unique address
     per switch on the SVI): ``(key, class, vid, leaf id, rack id or None, host index)``, the host index counted from
     the subnet's first host (the gateway is host 0; a negative index counts from the last host). In a rack subnet of
@@ -445,19 +480,21 @@ def _svi_requests(spec: FabricSpec, racks: tuple[Rack, ...]):
     for tc in _rack_classes(spec):
         for rack in racks:
             if len(rack.leaves) == 2:
-                for n, leaf in enumerate(rack.leaves, 1):
-                    yield f'svi:{tc.vlan}:leaf:{leaf}', tc, tc.vlan, leaf, rack.id, n
+                for n, leaf_id in enumerate(rack.leaves, 1):
+                    yield f'svi:{tc.vlan}:leaf:{leaf_id}', tc, tc.vlan, leaf_id, rack.id, n
 
 
-def _allocate_svis(spec, state, racks, subnets) -> dict[tuple[int, int], str]:
+def _allocate_svis(
+    spec: FabricSpec, state: _State, racks: tuple[Rack, ...], subnets: dict[tuple[int, int], str]
+) -> dict[tuple[int, int], str]:
     """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A subnet
     without room for the gateway and every switch address it must hold is a named error."""
     field_of = {tc.vlan: f'traffic_classes[{i}].subnet' for i, tc in enumerate(spec.traffic_classes)}
-    used = defaultdict(set)
+    used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(set)
     for key, _tc, vid, leaf, _rack, _n in _svi_requests(spec, racks):
         if key in state.pinned:
             used[vid].add(netaddr.IPNetwork(state.pinned[key]).ip)
-    svis = {}
+    svis: dict[tuple[int, int], str] = {}
     for key, tc, vid, leaf, rack, n in _svi_requests(spec, racks):
         network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr
         hosts = max(network.size - 2, 0)
@@ -474,7 +511,12 @@ def _allocate_svis(spec, state, racks, subnets) -> dict[tuple[int, int], str]:
                 f'address per leaf ({spec.maximums.leaves}: maximums.leaves) need {spec.maximums.leaves + 1}',
             )
 
-        def allocate(network=network, vid=vid, n=n, name=state.names.get(('leaf', leaf), str(leaf))):
+        def allocate(
+            network: netaddr.IPNetwork = network,
+            vid: int = vid,
+            n: int = n,
+            name: str = state.names.get(('leaf', leaf), str(leaf)),
+        ) -> str:
             last = network.size - 3  # the last host's index, counted from the gateway (host 0)
             preferred = n if n > 0 else last + 1 + n
             for index in chain((preferred,), range(last, 0, -1)):
@@ -488,15 +530,19 @@ def _allocate_svis(spec, state, racks, subnets) -> dict[tuple[int, int], str]:
     return svis
 
 
-def _nodes(spec, spines, leaves, primary_of, values):
-    nodes = []
+def _nodes(
+    spec: FabricSpec, spines: list[Node], leaves: list[Node], primary_of: dict[int, int], values: dict[str, str]
+) -> list[NodePlan]:
+    """The switches of the plan with their allocated loopbacks, ASNs, VTEPs, peers and management addresses."""
+    nodes: list[NodePlan] = []
     for spine in spines:
         asn = spec.spine_asn if (spec.underlay == 'ebgp' or spec.evpn) else None
         loopback = values[f'loopback:spine:{spine.id}']
         management = values.get(f'mgmt:spine:{spine.id}')
         nodes.append(NodePlan('spine', spine.id, spine.name, asn, loopback, management=management))
     names = {leaf.id: leaf.name for leaf in leaves}
-    mlag_peer, mh_peer = {}, {}
+    mlag_peer: dict[int, int] = {}
+    mh_peer: dict[int, int] = {}
     for pairs, peer_of in ((spec.mlag_pairs, mlag_peer), (spec.mh_pairs, mh_peer)):
         for a, b in pairs:
             peer_of[a], peer_of[b] = b, a
@@ -524,11 +570,12 @@ def _nodes(spec, spines, leaves, primary_of, values):
     return nodes
 
 
-def _ends(state, key: str) -> tuple[str, str, str]:
+def _ends(state: _State, key: str) -> tuple[str, str, str]:
     """The /31 of a link and its two addresses (even end first). A block allocated in this run is computed from its
     index; a pinned one is parsed (a test holds both paths equal)."""
     if key in state.blocks:
-        pool, index = state.blocks[key]
+        block, index = state.blocks[key]
+        pool = cast(Pool, block)  # uplink and peer-link keys are /31s of a Pool
         first, length = pool.network.first + (index << pool.shift), pool.prefixlen
     else:
         network = netaddr.IPNetwork(state.values[key])
@@ -537,11 +584,14 @@ def _ends(state, key: str) -> tuple[str, str, str]:
     return low, low, f'{netaddr.IPAddress(first + 1)}/{length}'
 
 
-def _uplinks(spec, spines, leaves, state, ports):
-    leaf_p, spine_p = spec.leaf_platform, spec.spine_platform
-    speed = (
-        link_speed('spine_platform.downlink_ports', leaf_p.uplink_ports, spine_p.downlink_ports, '') if spines else 0
-    )
+def _uplinks(
+    spec: FabricSpec, spines: list[Node], leaves: list[Node], state: _State, ports: PortInventory
+) -> Iterator[Link]:
+    """The leaf-spine links with their /31s and ports."""
+    uplink_ports, downlink_ports = spec.leaf_platform.uplink_ports, spec.spine_platform.downlink_ports
+    speed = 0  # no spines, no uplinks; with spines validate_spec made sure both port blocks exist
+    if spines and uplink_ports and downlink_ports:
+        speed = link_speed('spine_platform.downlink_ports', uplink_ports, downlink_ports, '')
     for leaf in leaves:
         for spine in spines:
             for n in range(1, spec.uplinks_per_spine + 1):
@@ -554,7 +604,8 @@ def _uplinks(spec, spines, leaves, state, ports):
                 )
 
 
-def _peer_links(spec, leaf_by_id, state, ports):
+def _peer_links(spec: FabricSpec, leaf_by_id: dict[int, Node], state: _State, ports: PortInventory) -> Iterator[Link]:
+    """The MLAG peer-link members of each pair, the pair's /31 on the first."""
     members = len(spec.leaf_platform.peer_link_interfaces())
     for a, b in sorted(tuple(sorted(pair)) for pair in spec.mlag_pairs):
         subnet, primary_address, secondary_address = _ends(state, f'mlag:leaf:{a}')
@@ -576,7 +627,10 @@ def _peer_links(spec, leaf_by_id, state, ports):
             )
 
 
-def _servers(spec, leaf_by_id, state, ports, held):
+def _servers(
+    spec: FabricSpec, leaf_by_id: dict[int, Node], state: _State, ports: PortInventory, held: dict[str, str]
+) -> tuple[list[Link], list[Attachment]]:
+    """The server links (bond, RDMA, BMC) and each server's attachment."""
     nics = spec.nics
     lags = _allocate_lags(spec, state, held)
     esis = _allocate_esis(spec, state, held)
@@ -584,16 +638,17 @@ def _servers(spec, leaf_by_id, state, ports, held):
         sorted(tc.vlan for tc in spec.traffic_classes if not tc.lossless and tc.purpose not in NON_DATA_PURPOSES)
     )
     bmc_vlan = next((tc.vlan for tc in spec.traffic_classes if tc.purpose == 'management'), None)
-    links, attachments = [], []
+    links: list[Link] = []
+    attachments: list[Attachment] = []
     for server in sorted(spec.servers, key=lambda s: s.id):
         slot = server_slot(spec, server.id)
-        members = []
+        members: list[tuple[str, str]] = []
         for k, leaf_id in enumerate(server.leaves):
             leaf = leaf_by_id[leaf_id]
             interface = _port(state, ports, f'port:leaf:{leaf_id}:server:{server.id}', 'leaf', leaf_id, 'server', slot)
             links.append(Link('server', leaf.name, interface, server.name, f'nic{k + 1}', nics.speed))
             members.append((leaf.name, interface))
-        rdma = []
+        rdma: list[tuple[str, str]] = []
         kind = 'rail' if server.rail_group is not None else 'rdma'
         for r, leaf_id, preferred in _rdma_ports(spec, server):
             key = f'port:leaf:{leaf_id}:rdma:{server.id}:{r + 1}'
@@ -601,7 +656,7 @@ def _servers(spec, leaf_by_id, state, ports, held):
             leaf = leaf_by_id[leaf_id]
             links.append(Link(kind, leaf.name, interface, server.name, f'rdma{r + 1}', nics.rdma_speed))
             rdma.append((leaf.name, interface))
-        bmc = None
+        bmc: tuple[str, str] | None = None
         if spec.bmc == 'leaf':
             leaf = leaf_by_id[server.leaves[0]]
             interface = _port(state, ports, _bmc_key(server), 'leaf', leaf.id, 'bmc', slot)
@@ -623,11 +678,14 @@ def _servers(spec, leaf_by_id, state, ports, held):
     return links, attachments
 
 
-def _overlay(spec, nodes, subnets, svis):
+def _overlay(
+    spec: FabricSpec, nodes: list[NodePlan], subnets: dict[tuple[int, int], str], svis: dict[tuple[int, int], str]
+) -> tuple[list[VlanPlan], list[VrfPlan]]:
+    """The plan's VLANs (VNIs, subnets, gateways, SVIs) and, in EVPN, its tenant VRFs."""
     owner = {vid: tenant for tenant in spec.tenants for vid in tenant.vlans}
     leaf_names = {n.id: n.name for n in nodes if n.role == 'leaf'}
     racks = racks_of(spec)
-    vlans = []
+    vlans: list[VlanPlan] = []
     for tc in sorted(spec.traffic_classes, key=lambda t: t.vlan):
         tenant = owner.get(tc.vlan)
         base = tenant.l2vni_base if tenant and tenant.l2vni_base is not None else spec.l2vni_base
@@ -646,14 +704,14 @@ def _overlay(spec, nodes, subnets, svis):
                 base + tc.vlan if spec.evpn else None,
                 tenant.name if tenant else None,
                 subnet,
-                _gateway(subnet) if anycast else None,
+                _gateway(subnet) if anycast and subnet is not None else None,
                 tc.lossless,
                 tc.routed,
                 rack_subnets,
                 tuple((leaf_names[leaf], value) for (vid, leaf), value in sorted(svis.items()) if vid == tc.vlan),
             )
         )
-    vrfs = []
+    vrfs: list[VrfPlan] = []
     if spec.evpn:
         leaves = [n for n in nodes if n.role == 'leaf']
         mac = (
@@ -668,11 +726,12 @@ def _overlay(spec, nodes, subnets, svis):
 
 
 def _gateway(subnet: str) -> str:
+    """The subnet's first host, the gateway, with the prefix length."""
     network = netaddr.IPNetwork(subnet)
     return f'{network[1]}/{network.prefixlen}'
 
 
-def _warnings(spec, capacity, racks):
+def _warnings(spec: FabricSpec, capacity: Iterable[LeafCapacity], racks: tuple[Rack, ...]) -> Iterator[PlanWarning]:
     """Design concerns as data: oversubscription above the target, classes that are not routed across racks."""
     target = spec.oversubscription_target
     if target is not None:
@@ -698,8 +757,10 @@ def _warnings(spec, capacity, racks):
                 )
 
 
-def _capacity(leaves, links):
-    down, up = defaultdict(int), defaultdict(int)
+def _capacity(leaves: list[Node], links: list[Link]) -> Iterator[LeafCapacity]:
+    """Each leaf's server-facing and uplink bandwidth and their ratio."""
+    down: defaultdict[str, int] = defaultdict(int)
+    up: defaultdict[str, int] = defaultdict(int)
     for link in links:
         if link.kind == 'uplink':
             up[link.b_node] += link.speed
@@ -710,8 +771,11 @@ def _capacity(leaves, links):
         yield LeafCapacity(leaf.name, d, u, round(d / u, 2) if u else None)
 
 
-def _summary(spec, links, vlans, vrfs):
-    kinds = defaultdict(int)
+def _summary(
+    spec: FabricSpec, links: list[Link], vlans: list[VlanPlan], vrfs: list[VrfPlan]
+) -> tuple[tuple[str, int], ...]:
+    """The plan's counts by kind, in a fixed order."""
+    kinds: defaultdict[str, int] = defaultdict(int)
     for link in links:
         kinds[link.kind] += 1
     return (

@@ -19,14 +19,25 @@ class Blocks:
     """
 
     skip = 0
+    size: int
+    field: str
+    description: str
+    unit: str
+    name: str
+    prefix: str
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.used: dict[int, str] = {}
         self.needed = 0
         self.reserved: set[str] = set()
         self._scan = self.skip
 
+    def pin(self, key: str, value: str) -> None:
+        """Hold the block of ``value``, an allocation of an earlier plan, under ``key``."""
+        raise NotImplementedError
+
     def take(self, key: str, preferred: int, node: str) -> int:
+        """The block index for ``key``: ``preferred`` when free, else the first free one."""
         if self.skip <= preferred < self.size and preferred not in self.used:
             index = preferred
         else:
@@ -52,6 +63,7 @@ class Blocks:
         return message
 
     def usage(self) -> PoolUsage:
+        """How many blocks the pool holds, uses and has free."""
         size, used = self.size - self.skip, len(self.used)
         return PoolUsage(self.name, self.prefix, self.unit, size, used, size - used, _percent(used, size))
 
@@ -60,7 +72,7 @@ class Pool(Blocks):
     """Blocks of one prefix length inside a pool network. Pinned values outside the network (the pool changed since
     they were allocated) occupy no block here; they are kept as they are."""
 
-    def __init__(self, name: str, network: netaddr.IPNetwork, need: PoolNeed, field: str | None = None):
+    def __init__(self, name: str, network: netaddr.IPNetwork, need: PoolNeed, field: str | None = None) -> None:
         self.name = name
         self.network = network
         self.prefix = str(network)
@@ -73,12 +85,13 @@ class Pool(Blocks):
         self.size = need.size_of(network.prefixlen)
         super().__init__()
 
-    def pin(self, key: str, value: str):
+    def pin(self, key: str, value: str) -> None:
+        """Hold the block of ``value`` when it lies inside this pool's network."""
         block = netaddr.IPNetwork(value)
         if block in self.network:
             self.used[(block.first - self.network.first) >> self.shift] = key
 
-    def reserve(self, key: str, value: netaddr.IPNetwork):
+    def reserve(self, key: str, value: netaddr.IPNetwork) -> None:
         """Hold every block that overlaps ``value``, a pinned address of another pool: after pools are renumbered a
         new loopback must not land on a kept /31 end."""
         first, last = max(value.first, self.network.first), min(value.last, self.network.last)
@@ -88,6 +101,7 @@ class Pool(Blocks):
             self.used.setdefault(index, key)
 
     def address(self, index: int) -> str:
+        """The block at ``index`` as ``address/prefixlen``."""
         return f'{netaddr.IPAddress(self.network.first + (index << self.shift))}/{self.prefixlen}'
 
 
@@ -98,7 +112,7 @@ class ManagementPool(Blocks):
 
     skip = 1
 
-    def __init__(self, network: netaddr.IPNetwork, gateway: netaddr.IPAddress, needed: int = 0):
+    def __init__(self, network: netaddr.IPNetwork, gateway: netaddr.IPAddress, needed: int = 0) -> None:
         self.name = 'management'
         self.network = network
         self.prefix = str(network)
@@ -109,15 +123,18 @@ class ManagementPool(Blocks):
         super().__init__()
         self.used[network.last - int(gateway)] = 'gateway'
 
-    def pin(self, key: str, value: str):
+    def pin(self, key: str, value: str) -> None:
+        """Hold the address of ``value`` when it is a host of the management network."""
         address = netaddr.IPNetwork(value).ip
         if self.network.first < int(address) < self.network.last:
             self.used[self.network.last - int(address)] = key
 
     def address(self, index: int) -> str:
+        """The address at ``index`` (counted down from the broadcast address) with the network's prefix length."""
         return f'{netaddr.IPAddress(self.network.last - index)}/{self.network.prefixlen}'
 
     def usage(self) -> PoolUsage:
+        """As Blocks.usage, the gateway counted neither free nor allocated."""
         size, used = self.size - self.skip - 1, len(self.used) - 1  # the gateway is neither free nor allocated
         return PoolUsage(self.name, self.prefix, self.unit, size, used, size - used, _percent(used, size))
 
@@ -125,7 +142,7 @@ class ManagementPool(Blocks):
 class NumberPool(Blocks):
     """Integers ``start``–``end`` handed out like a pool: the value is start + index."""
 
-    def __init__(self, name: str, field: str, unit: str, start: int, end: int, description: str):
+    def __init__(self, name: str, field: str, unit: str, start: int, end: int, description: str) -> None:
         self.name, self.field, self.unit = name, field, unit
         self.start, self.end = start, end
         self.size = end - start + 1
@@ -133,7 +150,8 @@ class NumberPool(Blocks):
         self.description = description
         super().__init__()
 
-    def pin(self, key: str, value: str):
+    def pin(self, key: str, value: str) -> None:
+        """Hold ``value`` when it lies in the range."""
         number = int(value)
         if self.start <= number <= self.end:
             self.used[number - self.start] = key
@@ -142,7 +160,7 @@ class NumberPool(Blocks):
 class AsnPool(NumberPool):
     """The leaf ASN range: ASN = start + (leaf id − 1) unless pinned elsewhere."""
 
-    def __init__(self, start: int, end: int):
+    def __init__(self, start: int, end: int) -> None:
         super().__init__('leaf_asn', 'leaf_asn_range', 'ASNs', start, end, f'ASN range {start}–{end}')
 
 

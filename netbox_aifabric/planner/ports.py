@@ -150,6 +150,7 @@ class PortInventory:
         self.reserved: set[str] = set()
 
     def block(self, node: str, role: str, use: str) -> _Block:
+        """The port block of ``node`` for ``use`` (uplink, server, peer_link ...), made on first use."""
         key = (node, use)
         if key not in self.blocks:
             platform_field = f'{role}_platform'
@@ -166,4 +167,5 @@ class PortInventory:
         return self.blocks[key]
 
     def pin(self, node: str, key: str, name: str) -> None:
+        """Mark port ``name`` of ``node`` taken by ``key``, an allocation of an earlier plan."""
         self.taken.setdefault(node, {})[name] = key

@@ -6,7 +6,8 @@ that kind allocates. A new kind is one line in ``VALUE_CHECKS``.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import netaddr
 
@@ -47,7 +48,7 @@ def _number(value: str, low: int, high: int) -> bool:
 
 
 # kind → (check of the value as a string, what the value must be)
-VALUE_CHECKS = {
+VALUE_CHECKS: dict[str, tuple[Callable[[str], bool], str]] = {
     'loopback': (lambda v: _ipv4(v, 32), 'an IPv4 /32 address'),
     'vtep': (lambda v: _ipv4(v, 32), 'an IPv4 /32 address'),
     'uplink': (lambda v: _ipv4(v, 31), 'an IPv4 /31 prefix'),
@@ -63,7 +64,7 @@ VALUE_CHECKS = {
 KNOWN_KINDS = tuple(VALUE_CHECKS)
 
 
-def check_previous(previous) -> dict[str, str]:
+def check_previous(previous: object) -> dict[str, str]:
     """The allocations of an earlier plan as ``{key: value}``, every key and value checked.
 
     ``previous`` is None (no earlier plan), a :class:`Plan`, a plan's dict (``Plan.to_dict()`` or its JSON: a
@@ -80,7 +81,7 @@ def check_previous(previous) -> dict[str, str]:
     return {key: _checked_value(key, value) for key, value in _allocations_of(previous).items()}
 
 
-def _allocations_of(previous) -> Mapping:
+def _allocations_of(previous: object) -> Mapping[Any, Any]:
     if not isinstance(previous, Mapping):
         raise SpecError(
             'previous', f'expected a plan (a mapping with an allocations mapping), got {type(previous).__name__}'
@@ -98,7 +99,7 @@ def _allocations_of(previous) -> Mapping:
     raise SpecError('previous', 'not a plan: it has no allocations mapping')
 
 
-def _checked_value(key, value) -> str:
+def _checked_value(key: object, value: object) -> str:
     field = f'previous.allocations.{key}'
     if not isinstance(key, str):
         raise SpecError(field, f'an allocation key is a string, got {type(key).__name__}')

@@ -30,7 +30,8 @@ class Rack:
 
 def racks_of(spec: FabricSpec) -> tuple[Rack, ...]:
     """The fabric's racks in id order."""
-    racks, paired = [], set()
+    racks: list[Rack] = []
+    paired: set[int] = set()
     for kind, pairs in (('mlag', spec.mlag_pairs), ('evpn-mh', spec.mh_pairs)):
         for pair in pairs:
             leaves = tuple(sorted(pair))
@@ -85,7 +86,7 @@ def rack_prefixlen(spec: FabricSpec, field: str, network: netaddr.IPNetwork, req
                 field, f'rack prefix length /{requested} must lie between /{network.prefixlen} and /{RACK_PREFIX_MAX}'
             )
         return requested
-    length = network.prefixlen + math.ceil(math.log2(possible)) if possible > 1 else network.prefixlen
+    length: int = network.prefixlen + math.ceil(math.log2(possible)) if possible > 1 else network.prefixlen
     if length > RACK_PREFIX_MAX:
         fit = 2 ** (RACK_PREFIX_MAX - network.prefixlen)
         raise SpecError(

@@ -1,6 +1,7 @@
 """The planner's output: a plan as frozen dataclasses, in a stable order (by role, id, name)."""
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 __all__ = (
     'Attachment',
@@ -169,7 +170,7 @@ class Plan:
     warnings: tuple[PlanWarning, ...] = ()
     management_gateway: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (tuples become lists)."""
         data = asdict(self)
         data['summary'] = dict(self.summary)

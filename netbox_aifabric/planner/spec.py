@@ -57,6 +57,7 @@ class PortRange:
 
     @property
     def size(self) -> int:
+        """How many ports the block has."""
         return len(self.names) if self.names else self.count
 
     def runs(self, speed: int) -> bool:
@@ -87,6 +88,7 @@ class Platform:
     peer_link_names: tuple[str, ...] = ()
 
     def interface_name(self, port: int) -> str:
+        """The interface name of port number ``port``."""
         return self.interface.format(port=port)
 
     def names_of(self, block: PortRange | None) -> tuple[str, ...]:
@@ -99,6 +101,7 @@ class Platform:
         return tuple(pattern.format(port=block.port(i)) for i in range(block.count))
 
     def peer_link_interfaces(self) -> tuple[str, ...]:
+        """The interface names of the MLAG peer-link members."""
         return self.peer_link_names or tuple(self.interface_name(port) for port in self.peer_link_ports)
 
 
@@ -256,4 +259,5 @@ class FabricSpec:
 
     @property
     def evpn(self) -> bool:
+        """The design is EVPN/VXLAN."""
         return self.design == 'evpn-vxlan'

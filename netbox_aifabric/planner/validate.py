@@ -1,6 +1,7 @@
 """Spec checks, run before anything is allocated. Each raises :class:`SpecError` naming field, node and numbers."""
 
 from collections import Counter
+from collections.abc import Iterable, Set
 
 import netaddr
 
@@ -8,7 +9,7 @@ from .asns import PRIVATE_TEXT, first_reserved
 from .errors import SpecError
 from .ports import BLOCKS, PORTS_MAX, check_platform
 from .requirements import asn_need, pool_needs
-from .spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec
+from .spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec, Server
 
 __all__ = ('MTU_MAX', 'MTU_MIN', 'VNI_MAX', 'VNI_MIN', 'management_gateway', 'server_slot', 'validate_spec')
 
@@ -17,11 +18,12 @@ RD_NUMBER_MAX = 65_535  # the assigned number of a type-1 route distinguisher (I
 ASN_MIN, ASN_MAX = 1, 4_294_967_295
 
 
-def _duplicates(values):
+def _duplicates[T: (int, str)](values: Iterable[T]) -> list[T]:
+    """The values that occur more than once, sorted."""
     return sorted(v for v, n in Counter(values).items() if n > 1)
 
 
-def _check_nodes(spec: FabricSpec):
+def _check_nodes(spec: FabricSpec) -> None:
     for role, nodes, maximum in (
         ('spines', spec.spines, spec.maximums.spines),
         ('leaves', spec.leaves, spec.maximums.leaves),
@@ -39,12 +41,12 @@ def _check_nodes(spec: FabricSpec):
                 )
     if dup := _duplicates(n.id for n in spec.servers):
         raise SpecError('servers', f'duplicate server id {dup[0]}')
-    names = [n.name for n in (*spec.spines, *spec.leaves, *spec.servers)]
-    if dup := _duplicates(names):
-        raise SpecError('nodes', f'duplicate node name "{dup[0]}"', dup[0])
+    names = [n.name for n in (*spec.spines, *spec.leaves)] + [s.name for s in spec.servers]
+    if dup_names := _duplicates(names):
+        raise SpecError('nodes', f'duplicate node name "{dup_names[0]}"', dup_names[0])
 
 
-def _network(field, value):
+def _network(field: str, value: str) -> netaddr.IPNetwork:
     try:
         network = netaddr.IPNetwork(value)
     except (netaddr.AddrFormatError, ValueError, TypeError):
@@ -56,7 +58,7 @@ def _network(field, value):
     return network
 
 
-def _check_pools(spec: FabricSpec):
+def _check_pools(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
     needs = pool_needs(spec.maximums.spines, spec.maximums.leaves, spec.maximums.parallel_uplinks)
     wanted = {
         'loopback': True,
@@ -64,7 +66,7 @@ def _check_pools(spec: FabricSpec):
         'vtep': spec.evpn,
         'mlag_peer': bool(spec.mlag_pairs),
     }
-    networks = {}
+    networks: dict[str, netaddr.IPNetwork] = {}
     for name, required in wanted.items():
         value = getattr(spec.pools, name)
         if value is None:
@@ -88,7 +90,7 @@ def _check_pools(spec: FabricSpec):
     return networks
 
 
-def _check_links(spec: FabricSpec):
+def _check_links(spec: FabricSpec) -> None:
     m = spec.maximums
     if not 1 <= spec.uplinks_per_spine <= m.parallel_uplinks:
         raise SpecError(
@@ -134,8 +136,8 @@ def _check_links(spec: FabricSpec):
         raise SpecError('leaf_platform.peer_link_ports', 'MLAG pairs need at least one peer-link port per leaf')
 
 
-def _check_mlag(spec: FabricSpec, leaf_ids):
-    paired = {}
+def _check_mlag(spec: FabricSpec, leaf_ids: Set[int]) -> dict[int, int]:
+    paired: dict[int, int] = {}
     for index, pair in enumerate(spec.mlag_pairs):
         if len(pair) != 2:
             raise SpecError(f'mlag_pairs[{index}]', f'an MLAG group needs exactly two leaves, got {len(pair)}')
@@ -154,7 +156,7 @@ def _check_mlag(spec: FabricSpec, leaf_ids):
     return paired
 
 
-def _check_servers(spec: FabricSpec, leaf_ids):
+def _check_servers(spec: FabricSpec, leaf_ids: Set[int]) -> None:
     nics = spec.nics
     for index, server in enumerate(spec.servers):
         field = f'servers[{index}]'
@@ -194,11 +196,11 @@ def server_slot(spec: FabricSpec, server_id: int) -> int:
     return (server_id - 1) % spec.maximums.servers_per_leaf
 
 
-def _check_server_ports(spec: FabricSpec):
+def _check_server_ports(spec: FabricSpec) -> None:
     """No leaf carries more servers than its declared maximum. Which port each takes is the planner's allocation
     (ports.py): the preferred (id − 1) mod servers_per_leaf, else the first free one."""
     leaf_names = {leaf.id: leaf.name for leaf in spec.leaves}
-    per_leaf = {}
+    per_leaf: dict[int, list[Server]] = {}
     for server in sorted(spec.servers, key=lambda s: s.id):
         leaves = set(server.leaves)
         if server.rail_group is not None:
@@ -216,7 +218,7 @@ def _check_server_ports(spec: FabricSpec):
             )
 
 
-def _check_asns(spec: FabricSpec):
+def _check_asns(spec: FabricSpec) -> None:
     if spec.underlay == 'ebgp' or spec.evpn:
         if spec.spines and spec.spine_asn is None:
             raise SpecError('spine_asn', f'the {spec.underlay} underlay needs a spine ASN')
@@ -238,8 +240,8 @@ def _check_asns(spec: FabricSpec):
             raise SpecError('spine_asn', f'spine ASN {spec.spine_asn} lies inside the leaf ASN range {start}–{end}')
 
 
-def _check_overlay(spec: FabricSpec):
-    vlans = {}
+def _check_overlay(spec: FabricSpec) -> None:
+    vlans: dict[int, str] = {}
     for index, tc in enumerate(spec.traffic_classes):
         if not 1 <= tc.vlan <= 4094:
             raise SpecError(f'traffic_classes[{index}].vlan', f'VLAN {tc.vlan} is outside 1–4094')
@@ -250,10 +252,10 @@ def _check_overlay(spec: FabricSpec):
         vlans[tc.vlan] = tc.name
         if tc.subnet is not None:
             _subnet(f'traffic_classes[{index}].subnet', tc.subnet)
-    owner = {}
-    vnis = {}
+    owner: dict[int, str] = {}
+    vnis: dict[int, str] = {}
 
-    def claim(vni, field, what):
+    def claim(vni: int, field: str, what: str) -> None:
         if not VNI_MIN <= vni <= VNI_MAX:
             raise SpecError(field, f'VNI {vni} ({what}) is outside {VNI_MIN}–{VNI_MAX}')
         if vni > RD_NUMBER_MAX:
@@ -298,7 +300,7 @@ def _check_overlay(spec: FabricSpec):
             raise SpecError('anycast_gateway_mac', f'"{spec.anycast_gateway_mac}" is not a MAC address') from None
 
 
-def _subnet(field, value):
+def _subnet(field: str, value: str) -> netaddr.IPNetwork:
     try:
         return netaddr.IPNetwork(value)
     except (netaddr.AddrFormatError, ValueError, TypeError):
@@ -310,14 +312,14 @@ def _subnet(field, value):
 MTU_MIN, MTU_MAX = 68, 9216
 
 
-def _at_least(field, value, minimum, what, unit=''):
+def _at_least(field: str, value: float, minimum: float, what: str, unit: str = '') -> None:
     if value < minimum:
         raise SpecError(
             field, f'{what} {value}{unit} is below {minimum}{unit}' if minimum else f'{what} {value} is negative'
         )
 
 
-def _check_numbers(spec: FabricSpec):
+def _check_numbers(spec: FabricSpec) -> None:
     """Counts, speeds, port numbers and MTUs: nothing later makes sense with a zero speed or a negative count."""
     nics = spec.nics
     _at_least('nics.count', nics.count, 1, 'bonded NIC count')
@@ -359,7 +361,7 @@ def _check_numbers(spec: FabricSpec):
             )
 
 
-def _check_reserved_asns(spec: FabricSpec):
+def _check_reserved_asns(spec: FabricSpec) -> None:
     """IANA reserved and documentation ASNs (see asns.py) cannot be configured; only the ASNs the plan uses count."""
     if spec.spine_asn is not None and (spec.underlay == 'ebgp' or spec.evpn) and 0 <= spec.spine_asn <= ASN_MAX:
         if hit := first_reserved(spec.spine_asn, spec.spine_asn):
@@ -373,10 +375,10 @@ def _check_reserved_asns(spec: FabricSpec):
             )
 
 
-def _check_class_subnets(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]):
+def _check_class_subnets(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]) -> None:
     """A gateway subnet is a real network: aligned, room for the gateway and hosts, apart from the fabric's own
     pools and from the other classes' subnets."""
-    seen = []
+    seen: list[tuple[int, str, netaddr.IPNetwork]] = []
     for index, tc in enumerate(spec.traffic_classes):
         if tc.purpose not in PURPOSES:
             raise SpecError(f'traffic_classes[{index}].purpose', f'"{tc.purpose}" is not one of {", ".join(PURPOSES)}')

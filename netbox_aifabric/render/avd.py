@@ -98,8 +98,6 @@ def _ethernet_segment(lag):
 
 def avd_structured_config(context: dict) -> dict:
     """AVD ``eos_cli_config_gen`` structured config of one switch (spine or leaf) from its ``aifabric`` context."""
-    mlag = context['mlag']
-    qos = context['qos']
     config = {
         'hostname': context['hostname'],
         'service_routing_protocols_model': 'multi-agent',
@@ -108,10 +106,44 @@ def avd_structured_config(context: dict) -> dict:
             {'name': lo['name'], 'description': lo['purpose'].upper(), 'shutdown': False, 'ip_address': lo['address']}
             for lo in context['loopbacks']
         ],
-        'ethernet_interfaces': [_ethernet(port, qos) for port in context['interfaces']],
+        'ethernet_interfaces': [_ethernet(port, context['qos']) for port in context['interfaces']],
     }
+    _port_channels(context, config)
+    _vlans(context, config)
+    _vrfs_and_vtep(context, config)
+    _management(context, config)
+    if context['security']['acls']:
+        config['ip_access_lists'] = [_access_list(acl) for acl in context['security']['acls']]
+    _routing(context, config)
+    _qos(context['qos'], config)
+    config['config_end'] = True  # the final `end` line
+    return config
+
+
+def _port_channels(context, config):
+    """The LAGs: the MLAG peer link (a trunk of the MLAG group) and the bonds (with their MLAG id, or their Ethernet
+    segment on an EVPN multihoming pair)."""
+    mlag = context['mlag']
+    port_channels = []
+    for lag in context['lags']:
+        peer_link = mlag is not None and lag['name'] == mlag['peer_link']
+        entry = {'name': lag['name'], 'description': lag['description'], 'shutdown': False}
+        if switchport := _switchport(lag, mlag_trunk=peer_link):
+            entry['switchport'] = switchport
+        if mlag is not None and not peer_link:
+            entry['mlag'] = _lag_id(lag['name'])
+        if context['evpn_mh'] and lag.get('esi'):
+            entry.update(_ethernet_segment(lag))
+        port_channels.append(entry)
+    if port_channels:
+        config['port_channel_interfaces'] = port_channels
+
+
+def _vlans(context, config):
+    """VLANs and their SVIs (an anycast gateway (VARP) on an MLAG pair or an EVPN leaf; a single leaf's gateway is
+    its own address), and an MLAG pair's peering VLAN, SVI and ``mlag configuration``."""
+    mlag = context['mlag']
     vlans = [{'id': v['vid'], 'name': v['name']} for v in context['vlans']]
-    # An anycast gateway (VARP) on an MLAG pair or an EVPN leaf; a single leaf's gateway is its own address.
     gateway_key = 'ip_address_virtual' if mlag or context['vrfs'] else 'ip_address'
     svis = [
         {
@@ -126,32 +158,9 @@ def avd_structured_config(context: dict) -> dict:
         for v in context['vlans']
         if v['gateway']
     ]
-    port_channels = []
-    for lag in context['lags']:
-        peer_link = mlag is not None and lag['name'] == mlag['peer_link']
-        entry = {'name': lag['name'], 'description': lag['description'], 'shutdown': False}
-        if switchport := _switchport(lag, mlag_trunk=peer_link):
-            entry['switchport'] = switchport
-        if mlag is not None and not peer_link:
-            entry['mlag'] = _lag_id(lag['name'])
-        if context['evpn_mh'] and lag.get('esi'):
-            entry.update(_ethernet_segment(lag))
-        port_channels.append(entry)
-    if port_channels:
-        config['port_channel_interfaces'] = port_channels
     if mlag is not None:
         vlans.append({'id': MLAG_PEER_VLAN, 'name': 'MLAG', 'trunk_groups': ['MLAG']})
-        svis.insert(
-            0,
-            {
-                'name': f'Vlan{MLAG_PEER_VLAN}',
-                'description': 'MLAG peering',
-                'shutdown': False,
-                'ip_address': mlag['local_address'],
-                'mtu': min(context['fabric']['mtu'], EOS_MAX_MTU),
-                'no_autostate': True,
-            },
-        )
+        svis.insert(0, _mlag_svi(context, mlag))
         config['mlag_configuration'] = {
             'domain_id': f'{context["fabric"]["slug"]}-mlag',
             'local_interface': f'Vlan{MLAG_PEER_VLAN}',
@@ -166,13 +175,26 @@ def avd_structured_config(context: dict) -> dict:
         config['vlans'] = sorted(vlans, key=lambda v: v['id'])
     if svis:
         config['vlan_interfaces'] = svis
+
+
+def _mlag_svi(context, mlag):
+    return {
+        'name': f'Vlan{MLAG_PEER_VLAN}',
+        'description': 'MLAG peering',
+        'shutdown': False,
+        'ip_address': mlag['local_address'],
+        'mtu': min(context['fabric']['mtu'], EOS_MAX_MTU),
+        'no_autostate': True,
+    }
+
+
+def _vrfs_and_vtep(context, config):
+    """The VRFs (L3VNI ones and those of local gateways), the virtual-router MAC of the gateways, the VXLAN VTEP."""
+    mlag = context['mlag']
     vrfs = [vrf['name'] for vrf in context['vrfs']]
     vrfs += sorted({v['vrf'] for v in context['vlans'] if v['gateway'] and v['vrf']} - set(vrfs))  # local VRFs
     if vrfs:
         config['vrfs'] = [{'name': name, 'ip_routing': True} for name in vrfs]
-    _management(context, config)
-    if context['security']['acls']:
-        config['ip_access_lists'] = [_access_list(acl) for acl in context['security']['acls']]
     mac = mlag['anycast_gateway_mac'] if mlag else next((v['anycast_gateway_mac'] for v in context['vrfs']), None)
     if mac and any(vlan['gateway'] for vlan in context['vlans']):
         config['ip_virtual_router_mac_address'] = mac
@@ -188,29 +210,36 @@ def avd_structured_config(context: dict) -> dict:
                 },
             }
         }
+
+
+def _routing(context, config):
+    """BGP (with the MLAG-peer route map), the OSPF underlay and BFD."""
+    bfd = context.get('bfd')
     if context['bgp']:
         config['router_bgp'] = _bgp(context)
         if any(n['kind'] == 'mlag-peer' for n in context['bgp']['neighbors']):
             _mlag_peer_route_map(config)
     if context['ospf']:
-        _ospf(context['ospf'], config, context.get('bfd'))
-    bfd = context.get('bfd')
+        _ospf(context['ospf'], config, bfd)
     if bfd:
         config['router_bfd'] = {'interval': bfd['min_tx'], 'min_rx': bfd['min_rx'], 'multiplier': bfd['multiplier']}
-    if qos is not None:
-        config['qos'] = {
-            'map': {
-                'dscp': [
-                    f'{dscp} to traffic-class {qos["priority_to_tc"].get(str(priority), priority)}'
-                    for dscp, priority in qos['dscp_to_priority'].items()
-                ]
-                + _default_dscp_map(qos)
-            }
+
+
+def _qos(qos, config):
+    """The DSCP → traffic-class map (every unmapped DSCP to the default class) and the PFC watchdog."""
+    if qos is None:
+        return
+    config['qos'] = {
+        'map': {
+            'dscp': [
+                f'{dscp} to traffic-class {qos["priority_to_tc"].get(str(priority), priority)}'
+                for dscp, priority in qos['dscp_to_priority'].items()
+            ]
+            + _default_dscp_map(qos)
         }
-    if qos is not None and qos['pfc_watchdog']:
+    }
+    if qos['pfc_watchdog']:
         config['priority_flow_control'] = {'watchdog': _watchdog(qos['pfc_watchdog'])}
-    config['config_end'] = True  # the final `end` line
-    return config
 
 
 def _default_dscp_map(qos):
@@ -348,6 +377,7 @@ def _ospf(ospf, config, bfd=None):
 
 
 def _bgp(context):
+    """``router_bgp``: the underlay and MLAG-peer groups and sessions, the default VRF's networks, the EVPN overlay."""
     bgp = context['bgp']
     neighbors, groups = [], [{'name': UNDERLAY, 'send_community': 'all', 'maximum_routes': 12000}]
     families = [{'name': UNDERLAY, 'activate': True}]
@@ -396,45 +426,49 @@ def _bgp(context):
         },
     }
     if bgp['evpn_peers']:
-        groups.append({'name': OVERLAY, 'update_source': 'Loopback0', 'ebgp_multihop': 3, 'send_community': 'all'})
-        families.append({'name': OVERLAY, 'activate': False})
-        for p in bgp['evpn_peers']:
-            neighbors.append(
-                {
-                    'ip_address': p['address'],
-                    'peer_group': OVERLAY,
-                    'remote_as': str(p['remote_asn']),
-                    'description': f'{p["peer"]} Loopback0',
-                }
-            )
-        config['address_family_evpn'] = {'peer_groups': [{'name': OVERLAY, 'activate': True}]}
-        config['vlans'] = [
-            {
-                'id': v['vid'],
-                'rd': f'{bgp["router_id"]}:{v["l2vni"]}',
-                'route_targets': {'both': [f'{v["l2vni"]}:{v["l2vni"]}']},
-                'redistribute_routes': ['learned'],
-            }
-            for v in context['vlans']
-            if v['l2vni']
-        ]
-        config['vrfs'] = [
-            {
-                'name': vrf['name'],
-                'rd': vrf['rd'],
-                'route_targets': {
-                    'import': [{'address_family': 'evpn', 'route_targets': [vrf['route_target']]}],
-                    'export': [{'address_family': 'evpn', 'route_targets': [vrf['route_target']]}],
-                },
-                'router_id': bgp['router_id'],
-                'address_family_ipv4': {
-                    'networks': [
-                        {'prefix': v['subnet']}
-                        for v in context['vlans']
-                        if v.get('advertise') and v['vrf'] == vrf['name']
-                    ]
-                },
-            }
-            for vrf in context['vrfs']
-        ]
+        _evpn_overlay(context, config, groups, families, neighbors)
     return config
+
+
+def _evpn_overlay(context, config, groups, families, neighbors):
+    """The EVPN overlay: its peer group and loopback sessions, the MAC-VRF VLANs and the L3VNI VRFs."""
+    bgp = context['bgp']
+    groups.append({'name': OVERLAY, 'update_source': 'Loopback0', 'ebgp_multihop': 3, 'send_community': 'all'})
+    families.append({'name': OVERLAY, 'activate': False})
+    for p in bgp['evpn_peers']:
+        neighbors.append(
+            {
+                'ip_address': p['address'],
+                'peer_group': OVERLAY,
+                'remote_as': str(p['remote_asn']),
+                'description': f'{p["peer"]} Loopback0',
+            }
+        )
+    config['address_family_evpn'] = {'peer_groups': [{'name': OVERLAY, 'activate': True}]}
+    config['vlans'] = [
+        {
+            'id': v['vid'],
+            'rd': f'{bgp["router_id"]}:{v["l2vni"]}',
+            'route_targets': {'both': [f'{v["l2vni"]}:{v["l2vni"]}']},
+            'redistribute_routes': ['learned'],
+        }
+        for v in context['vlans']
+        if v['l2vni']
+    ]
+    config['vrfs'] = [
+        {
+            'name': vrf['name'],
+            'rd': vrf['rd'],
+            'route_targets': {
+                'import': [{'address_family': 'evpn', 'route_targets': [vrf['route_target']]}],
+                'export': [{'address_family': 'evpn', 'route_targets': [vrf['route_target']]}],
+            },
+            'router_id': bgp['router_id'],
+            'address_family_ipv4': {
+                'networks': [
+                    {'prefix': v['subnet']} for v in context['vlans'] if v.get('advertise') and v['vrf'] == vrf['name']
+                ]
+            },
+        }
+        for vrf in context['vrfs']
+    ]

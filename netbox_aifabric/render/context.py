@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 import netaddr
 
-from .platform_ports import port_facts
+from ..facts import PEER_LINK_LAG, SERVER_BOND, cabling_facts, server_port_modes
+from ..facts.platform_ports import port_facts
+from ..facts.qos import PFC_KINDS, qos_facts
 from .security import TRUSTED_KINDS, class_acls, cnp_policer, management_plane, security_classes, vlan_is_advertised
 
 __all__ = (
@@ -29,9 +31,6 @@ CONTEXT_KEY = 'aifabric'
 SCHEMA_VERSION = 1
 MGMT_VRF = 'mgmt'
 MGMT_SERVICES = ('ssh', 'https', 'snmp')
-PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
-PEER_LINK_LAG = 'Port-Channel1000'  # the MLAG peer-link bundle on both leaves of a pair (the planner's LAGs are < 1000)
-SERVER_BOND = 'bond0'  # a server's bond of its data NICs
 OSPF_AREA = '0.0.0.0'  # one backbone area: the underlay is a single two-tier Clos
 DEFAULT_GATEWAY_MAC = '00:00:5e:00:01:01'  # NVIDIA Cumulus Linux's VRR default, for MLAG pairs without one
 # NVIDIA's reserved range for the MLAG system MAC (44:38:39:ff:00:00-44:38:39:ff:ff:ff, [CL512 MLAG]): the pair's is
@@ -111,16 +110,35 @@ def intent_of(fabric) -> dict:
         'roles': roles,
         'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
         'bfd': fabric.bfd,
-        # the platform's per-port facts (SONiC lanes/alias/index) of the leaf and spine device types, when shipped
-        'hardware': {
-            role: port_facts(device_type.slug)
-            for role, device_type in (('leaf', fabric.leaf_device_type), ('spine', fabric.spine_device_type))
-            if device_type is not None
-        },
+        **_platform_facts(fabric),
         'traffic_classes': classes,
         'qos': qos,
         'management': {'jump_hosts': [str(fabric.jump_host_prefix.prefix)] if fabric.jump_host_prefix_id else []},
     }
+
+
+def _platform_facts(fabric) -> dict:
+    """``hardware``: role -> {port: platform facts (SONiC lanes/alias/index)} of the leaf and spine device types when
+    shipped, lane ports of a breakout included; ``breakouts``: role -> {lane port: its parent and mode}."""
+    from ..apply.hardware import breakout_facts  # apply imports this module: import when called
+    from ..apply.spec import role_ports
+    from ..planner import SpecError
+
+    hardware, breakouts = {}, {}
+    for role in ('leaf', 'spine'):
+        device_type = getattr(fabric, f'{role}_device_type')
+        if device_type is None:
+            continue
+        facts = port_facts(device_type.slug)
+        try:
+            split = role_ports(fabric, role)[1]
+        except SpecError:  # the plan reports it; the contexts are not built from a plan that fails
+            split = {}
+        hardware[role] = {**facts, **breakout_facts(split, facts)}
+        breakouts[role] = {
+            lane: {'parent': b.parent, 'count': b.count, 'speed': b.speed, 'mode': b.mode} for lane, b in split.items()
+        }
+    return {'hardware': hardware, 'breakouts': breakouts}
 
 
 def _host(address):
@@ -133,51 +151,10 @@ def _mac(value):
 
 
 def _qos(intent):
-    """DSCP → priority → traffic class maps from the profile's RoCE marking and the traffic classes' DSCP values."""
-    qos = intent['qos']
-    if qos is None:
-        return None
-    dscp_to_priority, priority_to_tc = {}, {}
-    for tc in intent['traffic_classes']:
-        if tc['priority'] is None:
-            continue
-        for dscp in tc['dscp']:
-            dscp_to_priority[dscp] = tc['priority']
-        if tc['queue'] is not None:
-            priority_to_tc[tc['priority']] = tc['queue']
-    for dscp, priority, tc in zip(qos['roce_dscp'], qos['roce_priority'], qos['roce_tc'], strict=False):
-        dscp_to_priority[dscp] = priority
-        priority_to_tc[priority] = tc
-    cnp = qos['cnp']
-    if cnp['dscp'] is not None and cnp['priority'] is not None:
-        dscp_to_priority[cnp['dscp']] = cnp['priority']
-        if cnp['tc'] is not None:
-            priority_to_tc[cnp['priority']] = cnp['tc']
-    return {
-        'profile': qos['profile'],
-        'preset': qos['preset'],
-        'mode': qos['mode'],
-        'trust': qos['trust'],
-        'dscp_to_priority': {str(k): v for k, v in sorted(dscp_to_priority.items())},
-        'priority_to_tc': {str(k): v for k, v in sorted(priority_to_tc.items())},
-        'pfc_priorities': qos['pfc_priorities'],
-        'cable_length': qos.get('cable_length'),  # meters (PFC headroom); SONiC's CABLE_LENGTH
-        'cnp': cnp,
-        'ecn': qos['ecn'],
-        'scheduler': {'strict_tcs': qos['strict_tcs'], 'dwrr_weights': qos['dwrr_weights']},
-        'pfc_watchdog': _watchdog(qos['pfc_watchdog']),
-    }
-
-
-def _watchdog(watchdog):
-    """The profile's PFC watchdog (times in ms) and ``timeout``: its detection time, else its detection polls ×
-    poll interval (what EOS calls the timeout), else None. None when the watchdog is off."""
-    if not watchdog['enabled']:
-        return None
-    timeout = watchdog['detection_time']
-    if timeout is None and watchdog['poll_interval'] and watchdog['detection_polls']:
-        timeout = watchdog['poll_interval'] * watchdog['detection_polls']
-    return {**watchdog, 'timeout': timeout}
+    """The context's ``qos``: the fabric's QoS facts (``facts.qos_facts``) as the schema's object, None without a
+    profile."""
+    facts = qos_facts(intent['qos'], intent['traffic_classes'])
+    return facts.as_context() if facts is not None else None
 
 
 def _management(intent, plan):
@@ -189,25 +166,6 @@ def _management(intent, plan):
         'jump_hosts': list(jump_hosts),
         'gateway': plan.management_gateway,
     }
-
-
-def server_port_modes(plan) -> dict:
-    """``{(leaf, interface): (mode, untagged VID, tagged VIDs)}`` of the leaves' server-facing ports: each server
-    bond (or single member port) is an 802.1Q trunk of the server's data VLANs; each RDMA port is an access port in
-    the (first) lossless VLAN; a BMC port on a leaf is an access port in the management VLAN. Shared by the apply
-    (NetBox interface modes) and the contexts."""
-    lossless = [v.vid for v in plan.vlans if v.lossless]
-    modes = {}
-    for attachment in plan.attachments:
-        tagged = tuple(vid for vid in attachment.vlans if vid not in lossless)
-        for leaf, port in attachment.members:
-            modes[leaf, attachment.lag or port] = ('tagged', None, tagged)
-        for leaf, port in attachment.rdma:
-            if lossless:
-                modes[leaf, port] = ('access', lossless[0], ())
-        if attachment.bmc and attachment.bmc_vlan:
-            modes[attachment.bmc] = ('access', attachment.bmc_vlan, ())
-    return modes
 
 
 @dataclass(frozen=True)
@@ -228,6 +186,7 @@ class _Fabric:
     gateway_mac: str
     bfd: dict | None  # the BFD timers of the underlay sessions, None without BFD
     hardware: dict  # role -> {interface name: platform facts (lanes, alias, index)}
+    breakouts: dict  # role -> {lane port of a breakout: {parent, count, speed, mode}}
 
 
 @dataclass
@@ -272,85 +231,57 @@ def _shared(plan, intent) -> _Fabric:
         gateway_mac=gateway_mac,
         bfd=dict(BFD_TIMERS) if intent.get('bfd') else None,
         hardware=intent.get('hardware') or {},
+        breakouts=intent.get('breakouts') or {},
     )
 
 
 def _cabling(plan, shared: _Fabric) -> _Cabling:
-    """Both ends of every link: the port, the LAG it is a member of, and the BGP session it carries."""
-    vlan_mode = server_port_modes(plan)
-    lag_of = {(leaf, port): a.lag for a in plan.attachments for leaf, port in a.members}
-    esi_of = {(leaf, a.lag): a.esi for a in plan.attachments if a.esi for leaf, _ in a.members}
+    """The cabling facts (``facts.cabling_facts``) as the schema's dicts: each port and LAG with the fabric's MTU,
+    PFC, trust and CNP policing on switch ports, and the BGP sessions the links carry."""
     cabling = _Cabling()
-    for link in plan.links:
-        for me, my_if, my_addr, peer, peer_if, peer_addr in (
-            (link.a_node, link.a_interface, link.a_address, link.b_node, link.b_interface, link.b_address),
-            (link.b_node, link.b_interface, link.b_address, link.a_node, link.a_interface, link.a_address),
-        ):
-            switch = me in shared.nodes
-            lag = _lag_of(link, me, my_if, switch, lag_of)
-            hardware = shared.hardware.get(shared.nodes[me].role, {}).get(my_if) if switch else None
-            cabling.interfaces[me].append(
-                {
-                    **_port(link, shared, switch, my_if, my_addr, peer, peer_if, lag),
-                    **_mode(vlan_mode.get((me, my_if))),
-                    'hardware': hardware,
-                }
-            )
-            if lag:
-                if link.kind == 'mlag-peer':
-                    cabling.peer_link[me] = lag
-                entry = cabling.lags[me].setdefault(lag, _lag(link, shared, switch, lag, peer, my_addr))
-                if not entry['members']:
-                    entry.update({**_mode(vlan_mode.get((me, lag))), **_segment(esi_of.get((me, lag)))})
-                entry['members'].append(my_if)
-            if switch and peer in shared.nodes and my_addr and (shared.ebgp or link.kind == 'mlag-peer'):
-                cabling.neighbors[me].append(
-                    {
-                        'address': _host(peer_addr),
-                        'remote_asn': shared.nodes[peer].asn,
-                        'peer': peer,
-                        'interface': lag if link.kind == 'mlag-peer' else my_if,
-                        'kind': link.kind,
-                    }
-                )
+    for device, facts in cabling_facts(plan, shared.hardware, shared.ebgp, shared.breakouts).items():
+        switch = device in shared.nodes
+        cabling.interfaces[device] = [_port(shared, switch, port) for port in facts.ports]
+        cabling.lags[device] = {lag.name: _lag(shared, switch, lag) for lag in facts.lags}
+        cabling.neighbors[device] = [
+            {'address': n.address, 'remote_asn': n.remote_asn, 'peer': n.peer, 'interface': n.interface, 'kind': n.kind}
+            for n in facts.neighbors
+        ]
+        if facts.peer_link is not None:
+            cabling.peer_link[device] = facts.peer_link.name
     return cabling
 
 
-def _lag_of(link, me, interface, switch, lag_of):
-    """The LAG a link end is a member of: the peer link on a switch, a server bond on either end."""
-    if link.kind == 'mlag-peer' and switch:
-        return PEER_LINK_LAG
-    if not switch and link.kind == 'server':
-        return SERVER_BOND
-    return lag_of.get((me, interface))
-
-
-def _port(link, shared, switch, name, address, peer, peer_interface, lag):
+def _port(shared, switch, port) -> dict:
     return {
-        'name': name,
-        'kind': link.kind,
-        'description': f'{peer} {peer_interface}',
-        'speed': link.speed,
+        'name': port.name,
+        'kind': port.kind,
+        'description': port.description,
+        'speed': port.speed,
         'mtu': shared.fabric['mtu'] if switch else None,
-        'address': address if link.kind != 'mlag-peer' else None,
-        'peer_device': peer,
-        'peer_interface': peer_interface,
-        'lag': lag,
-        'pfc': bool(switch and shared.lossless and link.kind in PFC_KINDS),
-        'trust': _trust(shared.qos_intent, link.kind) if switch else None,
-        'cnp_police': cnp_policer(shared.qos, link.kind, link.speed) if switch else None,
+        'address': port.address,
+        'peer_device': port.peer_device,
+        'peer_interface': port.peer_interface,
+        'lag': port.lag,
+        'pfc': bool(switch and shared.lossless and port.kind in PFC_KINDS),
+        'trust': _trust(shared.qos_intent, port.kind) if switch else None,
+        'cnp_police': cnp_policer(shared.qos, port.kind, port.speed) if switch else None,
+        **_mode(port.mode),
+        'hardware': dict(port.hardware) if port.hardware else None,
+        'breakout': dict(port.breakout) if port.breakout else None,
     }
 
 
-def _lag(link, shared, switch, name, peer, address):
-    peer_link = link.kind == 'mlag-peer'
+def _lag(shared, switch, lag) -> dict:
     return {
-        'name': name,
+        'name': lag.name,
         'kind': 'lag',
-        'description': 'MLAG peer link' if peer_link else f'{peer} bond',
+        'description': 'MLAG peer link' if lag.peer_link else f'{lag.peer_device} bond',
         'mtu': shared.fabric['mtu'] if switch else None,
-        'address': address if peer_link else None,
-        'members': [],
+        'address': lag.address,
+        'members': list(lag.members),
+        **_mode(lag.mode),
+        **_segment(lag.esi),
     }
 
 
@@ -575,8 +506,7 @@ def _evpn_mh(node, lags):
 def _mode(mode):
     if mode is None:
         return {'mode': None, 'untagged_vlan': None, 'tagged_vlans': []}
-    kind, untagged, tagged = mode
-    return {'mode': kind, 'untagged_vlan': untagged, 'tagged_vlans': list(tagged)}
+    return {'mode': mode.mode, 'untagged_vlan': mode.untagged, 'tagged_vlans': list(mode.tagged)}
 
 
 def _port_order(name):

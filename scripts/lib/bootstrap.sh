@@ -14,9 +14,11 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DEV_DIR=$REPO/.dev
 VENV=$REPO/.venv
 DB_PREFIX=${AIFABRIC_DB_PREFIX:-aifabric}
-# What decides `pip install -e '.[dev]'`: the requirements and pins (setup.py), the build settings (pyproject.toml), the
-# version in the package metadata. A change to any of them reinstalls.
-INSTALL_INPUTS=(setup.py pyproject.toml netbox_aifabric/version.py)
+# What decides `pip install -c constraints-dev.txt -e '.[dev]'`: the requirements (setup.py), the pinned versions of
+# every package (constraints-dev.txt), the build settings (pyproject.toml), the version in the package metadata. A
+# change to any of them reinstalls.
+CONSTRAINTS=constraints-dev.txt
+INSTALL_INPUTS=(setup.py "$CONSTRAINTS" pyproject.toml netbox_aifabric/version.py)
 PG_HOST=127.0.0.1
 PG_PORT=5432
 APT_UPDATED=
@@ -128,8 +130,9 @@ find_python() {
         "$hint; or point AIFABRIC_PYTHON at one."
 }
 
-# Create .venv (Python >= 3.12) and install the plugin editable with its dev extras (pinned in setup.py); skipped when
-# the sha256 of the files that decide the install (INSTALL_INPUTS) matches the stamp of the last install.
+# Create .venv (Python >= 3.12) and install the plugin editable with its dev extras at the versions of
+# constraints-dev.txt; skipped when the sha256 of the files that decide the install (INSTALL_INPUTS) matches the stamp
+# of the last install.
 ensure_venv() {
     step 'Python venv (.venv) and plugin install'
     if [[ -e $VENV ]] && ! python_ok "$VENV/bin/python"; then
@@ -150,10 +153,11 @@ ensure_venv() {
         info "$("$VENV/bin/python" -V), plugin install up to date"
         return
     fi
-    info "pip install -e '.[dev]' (a few minutes on a new venv; log: .dev/pip-install.log)"
+    info "pip install -c $CONSTRAINTS -e '.[dev]' (a few minutes on a new venv; log: .dev/pip-install.log)"
     local t0
     t0=$(now)
-    if ! (cd "$REPO" && "$VENV/bin/python" -m pip install -e '.[dev]') >"$DEV_DIR/pip-install.log" 2>&1; then
+    if ! (cd "$REPO" && "$VENV/bin/python" -m pip install -c "$CONSTRAINTS" -e '.[dev]') \
+        >"$DEV_DIR/pip-install.log" 2>&1; then
         grep -v 'is ignored' "$DEV_DIR/pip-install.log" | tail -n 60 >&2
         die 'pip install failed (full log: .dev/pip-install.log)'
     fi

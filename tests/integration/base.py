@@ -5,6 +5,8 @@ from ipam.models import RIR, VLAN, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 from utilities.testing import APIViewTestCases, ViewTestCases
 
+from netbox_aifabric.guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_SHAPE
+
 __all__ = ('FABRIC_SHAPE', 'LOSSLESS', 'PluginAPITestCase', 'PluginViewTestCase', 'make_qos_profiles', 'make_world')
 
 # Test modules import this module (``from . import base``), not the classes: a TestCase name in a test module's
@@ -29,28 +31,15 @@ def make_qos_profiles():
     )
 
 
-# The guide's cluster as Fabric form/API values (design, sizes with their maximums, speeds)
+# The guide's cluster (netbox_aifabric/guide.py) as Fabric form/API values, as a routed MLAG draft
 FABRIC_SHAPE = {
     'status': 'draft',
     'design_option': 'routed',
     'underlay': 'ebgp',
     'leaf_pairing': 'mlag',
-    'spine_count': 2,
-    'max_spines': 4,
-    'leaf_count': 2,
-    'max_leaves': 8,
-    'uplinks_per_spine': 1,
-    'max_parallel_uplinks': 2,
-    'server_count': 4,
-    'storage_count': 1,
-    'uplink_speed': 100,
-    'server_nic_count': 2,
-    'server_nic_speed': 25,
-    'rdma_nic_count': 1,
-    'rdma_nic_speed': 100,
-    'mtu': 9216,
+    **GUIDE_SHAPE,
     'oversubscription_target': 3,
-    'l2vni_base': 10000,
+    'l2vni_base': GUIDE_OVERLAY['l2vni_base'],
 }
 
 
@@ -73,10 +62,7 @@ def make_world():
     prefixes = {
         p: Prefix.objects.create(prefix=p)
         for p in (
-            '10.255.0.0/24',  # loopbacks
-            '10.255.1.0/24',  # VTEPs
-            '10.255.2.0/24',  # point-to-point
-            '10.255.3.0/28',  # MLAG peer
+            *(GUIDE_POOLS[pool][0] for pool in ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool')),
             '10.255.4.0/29',  # deliberately tiny
             '2001:db8::/64',  # wrong family
             '192.0.2.0/24',
@@ -84,7 +70,9 @@ def make_world():
     }
     rir = RIR.objects.create(name='Private', slug='private', is_private=True)
     asn_ranges = {
-        'leaves': ASNRange.objects.create(name='Leaves', slug='leaves', rir=rir, start=65101, end=65199),
+        'leaves': ASNRange.objects.create(
+            name='Leaves', slug='leaves', rir=rir, start=GUIDE_ASN['leaves'][0], end=GUIDE_ASN['leaves'][1]
+        ),
         'tiny': ASNRange.objects.create(name='Tiny', slug='tiny', rir=rir, start=65001, end=65002),
     }
     vrfs = VRF.objects.bulk_create([VRF(name=f'VRF {i}', rd=f'65000:{i}') for i in range(1, 4)])

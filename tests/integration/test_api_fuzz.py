@@ -32,6 +32,8 @@ from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 from netbox_aifabric.seed import load_demo
 
+from . import test_compliance_runs as compliance_runs
+
 pytestmark = pytest.mark.netbox
 
 API = '/api/plugins/aifabric/'
@@ -361,5 +363,7 @@ class EndpointCoverageTestCase(APITestCase):
             fuzzed.update((f'{API}{prefix}/', method) for method in LIST_METHODS)
             fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in DETAIL_METHODS)
         fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS)
+        for prefix in compliance_runs.FUZZED_ENDPOINTS:  # read-only, fuzzed in test_compliance_runs
+            fuzzed.update({(f'{API}{prefix}/', 'get'), (f'{API}{prefix}/{{id}}/', 'get')})
         self.assertEqual(published - fuzzed, set(), 'endpoints the fuzz does not send requests to')
         self.assertEqual(fuzzed - published, set(), 'endpoints the fuzz expects but the schema does not publish')

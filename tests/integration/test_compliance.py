@@ -7,7 +7,8 @@ import pytest
 from django.urls import reverse
 
 from core.models import Job, ObjectType
-from dcim.models import Interface
+from dcim.models import Device, Interface, Platform
+from extras.models import ConfigTemplate
 from ipam.models import IPAddress
 from users.models import ObjectPermission
 from utilities.request import NetBoxFakeRequest, apply_request_processors
@@ -17,8 +18,9 @@ from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
+from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
+from netbox_aifabric.seed import load_config_templates, load_demo
 
 pytestmark = pytest.mark.netbox
 
@@ -44,6 +46,18 @@ def by_hand(user):
     return apply_request_processors(request)
 
 
+def applied_demo():
+    """The demo fabric as ``netbox aifabric_load_demo`` makes it (the shipped templates, SONiC as its switch
+    platform), applied."""
+    load_demo()
+    load_config_templates()
+    fabric = Fabric.objects.get(slug='ai-lab-fabric')
+    Fabric.objects.filter(pk=fabric.pk).update(platform=Platform.objects.get(slug='sonic'))
+    fabric.refresh_from_db()
+    apply_fabric(fabric)
+    return fabric
+
+
 def failed(result):
     return {r.rule.id: r.findings for r in result.results if r.status not in ('pass',)}
 
@@ -51,9 +65,7 @@ def failed(result):
 class DriftTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
-        load_demo()
-        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        apply_fabric(cls.fabric)
+        cls.fabric = applied_demo()
 
     def test_a_clean_apply_has_no_findings(self):
         result = run_compliance(self.fabric)
@@ -120,6 +132,53 @@ class DriftTestCase(TestCase):
         self.assertEqual(edited['10.99.99.1/31'][1], 'address=10.99.99.1/31')
 
 
+class AutomationTestCase(TestCase):
+    """Each Automation rule broken in NetBox on purpose: exactly its findings (no drift), and a re-apply or the fix
+    turns the run green."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabric = applied_demo()
+
+    def switches(self):
+        return sorted(d.name for d in Device.objects.filter(platform__slug='sonic', name__startswith='ai-lab-fabric-'))
+
+    def test_a_context_edited_by_hand_is_stale_not_drift(self):
+        device = Device.objects.get(name=LEAF1)
+        with by_hand(self.user):
+            device.snapshot()
+            device.local_context_data['aifabric']['mtu']['fabric'] = 1500
+            device.save()
+        found = failed(run_compliance(self.fabric))
+        self.assertEqual(list(found), ['automation-stale'])
+        (finding,) = found['automation-stale']
+        self.assertEqual(([o.name for o in finding.objects], finding.found), ([LEAF1], 'differs in mtu'))
+        apply_fabric(self.fabric)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
+
+    def test_a_device_without_context(self):
+        server = Device.objects.filter(name__startswith='ai-lab-fabric-gpu').order_by('name').first()
+        Device.objects.filter(pk=server.pk).update(local_context_data=None)
+        found = failed(run_compliance(self.fabric))
+        self.assertEqual(list(found), ['automation-context'])
+        self.assertEqual([(f.objects[0].name, f.found) for f in found['automation-context']], [(server.name, 'none')])
+
+    def test_a_broken_template_fails_every_switch_render(self):
+        template = ConfigTemplate.objects.get(platforms__slug='sonic')
+        ConfigTemplate.objects.filter(pk=template.pk).update(template_code='{{ aifabric.nope.x }}')
+        found = failed(run_compliance(self.fabric))
+        self.assertEqual(list(found), ['automation-render'])
+        self.assertEqual([f.objects[0].name for f in found['automation-render']], self.switches())
+        self.assertIn('nope', found['automation-render'][0].found)
+
+    def test_switches_without_template(self):
+        Platform.objects.filter(slug='sonic').update(config_template=None)
+        found = failed(run_compliance(self.fabric))
+        self.assertEqual(list(found), ['automation-template'])
+        self.assertEqual([f.objects[0].name for f in found['automation-template']], self.switches())
+        self.assertEqual(len(self.switches()), self.fabric.spine_count + self.fabric.leaf_count)
+
+
 class NotAppliedTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
@@ -131,9 +190,10 @@ class NotAppliedTestCase(TestCase):
         self.assertEqual(result.context_source, 'plan')
         statuses = {r.rule.id: r.status for r in result.results}
         self.assertEqual(
-            {k for k, v in statuses.items() if v != 'pass'}, {r for r in statuses if r.startswith('drift')}
+            {k for k, v in statuses.items() if v != 'pass'},
+            {r for r in statuses if r.startswith(('drift', 'automation'))},
         )
-        self.assertEqual({statuses[r] for r in statuses if r.startswith('drift')}, {'skip'})
+        self.assertEqual({statuses[r] for r in statuses if r.startswith(('drift', 'automation'))}, {'skip'})
 
 
 def constrain(user, slug):
@@ -159,9 +219,7 @@ def break_by_hand(fabric, user):
 class ComplianceTabTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
-        load_demo()
-        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        apply_fabric(cls.fabric)
+        cls.fabric = applied_demo()
 
     def url(self):
         return reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk})
@@ -171,7 +229,7 @@ class ComplianceTabTestCase(TestCase):
         response = self.client.get(self.url())
         self.assertHttpStatus(response, 200)
         self.assertContains(response, 'Compliant')
-        self.assertContains(response, '<span class="badge text-bg-green">pass</span>', count=19)
+        self.assertContains(response, '<span class="badge text-bg-green">pass</span>', count=len(RULES))
         for family in ('Drift', 'Fabric', 'RoCE/QoS', 'Security'):
             self.assertContains(response, f'<h2 class="card-header">{family}</h2>', html=False)
         port = break_by_hand(self.fabric, self.user)
@@ -218,9 +276,7 @@ class ComplianceTabTestCase(TestCase):
 class ComplianceAPITestCase(APITestCase):
     @classmethod
     def setUpTestData(cls):
-        load_demo()
-        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        apply_fabric(cls.fabric)
+        cls.fabric = applied_demo()
 
     def url(self, pk=None):
         return reverse('plugins-api:netbox_aifabric-api:fabric-compliance', kwargs={'pk': pk or self.fabric.pk})
@@ -234,7 +290,8 @@ class ComplianceAPITestCase(APITestCase):
             (self.fabric.pk, self.fabric.name, True),
         )
         self.assertEqual(
-            response.data['counts'], {'rules': 19, 'pass': 19, 'fail': 0, 'skip': 0, 'error': 0, 'findings': 0}
+            response.data['counts'],
+            {'rules': len(RULES), 'pass': len(RULES), 'fail': 0, 'skip': 0, 'error': 0, 'findings': 0},
         )
         port = break_by_hand(self.fabric, self.user)
         data = self.client.get(self.url(), **self.header).data
@@ -281,16 +338,16 @@ class ComplianceAPITestCase(APITestCase):
 class ComplianceReportTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
-        load_demo()
-        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        apply_fabric(cls.fabric)
+        cls.fabric = applied_demo()
 
     def test_the_report_logs_each_rule_and_each_finding_linked(self):
         script = FabricCompliance()
         script.run(data={'fabric': self.fabric}, commit=False)
         self.assertFalse(script.failed)
-        self.assertEqual(list(script.tests), ['test_1_drift', 'test_2_fabric', 'test_3_roce', 'test_4_security'])
-        self.assertEqual(sum(t['success'] for t in script.tests.values()), 19)
+        self.assertEqual(
+            list(script.tests), ['test_1_drift', 'test_2_fabric', 'test_3_roce', 'test_4_security', 'test_5_automation']
+        )
+        self.assertEqual(sum(t['success'] for t in script.tests.values()), len(RULES))
         port = break_by_hand(self.fabric, self.user)
         script = FabricCompliance()
         script.run(data={}, commit=False)  # every fabric

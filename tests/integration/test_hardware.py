@@ -216,6 +216,50 @@ class RenderedPortNamesTestCase(HardwareFabricBase):
     def test_frr_on_sonic_platforms(self):
         self.check('frr/frr.conf.j2', 'arista-dcs-7050sx3-48yc8-sonic', '7726-32x-o')
 
+    def test_a_32x100g_leaf_with_breakouts_for_25g_servers(self):
+        """SN2700 leaves (32x100G) with swp1-swp8 broken out 4x25G: the servers' 25G NICs land on the lane ports,
+        which the apply creates on the device and cables, and NVUE breaks out exactly those parents."""
+        fabric = self.use_hardware(leaf='sn2700', spine='sn2700', port_map={'leaf': {'breakout': ['swp1..swp8:4x25G']}})
+        lanes = {f'swp{n}s{i}' for n in range(1, 9) for i in range(4)}
+        plan = plan_of(fabric)
+        self.assertTrue(ports(plan, 'server', 'leaf'))
+        self.assertLessEqual(ports(plan, 'server', 'leaf'), lanes)
+        apply_fabric(fabric)
+        leaf = Device.objects.get(name='ai-lab-fabric-leaf1')
+        cabled = set(leaf.interfaces.filter(cable__isnull=False).values_list('name', flat=True))
+        used_lanes = cabled & lanes
+        self.assertEqual(used_lanes, ports(plan, 'server', 'leaf') & {i.name for i in leaf.interfaces.all()})
+        self.assertEqual(Interface.objects.get(device=leaf, name=sorted(used_lanes)[0]).type, '25gbase-x-sfp28')
+        text = render('cumulus/startup.yaml.j2', leaf.get_config_context()['aifabric'])
+        interfaces = yaml.safe_load(text)[0]['set']['interface']
+        parents = {name[: name.rindex('s')] for name in used_lanes}
+        broken = {name for name, body in interfaces.items() if (body.get('link') or {}).get('breakout')}
+        self.assertEqual(broken, parents)
+        for parent in parents:
+            self.assertEqual(interfaces[parent]['link']['breakout'], {'4x': {}})
+        configured = {n for n in interfaces if re.fullmatch(r'swp\d+(s\d+)?', n)} - parents
+        self.assertEqual(configured, cabled)
+
+    def test_sonic_breakouts_split_the_lanes(self):
+        """A 7726-32X-O leaf with Ethernet0-Ethernet28 broken out 4x25G: each lane port is named by its first lane,
+        carries one of the parent's lanes, and the config_db passes the YANG map with BREAKOUT_CFG per parent."""
+        fabric = self.use_hardware(
+            leaf='7726-32x-o', spine='7726-32x-o', port_map={'leaf': {'breakout': ['Ethernet0..Ethernet28:4x25G']}}
+        )
+        apply_fabric(fabric)
+        leaf = Device.objects.get(name='ai-lab-fabric-leaf1')
+        db = json.loads(render('sonic/config_db.json.j2', leaf.get_config_context()['aifabric']))
+        self.assertEqual(violations(db), [])
+        lane_ports = {name: port for name, port in db['PORT'].items() if port['speed'] == '25000'}
+        self.assertTrue(lane_ports)
+        parent_lanes = {f'Ethernet{4 * i}': {str(4 * i + k) for k in range(1, 5)} for i in range(8)}  # port_config.ini
+        for name, port in lane_ports.items():
+            number = int(name.removeprefix('Ethernet'))
+            parent = f'Ethernet{number - number % 4}'
+            self.assertEqual(port['lanes'], str(number + 1))  # lane numbers start at 1, port names at 0
+            self.assertIn(port['lanes'], parent_lanes[parent])
+            self.assertEqual(db['BREAKOUT_CFG'][parent], {'brkout_mode': '4x25G'})
+
 
 class HardwareErrorsTestCase(HardwareFabricBase):
     def use_hardware(self, **changes):

@@ -5,7 +5,7 @@ leaves every other rule passing."""
 import netaddr
 import pytest
 
-from netbox_aifabric.checks.engine import DriftItem, Facts, Finding, Obj, Rule, run_rules
+from netbox_aifabric.checks.engine import DeviceAutomation, DriftItem, Facts, Finding, Obj, Rule, run_rules
 from netbox_aifabric.checks.rules import RULES, rule
 from tests.render_fixtures import GUIDES, JUMP_HOSTS, design_of, guide_contexts, guide_intent, guide_spec, plan_of
 
@@ -13,13 +13,23 @@ pytestmark = pytest.mark.pure
 
 
 def facts_of(guide='evpn-vxlan', drift=()):
+    """The guide's cluster as applied and rendered: its contexts stored as the plan builds them (``planned`` is the
+    same dict, so a test that breaks a stored context breaks only its own rule), a template on every switch."""
+    plan = plan_of(guide_spec(guide))
+    contexts = guide_contexts(guide)
+    switches = {node.name for node in plan.nodes}
     return Facts(
         'ai-lab',
-        guide_contexts(guide),
+        contexts,
         guide_intent(design_of(guide)),
-        plan_of(guide_spec(guide)),
+        plan,
         drift=list(drift),
         oversubscription_target=3,
+        planned=contexts,
+        automation={
+            name: DeviceAutomation(name in switches, 'AI fabric SONiC' if name in switches else None)
+            for name in contexts
+        },
     )
 
 
@@ -42,7 +52,13 @@ def test_the_guide_cluster_passes_every_rule(guide):
 
 def test_every_rule_is_documented_and_unique():
     ids = [r.id for r in RULES]
-    assert len(ids) == len(set(ids)) and {r.family for r in RULES} == {'drift', 'fabric', 'roce', 'security'}
+    assert len(ids) == len(set(ids)) and {r.family for r in RULES} == {
+        'drift',
+        'fabric',
+        'roce',
+        'security',
+        'automation',
+    }
     for r in RULES:
         assert r.title and r.rationale.endswith('.') and r.fix.endswith('.') and r.check.__doc__, r.id
 

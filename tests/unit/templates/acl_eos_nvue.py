@@ -155,7 +155,7 @@ def _nvue_port_sources(control_plane_acls, protocol, port):
 
 def nvue_readback(text: str, services=('ssh', 'https', 'snmp')) -> dict:
     """The same as :func:`eos_readback` for an NVUE startup.yaml rendered by ``templates/cumulus/startup.yaml.j2``."""
-    (document,) = yaml.safe_load(text)
+    (document,) = yaml.load(text, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))  # libyaml: same rules
     config = document['set']
     acls = {name: _nvue_rules(acl) for name, acl in (config.get('acl') or {}).items()}
     svi_acl, svi_vrf = {}, {}

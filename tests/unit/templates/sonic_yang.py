@@ -71,6 +71,9 @@ class Table:
 
 
 TABLES = {
+    # sonic-breakout_cfg.yang: BREAKOUT_CFG_LIST key port (string 1..255, the parent port), brkout_mode string 1..64
+    # (checked against the platform's platform.json by SONiC, not by YANG)
+    'BREAKOUT_CFG': Table('sonic-breakout_cfg', rf'{PORT}', {'brkout_mode': string(1, 64)}),
     # sonic-port.yang: PORT_LIST key name (string 1..128); lanes string 1..128 `mandatory true` (but on chassis/VOQ
     # devices), speed uint32 1..1600000 mandatory, mtu uint16 68..9216, alias string 1..128, index uint16,
     # description string 0..255, admin_status stypes:admin_status

@@ -15,12 +15,11 @@ import re
 
 import netaddr
 import pytest
-import yaml
 
 from netbox_aifabric.render.avd import avd_structured_config
 from tests.render_fixtures import contexts_of, guide_spec, plan_of, single_leaf_racks_spec
 
-from .helpers import render
+from .helpers import load_yaml, render
 
 pytestmark = pytest.mark.pure
 
@@ -91,7 +90,7 @@ def eos_networks(text):
 
 
 def nvue_networks(text):
-    bgp = yaml.safe_load(text)[0]['set']['vrf']['default']['router']['bgp']
+    bgp = load_yaml(text)[0]['set']['vrf']['default']['router']['bgp']
     return set(bgp['address-family']['ipv4-unicast']['network'])
 
 

@@ -19,7 +19,7 @@ from netbox_aifabric.render.filters import interface as nos_interface
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import DESIGNS, ROOT, guide_intent
 
-from .helpers import block, render
+from .helpers import block, load_yaml, render
 
 pytestmark = pytest.mark.pure
 
@@ -125,7 +125,7 @@ def test_eos_router_bfd_equals_pyavd_and_binds_the_underlay(design, underlay):
 def test_nvue_sets_bfd_on_each_underlay_neighbour_and_ospf_uplink(design, underlay):
     expected = {'enable': True, 'detect-multiplier': 3, 'min-rx-interval': 300, 'min-tx-interval': 300}
     for name, ctx in switches(design, underlay):
-        config = yaml.safe_load(render('cumulus/startup.yaml.j2', ctx))[0]['set']
+        config = load_yaml(render('cumulus/startup.yaml.j2', ctx))[0]['set']
         neighbors = (config['vrf']['default']['router'].get('bgp') or {}).get('neighbor', {})
         underlay_addresses = {n['address'] for n in (ctx['bgp'] or {}).get('neighbors', [])}
         assert {a for a, n in neighbors.items() if n.get('bfd') == expected} == underlay_addresses, name

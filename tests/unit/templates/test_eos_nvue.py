@@ -13,7 +13,7 @@ from netbox_aifabric.planner.spec import DESIGNS as PLANNER_DESIGNS
 from netbox_aifabric.render.context import build_contexts
 from tests.render_fixtures import DESIGNS, GUIDES, ROOT, guide_contexts, guide_intent, single_leaf_racks
 
-from .helpers import TEMPLATES, block, check_golden, render
+from .helpers import TEMPLATES, block, check_golden, load_yaml, render
 
 pytestmark = pytest.mark.pure
 
@@ -40,7 +40,7 @@ def eos(ctx):
 
 
 def nvue(ctx):
-    documents = yaml.safe_load(render(NVUE, ctx))
+    documents = load_yaml(render(NVUE, ctx))
     assert isinstance(documents, list) and len(documents) == 1 and list(documents[0]) == ['set']
     return documents[0]['set']
 

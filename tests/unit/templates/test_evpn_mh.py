@@ -9,7 +9,6 @@ import json
 import os
 
 import pytest
-import yaml
 
 from extras.models import ConfigTemplate
 
@@ -19,7 +18,7 @@ from netbox_aifabric.render.filters import UnsupportedFeature
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import guide_contexts, guide_intent, guide_spec, plan_of
 
-from .helpers import render
+from .helpers import load_yaml, render
 from .segments import check_segments, esi_parts
 
 pytestmark = pytest.mark.pure
@@ -118,7 +117,7 @@ def test_frr_accepts_the_evpn_mh_lines(leaf):
 
 
 def nvue(ctx):
-    return yaml.safe_load(render(NVUE, ctx))[0]['set']
+    return load_yaml(render(NVUE, ctx))[0]['set']
 
 
 @pytest.mark.parametrize('leaf', LEAVES)

@@ -7,10 +7,9 @@ variant (``router ospf``, no guide example), and paths below the second level (t
 on`` vs ``state: enabled``, which differ by object and release: nos-facts §9)."""
 
 import pytest
-import yaml
 
 from ...render_fixtures import GUIDES, guide_contexts
-from .helpers import render
+from .helpers import load_yaml, render
 
 pytestmark = pytest.mark.pure
 
@@ -75,7 +74,7 @@ def paths(tree):
 
 
 def rendered(design, name):
-    documents = yaml.safe_load(render('cumulus/startup.yaml.j2', guide_contexts(design)[name]))
+    documents = load_yaml(render('cumulus/startup.yaml.j2', guide_contexts(design)[name]))
     return documents[0]['set']
 
 

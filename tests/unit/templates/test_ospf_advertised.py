@@ -21,13 +21,12 @@ from pathlib import Path
 import jsonschema
 import netaddr
 import pytest
-import yaml
 
 from netbox_aifabric.render.avd import avd_structured_config
 from tests import frr
 from tests.render_fixtures import contexts_of, guide_spec, ospf_spec, plan_of, single_leaf_racks_spec
 
-from .helpers import check_golden, render
+from .helpers import check_golden, load_yaml, render
 from .test_advertised import announced, rack_subnets, unrouted_addresses
 
 pytestmark = pytest.mark.pure
@@ -132,7 +131,7 @@ def eos_ospf_networks(text):
 def nvue_ospf_networks(text):
     """The subnets of the NVUE SVIs in OSPF (their address or VRR address); each must be passive, in the default VRF."""
     found = set()
-    for name, iface in yaml.safe_load(text)[0]['set']['interface'].items():
+    for name, iface in load_yaml(text)[0]['set']['interface'].items():
         ospf = iface.get('router', {}).get('ospf')
         if not name.startswith('vlan') or not ospf:
             continue

@@ -12,13 +12,12 @@ import re
 
 import netaddr
 import pytest
-import yaml
 
 from netbox_aifabric.checks.matrix import evaluate, management_violations, violations
 from tests.render_fixtures import GUIDES, contexts_of, design_of, guide_contexts, guide_spec
 
 from .acl_eos_nvue import ANY_SOURCE, eos_readback, nvue_readback, readback_contexts
-from .helpers import block, render
+from .helpers import block, load_yaml, render
 
 pytestmark = pytest.mark.pure
 
@@ -214,7 +213,7 @@ def test_only_advertised_subnets_are_announced(guide):
             v['subnet'] for v in ctx['vlans'] if v['advertise'] and not v['vrf']
         }
         assert eos_default_vrf_networks(render(EOS, ctx)) == expected
-        bgp = yaml.safe_load(render(NVUE, ctx))[0]['set']['vrf']['default']['router']['bgp']
+        bgp = load_yaml(render(NVUE, ctx))[0]['set']['vrf']['default']['router']['bgp']
         assert set(bgp['address-family']['ipv4-unicast']['network']) == expected
 
 
@@ -232,7 +231,7 @@ def test_a_local_class_in_a_tenant_vrf_stays_out_of_evpn():
         in eos
     )
     assert '      redistribute connected route-map AIFABRIC-CONNECTED-AI-CLUSTER' in eos.splitlines()
-    config = yaml.safe_load(render(NVUE, ctx))[0]['set']
+    config = load_yaml(render(NVUE, ctx))[0]['set']
     policy = config['router']['policy']
     assert policy['prefix-list']['AIFABRIC-LOCAL-AI-CLUSTER']['rule'] == {
         '1': {'match': {'10.50.0.0/24': {}}, 'action': 'permit'}
@@ -313,7 +312,7 @@ def nvue_policers(config, port):
 @pytest.mark.parametrize(('name', 'make'), trust_cases(), ids=[c[0] for c in trust_cases()])
 def test_nvue_trust_and_cnp_policer_per_port(name, make):
     for ctx in switches(make(name)).values():
-        config = yaml.safe_load(render(NVUE, ctx))[0]['set']
+        config = load_yaml(render(NVUE, ctx))[0]['set']
         interfaces = config['interface']
         profiles = config['qos']['mapping']
         assert profiles['default-global']['trust'] == 'l3'  # the profile's dscp trust, where trusted

@@ -4,6 +4,7 @@ slug). Pure (PyYAML, stdlib); read once per process."""
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -13,8 +14,8 @@ SONIC_PORTS_DIR = Path(__file__).resolve().parents[1] / 'data' / 'device_types' 
 
 
 @cache
-def _all_facts() -> dict:
-    facts = {}
+def _all_facts() -> dict[str, dict[str, dict[str, Any]]]:
+    facts: dict[str, dict[str, dict[str, Any]]] = {}
     for path in sorted(SONIC_PORTS_DIR.glob('*.yaml')):
         data = yaml.safe_load(path.read_text())
         facts[data['device_type']] = {
@@ -24,6 +25,6 @@ def _all_facts() -> dict:
     return facts
 
 
-def port_facts(device_type_slug: str | None) -> dict:
+def port_facts(device_type_slug: str | None) -> dict[str, dict[str, Any]]:
     """``{interface name: {lanes, alias, index}}`` of a device type, empty when none is shipped for it."""
     return dict(_all_facts().get(device_type_slug or '', {}))

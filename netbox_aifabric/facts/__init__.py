@@ -1,0 +1,30 @@
+"""Per-device, NOS-neutral facts computed once from the plan (pure: no Django or NetBox import), read by the apply
+and by the ``aifabric`` context alike (docs/development.md, "Where the code is")."""
+
+from .cabling import (
+    PEER_LINK_LAG,
+    SERVER_BOND,
+    DeviceCabling,
+    LagFacts,
+    NeighborFacts,
+    PortFacts,
+    VlanMode,
+    cabling_facts,
+    server_port_modes,
+)
+from .qos import PFC_KINDS, QosFacts, qos_facts
+
+__all__ = (
+    'PEER_LINK_LAG',
+    'PFC_KINDS',
+    'SERVER_BOND',
+    'DeviceCabling',
+    'LagFacts',
+    'NeighborFacts',
+    'PortFacts',
+    'QosFacts',
+    'VlanMode',
+    'cabling_facts',
+    'qos_facts',
+    'server_port_modes',
+)

@@ -1,0 +1,33 @@
+"""tests/render_fixtures.py builds the demo fabric's intent without a database (``guide_intent``) for the pure
+template tests. This holds that copy equal to the real ``intent_of`` (render/context.py) of the seeded demo, so a
+traffic-class or QoS field added to one and not the other fails here, naming the field."""
+
+import pytest
+from django.test import TestCase
+
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.render.context import intent_of
+from netbox_aifabric.seed import load_demo
+from tests.render_fixtures import guide_intent
+
+pytestmark = pytest.mark.netbox
+
+
+class GuideIntentTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def test_traffic_classes_qos_and_management_equal_the_real_intent(self):
+        real = intent_of(self.fabric)
+        copy = guide_intent(self.fabric.design_option, self.fabric.underlay)
+        for key in ('traffic_classes', 'qos', 'management'):
+            with self.subTest(key=key):
+                self.assertEqual(copy[key], real[key])
+
+    def test_the_fabric_keys_the_templates_read_are_equal(self):
+        real, copy = intent_of(self.fabric)['fabric'], guide_intent(self.fabric.design_option)['fabric']
+        for key in ('design', 'underlay', 'mtu'):
+            with self.subTest(key=key):
+                self.assertEqual(copy[key], real[key])
