@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from netbox.plugins import get_plugin_config
 
 from .apply.engine import plan_of
+from .apply.spec import role_ports
 from .models import TrafficClass, TrafficFlow
 from .planner import PlanError
 from .planner.bom import bill_of_materials
@@ -13,7 +14,15 @@ from .planner.result import PlanWarning
 from .planner.traffic import Flow, TrafficError, traffic_matrix
 from .render.security import allowed
 
-__all__ = ('allowed_pairs', 'fabric_bom', 'fabric_reach', 'fabric_traffic', 'fabric_traffic_warnings', 'flows_of')
+__all__ = (
+    'allowed_pairs',
+    'fabric_bom',
+    'fabric_breakouts',
+    'fabric_reach',
+    'fabric_traffic',
+    'fabric_traffic_warnings',
+    'flows_of',
+)
 
 
 def flows_of(fabric) -> list[TrafficFlow]:
@@ -78,6 +87,16 @@ def fabric_reach(fabric) -> dict[str, str]:
     return {**everywhere, **this_fabric}
 
 
+def fabric_breakouts(fabric) -> dict[str, dict[str, tuple[str, int]]]:
+    """Role → {lane port: (parent port, lanes)} from the port map's breakouts on the chosen device types (the ports
+    the planner numbered). Raises the port map's named SpecError."""
+    found = {}
+    for role in ('spine', 'leaf'):
+        _ports, lanes = role_ports(fabric, role)
+        found[role] = {lane: (b.parent, b.count) for lane, b in lanes.items()}
+    return found
+
+
 def fabric_bom(fabric, spares_percent=10, plan=None):
     """The fabric's bill of materials (its plan, device types and reach classes). Raises PlanError."""
     plan = plan or plan_of(fabric)
@@ -92,4 +111,5 @@ def fabric_bom(fabric, spares_percent=10, plan=None):
         server_device_type=name(fabric.server_device_type),
         spares_percent=spares_percent,
         reach=fabric_reach(fabric),
+        breakouts=fabric_breakouts(fabric),
     )

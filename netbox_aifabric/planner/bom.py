@@ -10,13 +10,13 @@ have none. The tiers are the guide's planning ranges, never prices.
 import csv
 import io
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from .errors import PlanError
-from .result import Plan
+from .result import Link, Plan
 
 __all__ = (
     'CSV_COLUMNS',
@@ -30,6 +30,7 @@ __all__ = (
     'bill_of_materials',
 )
 
+Breakouts = Mapping[str, Mapping[str, tuple[str, int]]]  # role → {lane port: (parent port, lanes of the parent)}
 CSV_COLUMNS = ('category', 'item', 'quantity', 'spares', 'total', 'note')
 SAME_RACK, RACK_TO_RACK = 'same-rack', 'rack-to-rack'
 REACH_CLASSES = (SAME_RACK, RACK_TO_RACK)
@@ -166,14 +167,15 @@ def bill_of_materials(
     server_device_type: str | None = None,
     spares_percent: float = 10,
     reach: Mapping[str, str] | None = None,
+    breakouts: Breakouts | None = None,
 ) -> BillOfMaterials:
     """The BOM of ``plan``; device types are names (the fabric's choice), None when not chosen; ``reach`` overrides
-    :data:`DEFAULT_REACH` per link kind."""
+    :data:`DEFAULT_REACH` per link kind; ``breakouts``: role → {lane port: (parent port, lanes)}, the port map's."""
     lines = _Lines(_check_spares(spares_percent))
     reach_of = _check_reach(reach)
     roles = Counter(n.role for n in plan.nodes)
     _switches(plan, roles, {'spine': spine_device_type, 'leaf': leaf_device_type}, lines)
-    _optics_and_cables(plan, reach_of, lines)
+    _optics_and_cables(plan, reach_of, breakouts or {}, lines)
     _nics(plan, server_device_type, lines)
     if plan.design == 'evpn-vxlan':
         licence = 'EVPN/VXLAN feature licence or support (where the NOS needs one)'
@@ -193,11 +195,19 @@ def _switches(plan: Plan, roles: Counter[str], device_types: dict[str, str | Non
         lines.add('switch', f'{role} switch: {device_type or "device type not chosen"}', roles[role], note)
 
 
-def _optics_and_cables(plan: Plan, reach_of: Mapping[str, str], lines: _Lines) -> None:
-    """Rack-to-rack links: two optics and a fibre each; same-rack links: a DAC (copper patch below 10G); by speed."""
+def _optics_and_cables(plan: Plan, reach_of: Mapping[str, str], breakouts: Breakouts, lines: _Lines) -> None:
+    """Rack-to-rack links: two optics and a fibre each; same-rack links: a DAC (copper patch below 10G); by speed.
+    Links on a broken-out port are left to :func:`_breakout_cables`."""
+    role_of = {n.name: n.role for n in plan.nodes}
     by_reach: dict[str, Counter[tuple[int, str]]] = {SAME_RACK: Counter(), RACK_TO_RACK: Counter()}
+    groups: dict[tuple[str, str, str, int], list[Link]] = defaultdict(list)  # (reach, node, parent, lanes) → links
     for link in plan.links:
-        by_reach[reach_of.get(link.kind, SAME_RACK)][(link.speed, link.kind)] += 1
+        reach = reach_of.get(link.kind, SAME_RACK)
+        lane = _lane_end(link, role_of, breakouts)
+        if lane is None:
+            by_reach[reach][(link.speed, link.kind)] += 1
+        else:
+            groups[(reach, *lane)].append(link)
     for speed in sorted({s for s, _ in by_reach[RACK_TO_RACK]}):
         count, kinds = _at_speed(by_reach[RACK_TO_RACK], speed)
         lines.add('optic', f'{speed}G optic (rack to rack)', 2 * count, f'{kinds} × 2 ends')
@@ -206,6 +216,36 @@ def _optics_and_cables(plan: Plan, reach_of: Mapping[str, str], lines: _Lines) -
         count, kinds = _at_speed(by_reach[SAME_RACK], speed)
         item = f'{speed}G DAC (same rack)' if speed >= 10 else f'{speed}G copper patch cable (same rack)'
         lines.add('cable', item, count, kinds)
+    _breakout_cables(groups, lines)
+
+
+def _lane_end(link: Link, role_of: Mapping[str, str], breakouts: Breakouts) -> tuple[str, str, int] | None:
+    """``(node, parent port, lanes)`` of the link's end on a broken-out port (the a end first), None when neither is
+    on one."""
+    for node, port in ((link.a_node, link.a_interface), (link.b_node, link.b_interface)):
+        lane = breakouts.get(role_of.get(node, ''), {}).get(port)
+        if lane is not None:
+            return node, lane[0], lane[1]
+    return None
+
+
+def _breakout_cables(groups: Mapping[tuple[str, str, str, int], list[Link]], lines: _Lines) -> None:
+    """One breakout cable per broken-out port with a lane in use, by mode and reach: a DAC in the rack; rack to rack a
+    fibre, one optic on the parent and one per lane in use."""
+    per_mode: Counter[tuple[str, int, int]] = Counter()  # (reach, lanes, lane speed) → ports broken out
+    lanes_used: Counter[tuple[str, int, int]] = Counter()
+    for (reach, _node, _parent, lanes), links in groups.items():
+        per_mode[(reach, lanes, links[0].speed)] += 1
+        lanes_used[(reach, lanes, links[0].speed)] += len(links)
+    for (reach, lanes, speed), ports in sorted(per_mode.items()):
+        mode, used = f'{lanes}x{speed}G', lanes_used[(reach, lanes, speed)]
+        note = f'{ports} broken-out ports, {used} lanes in use'
+        if reach == SAME_RACK:
+            lines.add('cable', f'{mode} breakout DAC (same rack)', ports, note)
+            continue
+        lines.add('cable', f'{mode} breakout fibre (rack to rack)', ports, note)
+        lines.add('optic', f'{lanes * speed}G optic for a {mode} breakout (rack to rack)', ports, note)
+        lines.add('optic', f'{speed}G optic on a breakout lane (rack to rack)', used, note)
 
 
 def _at_speed(counts: Counter[tuple[int, str]], speed: int) -> tuple[int, str]:

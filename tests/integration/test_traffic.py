@@ -3,6 +3,7 @@ with NetBox's permissions and object constraints."""
 
 import csv
 import io
+import re
 from collections import Counter
 from decimal import Decimal
 
@@ -20,10 +21,12 @@ from netbox_aifabric.filtersets import TrafficFlowFilterSet
 from netbox_aifabric.graphql.types import TrafficFlowType
 from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
 from netbox_aifabric.seed import load_demo
+from netbox_aifabric.traffic import fabric_bom
 
 from . import base
 from .base import FABRIC_SHAPE, make_world
 from .test_filtersets import PluginFilterSetTests
+from .test_hardware import HardwareFabricBase
 
 pytestmark = pytest.mark.netbox
 
@@ -363,3 +366,21 @@ class TrafficFlowFilterSetTestCase(PluginFilterSetTests, DjangoTestCase):
         self.assertEqual(self.count(source_class_id=[self.classes[0].pk]), 1)
         self.assertEqual(self.count(q='backup'), 1)
         self.assertEqual(self.count(q='USERS'), 1)
+
+
+class BomBreakoutTestCase(HardwareFabricBase):
+    def test_a_broken_out_leaf_buys_breakout_cables_not_lane_dacs(self):
+        """SN2700 leaves with swp1-swp8 broken out 4x25G (the port map): the servers' 25G links on lane ports swpNsK
+        need one 4x25G breakout DAC per parent in use, instead of one DAC per lane."""
+        fabric = self.use_hardware(leaf='sn2700', spine='sn2700', port_map={'leaf': {'breakout': ['swp1..swp8:4x25G']}})
+        plan = plan_of(fabric)
+        leaves = {n.name for n in plan.nodes if n.role == 'leaf'}
+        lane = re.compile(r'(swp\d+)s\d')  # Cumulus names lane K of swpN swpNsK
+        on_lanes = [link for link in plan.links if link.a_node in leaves and lane.fullmatch(link.a_interface)]
+        parents = {(link.a_node, lane.fullmatch(link.a_interface)[1]) for link in on_lanes}
+        self.assertTrue(on_lanes)
+        bom = fabric_bom(fabric, plan=plan)
+        breakout = [line.quantity for line in bom.lines if line.item == '4x25G breakout DAC (same rack)']
+        self.assertEqual(breakout, [len(parents)])
+        cables = sum(line.quantity for line in bom.lines if line.category == 'cable')
+        self.assertEqual(cables, len(plan.links) - len(on_lanes) + len(parents))

@@ -161,3 +161,27 @@ def test_fuzz_bom_or_named_error(spares, reach):
 
 
 PLAN = plan('routed')
+
+
+def leaf_breakouts(p, lanes=4):
+    """Every server-facing leaf port as a lane of a made-up parent, ``lanes`` ports per parent in name order."""
+    ports = sorted({link.a_interface for link in p.links if link.kind == 'server'})
+    return {'leaf': {port: (f'P{i // lanes}', lanes) for i, port in enumerate(ports)}}
+
+
+@pytest.mark.parametrize('design', GUIDES)
+@pytest.mark.parametrize('server_reach', ['same-rack', 'rack-to-rack'])
+def test_breakout_cables_replace_the_lanes_cables(design, server_reach):
+    p = plan(design)
+    breakouts = leaf_breakouts(p)
+    bom = bill_of_materials(p, breakouts=breakouts, reach={'server': server_reach})
+    on_lanes = [link for link in p.links if link.kind == 'server' and link.a_interface in breakouts['leaf']]
+    parents = {(link.a_node, breakouts['leaf'][link.a_interface][0]) for link in on_lanes}
+    assert on_lanes and len(parents) < len(on_lanes)  # the test really groups lanes
+    assert quantities(bom, 'cable') == len(p.links) - len(on_lanes) + len(parents)
+    item = '4x25G breakout DAC (same rack)' if server_reach == 'same-rack' else '4x25G breakout fibre (rack to rack)'
+    assert [line.quantity for line in bom.lines if line.item == item] == [len(parents)]
+    uplinks = sum(1 for link in p.links if link.kind == 'uplink')
+    lane_optics = len(parents) + len(on_lanes) if server_reach == 'rack-to-rack' else 0
+    assert quantities(bom, 'optic') == 2 * uplinks + lane_optics
+    assert quantities(bom, 'nic') == sum(len(a.members) + len(a.rdma) for a in p.attachments)  # NICs unchanged

@@ -58,15 +58,23 @@ def total(bom, category, text=''):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fabrics, st.floats(min_value=0, max_value=100), reaches)
-def test_bom_counts_equal_the_plans(shape, spares, reach):
+@given(fabrics, st.floats(min_value=0, max_value=100), reaches, st.sampled_from([0, 2, 4, 8]))
+def test_bom_counts_equal_the_plans(shape, spares, reach, lanes):
+    """``lanes``: the leaves' server ports broken out, that many per parent (0: no breakout)."""
     plan = fabric(*shape)
-    bom = bill_of_materials(plan, spares_percent=spares, reach=reach)
+    ports = sorted({link.a_interface for link in plan.links if link.kind == 'server'})
+    breakouts = {'leaf': {port: (f'P{i // lanes}', lanes) for i, port in enumerate(ports)}} if lanes else None
+    bom = bill_of_materials(plan, spares_percent=spares, reach=reach, breakouts=breakouts)
     classes = {**DEFAULT_REACH, **reach}
-    far = sum(1 for link in plan.links if classes[link.kind] == 'rack-to-rack')
-    assert total(bom, 'cable') == len(plan.links)
-    assert total(bom, 'optic') == 2 * far
-    assert total(bom, 'cable', 'fibre') == far
+    plain = [link for link in plan.links if not (lanes and link.kind == 'server')]
+    on_lanes = [link for link in plan.links if lanes and link.kind == 'server']
+    parents = {(link.a_node, breakouts['leaf'][link.a_interface], classes['server']) for link in on_lanes}
+    far = sum(1 for link in plain if classes[link.kind] == 'rack-to-rack')
+    far_parents = sum(1 for *_, reach_class in parents if reach_class == 'rack-to-rack')
+    far_lanes = len(on_lanes) if classes['server'] == 'rack-to-rack' else 0
+    assert total(bom, 'cable') == len(plain) + len(parents)
+    assert total(bom, 'optic') == 2 * far + far_parents + far_lanes
+    assert total(bom, 'cable', 'fibre') == far + far_parents
     assert total(bom, 'nic') == sum(len(a.members) + len(a.rdma) for a in plan.attachments)
     assert total(bom, 'switch') == sum(1 for n in plan.nodes if n.role in ('spine', 'leaf'))
     for line in bom.lines:
