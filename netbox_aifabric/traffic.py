@@ -1,13 +1,28 @@
 """Glue between a stored fabric and the pure traffic matrix and bill of materials (``planner/traffic.py``,
 ``planner/bom.py``): its flows, its security matrix as allowed pairs, its plan and its device types."""
 
-from .apply.engine import plan_of
-from .choices import ReachabilityChoices
-from .models import TrafficClass, TrafficFlow
-from .planner.bom import bill_of_materials
-from .planner.traffic import Flow, traffic_matrix
+from collections.abc import Mapping
 
-__all__ = ('allowed_pairs', 'fabric_bom', 'fabric_traffic', 'flows_of')
+from netbox.plugins import get_plugin_config
+
+from .apply.engine import plan_of
+from .apply.spec import role_ports
+from .models import TrafficClass, TrafficFlow
+from .planner import PlanError
+from .planner.bom import bill_of_materials
+from .planner.result import PlanWarning
+from .planner.traffic import Flow, TrafficError, traffic_matrix
+from .render.security import allowed
+
+__all__ = (
+    'allowed_pairs',
+    'fabric_bom',
+    'fabric_breakouts',
+    'fabric_reach',
+    'fabric_traffic',
+    'fabric_traffic_warnings',
+    'flows_of',
+)
 
 
 def flows_of(fabric) -> list[TrafficFlow]:
@@ -15,16 +30,18 @@ def flows_of(fabric) -> list[TrafficFlow]:
 
 
 def allowed_pairs(classes) -> frozenset[tuple[str, str]]:
-    """The security matrix as (source, destination) class names: ``any`` admits every class, ``none`` none, ``listed``
-    the classes in ``reachable_from``."""
-    classes = list(classes)
-    pairs = set()
-    for dst in classes:
-        if dst.reachability == ReachabilityChoices.ANY:
-            pairs |= {(src.name, dst.name) for src in classes}
-        elif dst.reachability == ReachabilityChoices.LISTED:
-            pairs |= {(src.name, dst.name) for src in dst.reachable_from.all()}
-    return frozenset(pairs)
+    """The security matrix as (source, destination) class names, by the same rule the rendered ACLs and the Security
+    tab use (``render/security.allowed``: ``any`` admits every class, ``none`` none, ``listed`` its
+    ``reachable_from``)."""
+    facts = [
+        {
+            'name': c.name,
+            'reachability': c.reachability,
+            'reachable_from': [other.name for other in c.reachable_from.all()],
+        }
+        for c in classes
+    ]
+    return frozenset((src['name'], dst['name']) for src in facts for dst in facts if allowed(src, dst))
 
 
 def fabric_traffic(fabric, plan=None):
@@ -47,7 +64,41 @@ def fabric_traffic(fabric, plan=None):
     return rows, traffic_matrix(plan, flows, allowed_pairs(classes))
 
 
+def fabric_traffic_warnings(fabric, plan) -> list[PlanWarning]:
+    """The matrix's warnings for the Plan tab; a flow the matrix cannot place is itself a warning there (the Traffic
+    tab shows it as the error)."""
+    try:
+        return list(fabric_traffic(fabric, plan)[1].warnings)
+    except TrafficError as e:
+        return [PlanWarning('traffic-error', e.field, e.message)]
+
+
+def fabric_reach(fabric) -> dict[str, str]:
+    """The reach class per link kind the BOM uses for ``fabric``: the plugin settings ``bom_reach`` (every fabric)
+    overlaid with ``bom_reach_fabrics[<fabric slug>]``; kinds left out keep the BOM's defaults."""
+    everywhere = get_plugin_config('netbox_aifabric', 'bom_reach', default=None) or {}
+    per_fabric = get_plugin_config('netbox_aifabric', 'bom_reach_fabrics', default=None) or {}
+    if not isinstance(per_fabric, Mapping):
+        raise PlanError('reach', 'the plugin setting bom_reach_fabrics maps fabric slugs to {link kind: reach class}')
+    this_fabric = per_fabric.get(fabric.slug) or {}
+    for setting, value in (('bom_reach', everywhere), (f'bom_reach_fabrics[{fabric.slug}]', this_fabric)):
+        if not isinstance(value, Mapping):
+            raise PlanError('reach', f'the plugin setting {setting} maps link kinds to reach classes')
+    return {**everywhere, **this_fabric}
+
+
+def fabric_breakouts(fabric) -> dict[str, dict[str, tuple[str, int]]]:
+    """Role → {lane port: (parent port, lanes)} from the port map's breakouts on the chosen device types (the ports
+    the planner numbered). Raises the port map's named SpecError."""
+    found = {}
+    for role in ('spine', 'leaf'):
+        _ports, lanes = role_ports(fabric, role)
+        found[role] = {lane: (b.parent, b.count) for lane, b in lanes.items()}
+    return found
+
+
 def fabric_bom(fabric, spares_percent=10, plan=None):
+    """The fabric's bill of materials (its plan, device types and reach classes). Raises PlanError."""
     plan = plan or plan_of(fabric)
 
     def name(device_type):
@@ -59,4 +110,6 @@ def fabric_bom(fabric, spares_percent=10, plan=None):
         leaf_device_type=name(fabric.leaf_device_type),
         server_device_type=name(fabric.server_device_type),
         spares_percent=spares_percent,
+        reach=fabric_reach(fabric),
+        breakouts=fabric_breakouts(fabric),
     )

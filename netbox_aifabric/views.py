@@ -29,6 +29,7 @@ from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
 from .render.context import build_contexts, intent_of
 from .topology import topology_svg
+from .traffic import fabric_traffic_warnings
 from .ui import panels
 
 #
@@ -315,6 +316,7 @@ class FabricPlanView(generic.ObjectView):
             'apply_conflicts': any(c.action == 'conflict' for c in changes),
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
             'intent_warnings': intent_warnings(instance),
+            'traffic_warnings': fabric_traffic_warnings(instance, plan),
         }
 
 

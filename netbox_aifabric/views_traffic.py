@@ -1,6 +1,10 @@
 """Traffic flows (the fabric's traffic matrix rows) and the fabric's Traffic tab: utilisation per server port, leaf,
 uplink and spine, the matrix's warnings, and the bill of materials with the guide's tier."""
 
+import math
+
+from django.http import HttpResponse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
@@ -12,8 +16,10 @@ from . import filtersets, forms, tables
 from .models import Fabric, TrafficFlow
 from .planner import PlanError
 from .traffic import fabric_bom, fabric_traffic
+from .traffic_chart import utilisation_svg
 
 __all__ = (
+    'FabricBomView',
     'FabricTrafficView',
     'TrafficFlowBulkDeleteView',
     'TrafficFlowBulkEditView',
@@ -28,6 +34,7 @@ KIND_LABELS = {
     'server-port': _('Server ports'),
     'leaf-downlinks': _('Leaf downlinks (all server ports of a leaf)'),
     'uplink': _('Uplinks (ECMP over the spines)'),
+    'peer-link': _('MLAG peer links (leaves without uplinks)'),
     'spine': _('Spines'),
 }
 
@@ -107,7 +114,6 @@ class FabricTrafficView(generic.ObjectView):
     def get_extra_context(self, request, instance):
         try:
             rows, result = fabric_traffic(instance)
-            bom = fabric_bom(instance)
         except PlanError as e:
             return {'plan_error': e}
         groups = [
@@ -125,5 +131,44 @@ class FabricTrafficView(generic.ObjectView):
             'flows': list(zip(rows, result.flows, strict=True)),
             'groups': groups,
             'traffic_warnings': result.warnings,
-            'bom': bom,
+            # svgwrite escapes every name it writes, so the document is safe to embed (as the topology)
+            'chart': mark_safe(utilisation_svg(result)) if result.loads else None,
         }
+
+
+def spares_from(raw: str) -> float:
+    """The ``spares_percent`` query parameter as a number (NaN when it is not one: the BOM names the error)."""
+    try:
+        return float(raw)
+    except ValueError:
+        return math.nan
+
+
+@register_model_view(Fabric, 'bom', path='bom')
+class FabricBomView(generic.ObjectView):
+    """The bill of materials and the guide's tier; ``?export=csv`` downloads the lines (NetBox's export style),
+    ``?spares_percent=`` sets the spares (0–100, default 10). View permission on the fabric, constraints included."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_bom.html'
+    tab = ViewTab(label=_('Bill of materials'), weight=545, permission='netbox_aifabric.view_fabric')
+
+    def get(self, request, **kwargs):
+        if request.GET.get('export') != 'csv':
+            return super().get(request, **kwargs)
+        instance = self.get_object(**kwargs)
+        try:
+            bom = fabric_bom(instance, spares_percent=spares_from(request.GET.get('spares_percent', '10')))
+        except PlanError as e:
+            return HttpResponse(f'{e.field}: {e.message}\n', status=400, content_type='text/plain; charset=utf-8')
+        response = HttpResponse(bom.to_csv(), content_type='text/csv; charset=utf-8')
+        response['Content-Disposition'] = f'attachment; filename="{instance.slug}-bom.csv"'
+        return response
+
+    def get_extra_context(self, request, instance):
+        spares = request.GET.get('spares_percent', '10')
+        try:
+            bom = fabric_bom(instance, spares_percent=spares_from(spares))
+        except PlanError as e:
+            return {'plan_error': e}
+        return {'plan_error': None, 'bom': bom, 'spares_query': spares}

@@ -1,7 +1,7 @@
 """``GET /api/plugins/aifabric/fabrics/{id}/bom/``: the fabric's bill of materials and the guide's tier
-(``?spares_percent=`` 0–100, default 10); ``GET …/traffic/``: the traffic matrix laid on the fabric's plan. Both read
-only and need the fabric's view permission (object constraints included: a fabric outside them is a 404); an invalid
-fabric or flow is a 400 naming the field."""
+(``?spares_percent=`` 0–100, default 10; ``?format=csv``: the lines as CSV); ``GET …/traffic/``: the traffic matrix
+laid on the fabric's plan. Both read only and need the fabric's view permission (object constraints included: a
+fabric outside them is a 404); an invalid fabric or flow is a 400 naming the field."""
 
 import math
 
@@ -9,7 +9,9 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, OpenApiType
 from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.generics import get_object_or_404
+from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from ..models import Fabric
 from ..planner import PlanError
@@ -22,6 +24,20 @@ def _error(e: PlanError):
     return Response({e.field: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
 
 
+class BomCSVRenderer(BaseRenderer):
+    """``?format=csv`` on the ``bom`` action: the CSV text as is; an error body as ``field: message`` lines."""
+
+    media_type = 'text/csv'
+    format = 'csv'
+    charset = 'utf-8'
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, str):
+            return data.encode()
+        errors = data.items() if isinstance(data, dict) else [('error', data)]
+        return ''.join(f'{key}: {value}\n' for key, value in errors).encode()
+
+
 class FabricTrafficMixin:
     """The ``bom`` and ``traffic`` actions of the fabric viewset."""
 
@@ -30,7 +46,7 @@ class FabricTrafficMixin:
         parameters=[OpenApiParameter('spares_percent', OpenApiTypes.NUMBER, description='0–100, default 10')],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description='lines, spares_percent, tier, reasons')},
     )
-    @action(detail=True, methods=['get'])
+    @action(detail=True, methods=['get'], renderer_classes=[*api_settings.DEFAULT_RENDERER_CLASSES, BomCSVRenderer])
     def bom(self, request, pk):
         """The bill of materials: switches, optics and DACs by speed and reach, NICs, spares, licences; the tier."""
         fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
@@ -45,6 +61,9 @@ class FabricTrafficMixin:
             bom = fabric_bom(fabric, spares_percent=spares)
         except PlanError as e:
             return _error(e)
+        if request.accepted_renderer.format == 'csv':
+            disposition = f'attachment; filename="{fabric.slug}-bom.csv"'
+            return Response(bom.to_csv(), headers={'Content-Disposition': disposition})
         return Response({'fabric': fabric.pk, **bom.to_dict()})
 
     @extend_schema(

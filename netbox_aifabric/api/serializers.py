@@ -482,6 +482,9 @@ class FabricPlanSerializer(serializers.Serializer):
     pools = FabricPoolUsageSerializer(many=True)
     capacity = FabricLeafCapacitySerializer(many=True)
     warnings = FabricPlanWarningSerializer(many=True)
+    traffic_warnings = FabricPlanWarningSerializer(
+        many=True, help_text='The warnings of the traffic matrix (docs/traffic.md).'
+    )
 
 
 class FabricApplyJobSerializer(serializers.Serializer):

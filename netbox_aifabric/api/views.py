@@ -21,6 +21,7 @@ from ..planner import PlanError
 from ..render.avd import avd_structured_config
 from ..render.configs import ConfigRenderer, fabric_devices
 from ..render.context import CONTEXT_KEY
+from ..traffic import fabric_traffic_warnings
 from . import serializers
 from .bom import FabricTrafficMixin
 from .compliance import FabricComplianceMixin
@@ -107,6 +108,7 @@ class FabricViewSet(FabricComplianceMixin, FabricLabMixin, FabricTrafficMixin, N
                 {'leaf': c.leaf, 'downlink': c.downlink, 'uplink': c.uplink, 'ratio': c.ratio} for c in plan.capacity
             ],
             'warnings': [{'code': w.code, 'field': w.field, 'message': w.message} for w in plan.warnings],
+            'traffic_warnings': [vars(w) for w in fabric_traffic_warnings(fabric, plan)],
         }
 
     @staticmethod

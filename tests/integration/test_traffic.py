@@ -1,11 +1,15 @@
 """Traffic flows in NetBox (views, REST, GraphQL), the fabric's Traffic tab and the ``bom``/``traffic`` REST actions,
 with NetBox's permissions and object constraints."""
 
+import csv
+import io
+import re
 from collections import Counter
 from decimal import Decimal
 
 import pytest
 from django.test import TestCase as DjangoTestCase
+from django.test import override_settings
 from django.urls import reverse
 
 from core.models import ObjectType
@@ -17,10 +21,12 @@ from netbox_aifabric.filtersets import TrafficFlowFilterSet
 from netbox_aifabric.graphql.types import TrafficFlowType
 from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
 from netbox_aifabric.seed import load_demo
+from netbox_aifabric.traffic import fabric_bom
 
 from . import base
 from .base import FABRIC_SHAPE, make_world
 from .test_filtersets import PluginFilterSetTests
+from .test_hardware import HardwareFabricBase
 
 pytestmark = pytest.mark.netbox
 
@@ -157,10 +163,21 @@ class TrafficTabTestCase(DemoMixin, TestCase):
         storage = self.fabric.storage_count
         # every GPU server sends 10G into the storage node(s): its bond receives servers × 10 / storage nodes
         self.assertContains(response, f'<td>{self.servers * 10 // storage}</td>')
-        self.assertContains(response, '<code>forbidden-flow</code> flows[1]')  # USERS may not reach MGMT
-        self.assertContains(response, 'Bill of materials')
-        self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
-        self.assertContains(response, '<li>EVPN/VXLAN design</li>')
+        self.assertContains(response, 'data-warning-code="forbidden-flow"')  # USERS may not reach MGMT
+        self.assertContains(response, '<code>flows[1]</code>')
+        self.assertContains(response, 'id="utilisation-chart"')
+        leaves = sum(1 for n in plan_of(self.fabric).nodes if n.role == 'leaf')
+        self.assertGreaterEqual(
+            response.content.decode().count('class="bar"'), leaves
+        )  # a bar per loaded leaf at least
+        self.assertContains(response, reverse('plugins:netbox_aifabric:fabric_bom', kwargs={'pk': self.fabric.pk}))
+
+    def test_the_plan_tab_shows_the_matrix_warnings(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        url = reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': self.fabric.pk})
+        self.assertContains(self.client.get(url), 'data-warning-code="forbidden-flow"')
+        TrafficFlow.objects.filter(source_class__name='USERS').delete()  # negative control: the flow gone, no warning
+        self.assertNotContains(self.client.get(url), 'data-warning-code="forbidden-flow"')
 
     def test_the_tab_needs_the_fabrics_view_permission_with_its_constraints(self):
         self.assertHttpStatus(self.client.get(self.url()), 403)
@@ -168,6 +185,71 @@ class TrafficTabTestCase(DemoMixin, TestCase):
         self.assertHttpStatus(self.client.get(self.url()), 404)
         constrain(self.user, self.fabric.slug)
         self.assertHttpStatus(self.client.get(self.url()), 200)
+
+
+def csv_rows(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+class BomTabTestCase(DemoMixin, TestCase):
+    def url(self, query=''):
+        return reverse('plugins:netbox_aifabric:fabric_bom', kwargs={'pk': self.fabric.pk}) + query
+
+    def test_the_tab_shows_the_bom_and_the_tier(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get(self.url())
+        self.assertHttpStatus(response, 200)
+        self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
+        self.assertContains(response, '<li>EVPN/VXLAN design</li>')
+        self.assertContains(response, '?export=csv')
+        links = len(plan_of(self.fabric).links)
+        self.assertEqual(sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'cable'), links)
+
+    def csv(self, query):
+        response = self.client.get(self.url('?export=csv' + query))
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(response['Content-Type'], 'text/csv; charset=utf-8')
+        self.assertIn(f'{self.fabric.slug}-bom.csv', response['Content-Disposition'])
+        return csv_rows(response.content.decode())
+
+    def test_csv_export_follows_the_spares_and_names_a_bad_value(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        for row in self.csv('&spares_percent=50'):
+            expected = 0 if row['category'] == 'licence' else -(-int(row['quantity']) // 2)
+            self.assertEqual(int(row['spares']), expected)
+        bad = self.client.get(self.url('?export=csv&spares_percent=200'))
+        self.assertHttpStatus(bad, 400)
+        self.assertIn(b'spares_percent', bad.content)
+        for raw in ('abc', 'nan', '-1', '1e999'):  # the tab names the field instead of failing
+            response = self.client.get(self.url(f'?spares_percent={raw}'))
+            self.assertContains(response, 'is not a percentage between 0 and 100')
+
+    def test_reach_settings_turn_dacs_into_optics(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        plan = plan_of(self.fabric)
+        servers = sum(1 for link in plan.links if link.kind == 'server')
+        uplinks = sum(1 for link in plan.links if link.kind == 'uplink')
+        optics = sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'optic')
+        self.assertEqual(optics, 2 * uplinks)
+        config = {'netbox_aifabric': {'bom_reach_fabrics': {self.fabric.slug: {'server': 'rack-to-rack'}}}}
+        with override_settings(PLUGINS_CONFIG=config):
+            optics = sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'optic')
+            self.assertEqual(optics, 2 * (uplinks + servers))
+            self.assertContains(self.client.get(self.url()), '<code>server</code>: rack-to-rack')
+        with override_settings(PLUGINS_CONFIG={'netbox_aifabric': {'bom_reach': {'server': 'far'}}}):
+            self.assertContains(self.client.get(self.url()), 'reach.server')  # a named error, not a 500
+        with override_settings(PLUGINS_CONFIG={'netbox_aifabric': {'bom_reach': ['server']}}):
+            self.assertContains(self.client.get(self.url()), 'bom_reach')
+
+    def test_the_tab_and_its_export_need_the_view_permission_with_constraints(self):
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url(query)), 403)
+        constrain(self.user, 'another-fabric')
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url(query)), 404)
+        constrain(self.user, self.fabric.slug)
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url(query)), 200)
 
 
 class TrafficAPITestCase(DemoMixin, APITestCase):
@@ -186,6 +268,16 @@ class TrafficAPITestCase(DemoMixin, APITestCase):
         self.assertTrue(all(x['spares'] == -(-x['quantity'] // 2) for x in lines if x['category'] != 'licence'))
         self.assertEqual(response.data['tier']['name'], 'Expandable')
         self.assertIn('2 spines', response.data['tier_reasons'])
+        as_csv = self.client.get(self.url('bom') + '?spares_percent=50&format=csv', **self.header)
+        self.assertHttpStatus(as_csv, 200)
+        self.assertTrue(as_csv['Content-Type'].startswith('text/csv'))
+        self.assertEqual(
+            [(r['item'], int(r['total'])) for r in csv_rows(as_csv.content.decode())],
+            [(x['item'], x['total']) for x in lines],
+        )
+        bad_csv = self.client.get(self.url('bom') + '?spares_percent=-1&format=csv', **self.header)
+        self.assertHttpStatus(bad_csv, 400)
+        self.assertIn(b'spares_percent', bad_csv.content)
         bad = self.client.get(self.url('bom') + '?spares_percent=nan', **self.header)
         self.assertHttpStatus(bad, 400)
         self.assertIn('spares_percent', bad.data)
@@ -199,6 +291,39 @@ class TrafficAPITestCase(DemoMixin, APITestCase):
         ports = [x for x in response.data['loads'] if x['kind'] == 'server-port']
         self.assertAlmostEqual(sum(x['up'] for x in ports), sent)
         self.assertEqual([w['code'] for w in response.data['warnings']], ['forbidden-flow'])
+
+    def test_a_lossless_incast_is_a_pfc_headroom_warning(self):
+        """Every GPU sends into the storage RDMA NICs, lossless, at one more than their share of those NICs."""
+        self.add_permissions('netbox_aifabric.view_fabric')
+        plan = plan_of(self.fabric)
+        storage = [a for a in plan.attachments if a.kind == 'storage']
+        ports = {(leaf, port) for a in storage for leaf, port in a.rdma}
+        capacity = sum(link.speed for link in plan.links if (link.a_node, link.a_interface) in ports)
+        gpus = sum(1 for a in plan.attachments if a.kind == 'gpu')
+        self.assertGreater(capacity, 0)  # the demo's storage has RDMA NICs: the check is not vacuous
+        lossless = TrafficClass.objects.get(name='RDMA', lossless=True)
+        TrafficFlow.objects.create(
+            fabric=self.fabric,
+            source_group='gpu',
+            destination_group='storage',
+            gbps=capacity / len(storage) / gpus + 1,
+            source_class=lossless,
+        )
+        response = self.client.get(self.url('traffic'), **self.header)
+        fields = {w['field'] for w in response.data['warnings'] if w['code'] == 'pfc-headroom'}
+        self.assertEqual({f'server-port:{a.server} RDMA' for a in storage} - fields, set())
+
+    def test_the_plan_json_carries_the_matrix_warnings(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        url = reverse('plugins-api:netbox_aifabric-api:fabric-plan', kwargs={'pk': self.fabric.pk})
+        response = self.client.post(url, {}, format='json', **self.header)
+        self.assertHttpStatus(response, 200)
+        self.assertEqual(
+            [(w['code'], w['field']) for w in response.data['traffic_warnings']], [('forbidden-flow', 'flows[1]')]
+        )
+        TrafficFlow.objects.filter(source_class__name='USERS').delete()  # negative control
+        response = self.client.post(url, {}, format='json', **self.header)
+        self.assertEqual(response.data['traffic_warnings'], [])
 
     def test_permissions_and_constraints(self):
         for name in ('bom', 'traffic'):
@@ -241,3 +366,21 @@ class TrafficFlowFilterSetTestCase(PluginFilterSetTests, DjangoTestCase):
         self.assertEqual(self.count(source_class_id=[self.classes[0].pk]), 1)
         self.assertEqual(self.count(q='backup'), 1)
         self.assertEqual(self.count(q='USERS'), 1)
+
+
+class BomBreakoutTestCase(HardwareFabricBase):
+    def test_a_broken_out_leaf_buys_breakout_cables_not_lane_dacs(self):
+        """SN2700 leaves with swp1-swp8 broken out 4x25G (the port map): the servers' 25G links on lane ports swpNsK
+        need one 4x25G breakout DAC per parent in use, instead of one DAC per lane."""
+        fabric = self.use_hardware(leaf='sn2700', spine='sn2700', port_map={'leaf': {'breakout': ['swp1..swp8:4x25G']}})
+        plan = plan_of(fabric)
+        leaves = {n.name for n in plan.nodes if n.role == 'leaf'}
+        lane = re.compile(r'(swp\d+)s\d')  # Cumulus names lane K of swpN swpNsK
+        on_lanes = [link for link in plan.links if link.a_node in leaves and lane.fullmatch(link.a_interface)]
+        parents = {(link.a_node, lane.fullmatch(link.a_interface)[1]) for link in on_lanes}
+        self.assertTrue(on_lanes)
+        bom = fabric_bom(fabric, plan=plan)
+        breakout = [line.quantity for line in bom.lines if line.item == '4x25G breakout DAC (same rack)']
+        self.assertEqual(breakout, [len(parents)])
+        cables = sum(line.quantity for line in bom.lines if line.category == 'cable')
+        self.assertEqual(cables, len(plan.links) - len(on_lanes) + len(parents))

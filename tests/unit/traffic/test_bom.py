@@ -1,11 +1,15 @@
 """The bill of materials and the guide's tier, derived from the plan's own nodes and links."""
 
+import csv
+import io
 from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from netbox_aifabric.planner import PlanError, load_spec, plan_fabric
-from netbox_aifabric.planner.bom import TIERS, bill_of_materials
+from netbox_aifabric.planner.bom import CSV_COLUMNS, DEFAULT_REACH, LINK_KINDS, TIERS, bill_of_materials
 
 from ..planner.helpers import GUIDES, example
 
@@ -69,3 +73,115 @@ def test_tiers_follow_the_guide():
     assert bill_of_materials(plan('routed')).tier == expandable  # spines
     bom = bill_of_materials(plan('evpn-vxlan'))
     assert bom.tier == expandable and 'EVPN/VXLAN design' in bom.tier_reasons
+
+
+def test_csv_holds_every_line_as_netbox_exports():
+    bom = bill_of_materials(plan('evpn-vxlan'), spares_percent=25)
+    rows = list(csv.DictReader(io.StringIO(bom.to_csv())))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert [(r['category'], r['item'], int(r['quantity']), int(r['spares']), int(r['total'])) for r in rows] == [
+        (line.category, line.item, line.quantity, line.spares, line.quantity + line.spares) for line in bom.lines
+    ]
+
+
+def test_csv_quotes_hostile_names():
+    bom = bill_of_materials(plan('routed'), leaf_device_type='Leaf, "48x25G"\nB')
+    rows = list(csv.DictReader(io.StringIO(bom.to_csv())))
+    assert 'leaf switch: Leaf, "48x25G"\nB' in [r['item'] for r in rows]
+
+
+@pytest.mark.parametrize('design', GUIDES)
+@pytest.mark.parametrize(
+    'reach',
+    [
+        None,
+        {'uplink': 'same-rack'},
+        {'server': 'rack-to-rack', 'rdma': 'rack-to-rack'},
+        {kind: 'rack-to-rack' for kind in LINK_KINDS},
+    ],
+)
+def test_reach_class_per_link_kind_decides_optics_or_dac(design, reach):
+    p = plan(design)
+    bom = bill_of_materials(p, reach=reach)
+    classes = {**DEFAULT_REACH, **(reach or {})}
+    far = [link for link in p.links if classes[link.kind] == 'rack-to-rack']
+    assert quantities(bom, 'optic') == 2 * len(far)
+    fibre = sum(line.quantity for line in bom.lines if 'fibre' in line.item)
+    assert fibre == len(far)
+    assert quantities(bom, 'cable') == len(p.links)  # every link is one cable, whatever its reach
+    assert dict(bom.reach) == classes
+    # the default: uplinks alone run rack to rack
+    if reach is None:
+        assert {link.kind for link in far} <= {'uplink'}
+
+
+@pytest.mark.parametrize(
+    ('reach', 'field'),
+    [
+        ({'uplinks': 'same-rack'}, 'reach.uplinks'),
+        ({'uplink': 'far'}, 'reach.uplink'),
+        ({'uplink': None}, 'reach.uplink'),
+        ('rack-to-rack', 'reach'),
+    ],
+)
+def test_reach_named_errors(reach, field):
+    with pytest.raises(PlanError) as error:
+        bill_of_materials(plan('routed'), reach=reach)
+    assert error.value.field == field
+
+
+anything = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12), st.lists(st.integers(), max_size=2)
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.floats(min_value=0, max_value=100), anything),
+    st.one_of(
+        st.none(),
+        st.dictionaries(
+            st.one_of(st.sampled_from(LINK_KINDS), st.text(max_size=8)),
+            st.one_of(st.sampled_from(['same-rack', 'rack-to-rack']), anything),
+            max_size=4,
+        ),
+        anything,
+    ),
+)
+def test_fuzz_bom_or_named_error(spares, reach):
+    """Arbitrary spares and reach: a BOM, or a PlanError naming ``spares_percent`` or ``reach[.<kind>]``."""
+    try:
+        bom = bill_of_materials(PLAN, spares_percent=spares, reach=reach)
+    except PlanError as error:
+        assert error.field == 'spares_percent' or error.field == 'reach' or error.field.startswith('reach.')
+        return
+    assert quantities(bom, 'cable') == len(PLAN.links)
+    bom.to_csv()
+    bom.to_dict()
+
+
+PLAN = plan('routed')
+
+
+def leaf_breakouts(p, lanes=4):
+    """Every server-facing leaf port as a lane of a made-up parent, ``lanes`` ports per parent in name order."""
+    ports = sorted({link.a_interface for link in p.links if link.kind == 'server'})
+    return {'leaf': {port: (f'P{i // lanes}', lanes) for i, port in enumerate(ports)}}
+
+
+@pytest.mark.parametrize('design', GUIDES)
+@pytest.mark.parametrize('server_reach', ['same-rack', 'rack-to-rack'])
+def test_breakout_cables_replace_the_lanes_cables(design, server_reach):
+    p = plan(design)
+    breakouts = leaf_breakouts(p)
+    bom = bill_of_materials(p, breakouts=breakouts, reach={'server': server_reach})
+    on_lanes = [link for link in p.links if link.kind == 'server' and link.a_interface in breakouts['leaf']]
+    parents = {(link.a_node, breakouts['leaf'][link.a_interface][0]) for link in on_lanes}
+    assert on_lanes and len(parents) < len(on_lanes)  # the test really groups lanes
+    assert quantities(bom, 'cable') == len(p.links) - len(on_lanes) + len(parents)
+    item = '4x25G breakout DAC (same rack)' if server_reach == 'same-rack' else '4x25G breakout fibre (rack to rack)'
+    assert [line.quantity for line in bom.lines if line.item == item] == [len(parents)]
+    uplinks = sum(1 for link in p.links if link.kind == 'uplink')
+    lane_optics = len(parents) + len(on_lanes) if server_reach == 'rack-to-rack' else 0
+    assert quantities(bom, 'optic') == 2 * uplinks + lane_optics
+    assert quantities(bom, 'nic') == sum(len(a.members) + len(a.rdma) for a in p.attachments)  # NICs unchanged

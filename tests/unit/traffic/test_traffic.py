@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netbox_aifabric.planner import load_spec, plan_fabric
-from netbox_aifabric.planner.traffic import Flow, TrafficError, traffic_matrix
+from netbox_aifabric.planner.traffic import BURSTINESS, Flow, TrafficError, traffic_matrix
 
 from ..planner.helpers import example
 
@@ -144,3 +144,51 @@ def test_fuzz_result_or_named_error(flow_list):
     sent = sum(r.total_gbps for r in result.flows)
     assert sum(load.up for load in result.by_kind('server-port')) == pytest.approx(sent)
     result.to_dict()
+
+
+def pfc(result):
+    return {w.field for w in result.warnings if w.code == 'pfc-headroom'}
+
+
+def rdma_capacity(plan, server):
+    ports = {(a.server, leaf, port) for a in plan.attachments for leaf, port in a.rdma if a.server == server}
+    return sum(link.speed for link in plan.links if (link.b_node, link.a_node, link.a_interface) in ports)
+
+
+@pytest.mark.parametrize('burstiness', BURSTINESS)
+def test_pfc_headroom_incast_into_a_lossless_port(burstiness):
+    """A lossless incast above the RDMA port: bursty or not, PFC has to hold the senders back by rate."""
+    gpus = sum(1 for a in PLAN.attachments if a.kind == 'gpu')
+    capacity = rdma_capacity(PLAN, 'storage1')
+    over = traffic_matrix(PLAN, [Flow('gpu', 'storage', capacity / gpus + 1, burstiness, source_class='RDMA')])
+    assert pfc(over) == {'server-port:storage1 RDMA'}
+    under = traffic_matrix(PLAN, [Flow('gpu', 'storage', capacity / gpus - 1, burstiness, source_class='RDMA')])
+    assert pfc(under) == set()
+    # negative control: the same rate in a lossy class is an over-capacity warning, never a PFC one
+    lossy = traffic_matrix(PLAN, [Flow('gpu', 'storage', capacity / gpus + 1, burstiness, source_class='USERS')])
+    assert pfc(lossy) == set()
+    assert [load.lossless for load in over.by_kind('server-port') if load.element == 'storage1 RDMA'] == [
+        pytest.approx(gpus * (capacity / gpus + 1))
+    ]
+
+
+@pytest.mark.parametrize(('lossy_gbps', 'lossy_burstiness'), [(5, 'sustained'), (25, 'sustained'), (25, 'bursty')])
+def test_pfc_headroom_on_a_leafs_uplinks_counts_lossy_sustained_only(lossy_gbps, lossy_burstiness):
+    """Into leaf3 (storage's leaf): the lossless flows plus the lossy sustained ones against its uplinks."""
+    gpus = sum(1 for a in PLAN.attachments if a.kind == 'gpu')
+    storage = next(a for a in PLAN.attachments if a.server == 'storage1')
+    lossless_gbps = 40
+    lossless_down = gpus * lossless_gbps * sum(1 for leaf, _ in storage.rdma if leaf == 'leaf3') / len(storage.rdma)
+    on_leaf3 = sum(1 for leaf, _ in storage.members if leaf == 'leaf3') / len(storage.members)
+    lossy_down = gpus * lossy_gbps * on_leaf3 if lossy_burstiness == 'sustained' else 0
+    uplinks = sum(link.speed for link in uplinks_of(PLAN, 'leaf3'))
+    flows = [
+        Flow('gpu', 'storage', lossless_gbps, 'sustained', source_class='RDMA'),
+        Flow('gpu', 'storage', lossy_gbps, lossy_burstiness, source_class='STORAGE'),
+    ]
+    result = traffic_matrix(PLAN, flows)
+    assert ('uplinks:leaf3' in pfc(result)) == (lossless_down + lossy_down > uplinks)
+    ratio = next(c.ratio for c in PLAN.capacity if c.leaf == 'leaf3')
+    for warning in result.warnings:
+        if warning.field == 'uplinks:leaf3':
+            assert f'at {ratio:g}:1 oversubscription' in warning.message
