@@ -21,7 +21,7 @@ from utilities.views import ViewTab, register_model_view
 from . import filtersets, forms, tables
 from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
 from .apply.permissions import ObjectPermissionError, visible_changes
-from .apply.service import request_apply
+from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .checks.matrix import security_matrix
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
@@ -313,6 +313,7 @@ class FabricPlanView(generic.ObjectView):
             'apply_diff': summarize(changes),
             'apply_changes': [c for c in changes if c.action in ('update', 'adopt', 'delete', 'conflict')],
             'apply_conflicts': any(c.action == 'conflict' for c in changes),
+            'apply_blockers': apply_blockers(plan),
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
             'intent_warnings': intent_warnings(instance),
         }

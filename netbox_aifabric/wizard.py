@@ -27,7 +27,7 @@ from utilities.forms.rendering import FieldSet
 
 from .apply.engine import ApplyConflictError, diff_fabric, summarize
 from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
-from .apply.service import MissingPermissionsError, request_apply
+from .apply.service import MissingPermissionsError, apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
@@ -611,6 +611,7 @@ class FabricWizardView(View):
                         'plan': plan,
                         'apply_diff': summarize(changes),
                         'apply_conflicts': [c for c in changes if c.action == 'conflict'],
+                        'apply_blockers': apply_blockers(plan),
                         'intent_warnings': intent_warnings(fabric),
                         'fabric_preview': fabric,
                     }

@@ -11,14 +11,46 @@ from typing import Any
 from django.db import transaction
 
 from ..jobs import ApplyFabricJob, runs_in_background
+from ..planner import PlanError
 from .engine import apply_fabric, diff_fabric
 from .permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
 
-__all__ = ('ApplyOutcome', 'MissingPermissionsError', 'request_apply')
+__all__ = (
+    'BLOCKING_WARNINGS',
+    'ApplyOutcome',
+    'MissingPermissionsError',
+    'PlanBlockedError',
+    'apply_blockers',
+    'check_blockers',
+    'request_apply',
+)
+
+# The guide's hard rules among the plan's warnings: a design that cannot work as drawn (hosts of one class in
+# different racks that cannot reach each other). The others (oversubscription, public ASNs, a class MTU above the
+# fabric's, the guide's intent warnings) strain a fabric but leave it working: they stay warnings.
+BLOCKING_WARNINGS = frozenset({'unrouted-class-across-racks'})
 
 
 class MissingPermissionsError(ObjectPermissionError):
     """The user lacks model permissions (add/change/delete) of object types the apply writes; nothing was written."""
+
+
+class PlanBlockedError(PlanError):
+    """The plan breaks one of the guide's hard rules (a warning in ``BLOCKING_WARNINGS``); nothing was written."""
+
+
+def apply_blockers(plan) -> list:
+    """The plan's warnings that block an apply (``BLOCKING_WARNINGS``), in the plan's order."""
+    return [w for w in plan.warnings if w.code in BLOCKING_WARNINGS]
+
+
+def check_blockers(plan) -> None:
+    """Raise :class:`PlanBlockedError` on the first warning of ``plan`` that blocks an apply, naming its field."""
+    blockers = apply_blockers(plan)
+    if blockers:
+        first = blockers[0]
+        more = f' (and {len(blockers) - 1} more)' if len(blockers) > 1 else ''
+        raise PlanBlockedError(first.field, f'the apply is blocked ({first.code}): {first.message}{more}')
 
 
 @dataclass
@@ -35,9 +67,11 @@ class ApplyOutcome:
 def request_apply(fabric, user, confirm_delete=False, background=False, on_commit=False) -> ApplyOutcome:
     """Check ``user``'s permissions for the apply of ``fabric``'s plan, then apply it now or queue it as a job (asked
     for, or above ``background_apply_threshold`` links; with ``on_commit`` the job is queued when the caller's
-    transaction commits). Raises :class:`MissingPermissionsError`, ``ObjectPermissionError``, ``PlanError`` or
-    ``ApplyConflictError``, each with nothing written. The caller checks the fabric's own ``apply`` permission."""
+    transaction commits). Raises :class:`MissingPermissionsError`, ``ObjectPermissionError``, ``PlanError`` (a
+    :class:`PlanBlockedError` when the plan breaks a hard rule) or ``ApplyConflictError``, each with nothing
+    written. The caller checks the fabric's own ``apply`` permission."""
     plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
+    check_blockers(plan)  # before the permissions: the design is what to fix first
     missing = missing_permissions(user, preview, confirm_delete)
     if missing:
         raise MissingPermissionsError(missing_permissions_message(missing))
