@@ -3,6 +3,7 @@
 import uuid
 
 from django.core.cache import cache
+from django.db import transaction
 
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
@@ -59,10 +60,13 @@ class ApplyFabricJob(JobRunner):
             }
         )
         try:
-            with apply_request_processors(request):
-                _plan, changes = apply_fabric(
+            with apply_request_processors(request), transaction.atomic():
+                plan, changes = apply_fabric(
                     fabric, confirm_delete=confirm_delete, progress=self.progress, user=self.job.user
                 )
+                from .apply.service import after_apply  # (the service queues this job: imported here)
+
+                after_apply(fabric, plan)
         except (PlanError, ApplyConflictError, ObjectPermissionError) as e:
             self.logger.error(f'Nothing was applied: {e}')
             raise JobFailed(str(e)) from e

@@ -14,13 +14,14 @@ from django.utils.translation import gettext_lazy as _
 from dcim.models import Device
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.ui import layout
-from netbox.ui.panels import CommentsPanel, ObjectsTablePanel
+from netbox.ui.panels import CommentsPanel, ObjectsTablePanel, TemplatePanel
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
 from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
 from .apply.permissions import ObjectPermissionError, visible_changes
+from .apply.route_targets import planned_route_targets
 from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .checks.matrix import security_matrix
@@ -174,11 +175,19 @@ class EVPNTenantView(generic.ObjectView):
     template_name = 'generic/object.html'
     layout = layout.SimpleLayout(
         left_panels=[panels.EVPNTenantPanel(), TagsPanel()],
-        right_panels=[CustomFieldsPanel(), CommentsPanel()],
+        right_panels=[
+            TemplatePanel('netbox_aifabric/inc/tenant_route_targets.html'),
+            CustomFieldsPanel(),
+            CommentsPanel(),
+        ],
         bottom_panels=[
             ObjectsTablePanel(model='netbox_aifabric.Fabric', filters={'evpn_tenant_id': lambda ctx: ctx['object'].pk})
         ],
     )
+
+    def get_extra_context(self, request, instance):
+        # one truth: the plan's route targets, not a second copy the user could set (apply/route_targets.py)
+        return {'planned_route_targets': planned_route_targets(instance)}
 
 
 @register_model_view(EVPNTenant, 'add', detail=False)

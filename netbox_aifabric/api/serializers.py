@@ -20,7 +20,7 @@ from ipam.api.serializers import (
     VLANSerializer,
     VRFSerializer,
 )
-from ipam.models import VLAN, RouteTarget
+from ipam.models import VLAN
 from netbox.api.fields import ChoiceField, RelatedObjectCountField, SerializedPKRelatedField
 from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
 from tenancy.api.serializers import TenantSerializer
@@ -183,12 +183,9 @@ class QoSProfileSerializer(NestedLookupMixin, PrimaryModelSerializer):
 class EVPNTenantSerializer(NestedLookupMixin, PrimaryModelSerializer):
     tenant = TenantSerializer(nested=True, required=False, allow_null=True)
     vrf = VRFSerializer(nested=True, required=False, allow_null=True)
-    import_targets = SerializedPKRelatedField(
-        queryset=RouteTarget.objects.all(), serializer=RouteTargetSerializer, nested=True, required=False, many=True
-    )
-    export_targets = SerializedPKRelatedField(
-        queryset=RouteTarget.objects.all(), serializer=RouteTargetSerializer, nested=True, required=False, many=True
-    )
+    # read-only: the plan's route targets, written by each apply (apply/route_targets.py)
+    import_targets = RouteTargetSerializer(nested=True, many=True, read_only=True)
+    export_targets = RouteTargetSerializer(nested=True, many=True, read_only=True)
     traffic_classes = SerializedPKRelatedField(
         queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
     )

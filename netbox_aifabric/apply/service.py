@@ -14,12 +14,14 @@ from ..jobs import ApplyFabricJob, runs_in_background
 from ..planner import PlanError
 from .engine import apply_fabric, diff_fabric
 from .permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
+from .route_targets import sync_tenant_route_targets
 
 __all__ = (
     'BLOCKING_WARNINGS',
     'ApplyOutcome',
     'MissingPermissionsError',
     'PlanBlockedError',
+    'after_apply',
     'apply_blockers',
     'check_blockers',
     'request_apply',
@@ -82,5 +84,13 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
             )
             return ApplyOutcome(plan)
         return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
-    plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
+    with transaction.atomic():
+        plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
+        after_apply(fabric, plan)
     return ApplyOutcome(plan, changes)
+
+
+def after_apply(fabric, plan) -> None:
+    """What every apply (now or as a job) records besides its objects, in its transaction: the tenants' route
+    targets become the plan's."""
+    sync_tenant_route_targets(fabric, plan)

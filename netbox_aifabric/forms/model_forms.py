@@ -2,7 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
-from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
+from ipam.models import VLAN, VRF, ASNRange, Prefix
 from netbox.forms import NetBoxModelForm, PrimaryModelForm
 from tenancy.models import Tenant
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, JSONField, SlugField
@@ -144,12 +144,7 @@ class EVPNTenantForm(PrimaryModelForm):
     slug = SlugField()
     tenant = DynamicModelChoiceField(queryset=Tenant.objects.all(), required=False, label=_('Tenant'))
     vrf = DynamicModelChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
-    import_targets = DynamicModelMultipleChoiceField(
-        queryset=RouteTarget.objects.all(), required=False, label=_('Import targets')
-    )
-    export_targets = DynamicModelMultipleChoiceField(
-        queryset=RouteTarget.objects.all(), required=False, label=_('Export targets')
-    )
+    # (no import/export targets: the plan derives them and each apply writes them, apply/route_targets.py)
     traffic_classes = DynamicModelMultipleChoiceField(
         queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes')
     )
@@ -157,7 +152,7 @@ class EVPNTenantForm(PrimaryModelForm):
 
     fieldsets = (
         FieldSet('name', 'slug', 'tenant', 'vrf', 'description', 'tags', name=_('EVPN tenant')),
-        FieldSet('l3vni', 'l2vni_base', 'import_targets', 'export_targets', 'anycast_gateway_mac', name=_('EVPN')),
+        FieldSet('l3vni', 'l2vni_base', 'anycast_gateway_mac', name=_('EVPN')),
         FieldSet('traffic_classes', 'vlans', name=_('Members')),
     )
 
@@ -170,8 +165,6 @@ class EVPNTenantForm(PrimaryModelForm):
             'vrf',
             'l3vni',
             'l2vni_base',
-            'import_targets',
-            'export_targets',
             'anycast_gateway_mac',
             'traffic_classes',
             'vlans',
