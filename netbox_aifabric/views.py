@@ -2,21 +2,27 @@ import time
 from collections import Counter
 
 from django.contrib import messages
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from core.models import ObjectChange
+from core.tables import ObjectChangeTable
 from dcim.models import Device
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
+from netbox.registry import registry
 from netbox.ui import layout
 from netbox.ui.panels import CommentsPanel, ObjectsTablePanel, TemplatePanel
 from netbox.views import generic
-from utilities.views import ViewTab, register_model_view
+from netbox.views.generic.feature_views import ObjectChangeLogView
+from utilities.views import ViewTab, get_default_template, register_model_view
 
 from . import filtersets, forms, tables
 from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
@@ -253,7 +259,13 @@ class FabricView(generic.ObjectView):
     template_name = 'generic/object.html'
     layout = layout.SimpleLayout(
         left_panels=[panels.FabricPanel(), panels.FabricSizePanel(), panels.FabricDevicesPanel(), TagsPanel()],
-        right_panels=[panels.FabricIntentPanel(), panels.FabricManagementPanel(), CustomFieldsPanel(), CommentsPanel()],
+        right_panels=[
+            TemplatePanel('netbox_aifabric/inc/fabric_lifecycle.html'),
+            panels.FabricIntentPanel(),
+            panels.FabricManagementPanel(),
+            CustomFieldsPanel(),
+            CommentsPanel(),
+        ],
         bottom_panels=[
             ObjectsTablePanel(
                 model='netbox_aifabric.TrafficClass', filters={'fabric_id': lambda ctx: ctx['object'].pk}
@@ -261,6 +273,44 @@ class FabricView(generic.ObjectView):
             ObjectsTablePanel(model='netbox_aifabric.EVPNTenant', filters={'fabric_id': lambda ctx: ctx['object'].pk}),
         ],
     )
+
+
+class FabricChangeLogView(ObjectChangeLogView):
+    """NetBox's changelog tab, plus every change made in the requests that changed the fabric: an apply records
+    itself on the fabric (``Fabric.mark_applied``), so its devices, cables, addresses… are listed here, each with its
+    request id (NetBox's ``request_id`` filter link)."""
+
+    def get(self, request, model, **kwargs):
+        fabric = get_object_or_404(model.objects.restrict(request.user, 'view'), **kwargs)
+        content_type = ContentType.objects.get_for_model(model)
+        own = Q(changed_object_type=content_type, changed_object_id=fabric.pk) | Q(
+            related_object_type=content_type, related_object_id=fabric.pk
+        )
+        requests = ObjectChange.objects.filter(own).values('request_id')
+        changes = (
+            ObjectChange.objects.restrict(request.user, 'view')
+            .prefetch_related('user', 'changed_object_type')
+            .filter(own | Q(request_id__in=requests))
+        )
+        table = ObjectChangeTable(data=changes, orderable=False)
+        table.configure(request)
+        table.columns.show('request_id')
+        return render(
+            request,
+            'extras/object_changelog.html',
+            {'object': fabric, 'table': table, 'base_template': get_default_template(model), 'tab': self.tab},
+        )
+
+
+def _replace_changelog_view():
+    """NetBox registers its changelog view for every model when it starts; the fabric's is replaced in place (a
+    second registration would give a second URL of the same name, and Django resolves the first)."""
+    for entry in registry['views']['netbox_aifabric']['fabric']:
+        if entry['name'] == 'changelog':
+            entry['view'] = FabricChangeLogView
+
+
+_replace_changelog_view()
 
 
 @register_model_view(Fabric, 'add', detail=False)

@@ -24,6 +24,7 @@ from ipam.models import VLAN
 from netbox.api.fields import ChoiceField, RelatedObjectCountField, SerializedPKRelatedField
 from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
 from tenancy.api.serializers import TenantSerializer
+from users.api.serializers import UserSerializer
 
 from ..choices import (
     BmcAttachmentChoices,
@@ -248,6 +249,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     platform = PlatformSerializer(nested=True, required=False, allow_null=True)
     spine_platform = PlatformSerializer(nested=True, required=False, allow_null=True)
     rack = RackSerializer(nested=True, required=False, allow_null=True)
+    last_applied_by = UserSerializer(nested=True, read_only=True)  # the lifecycle: written by the apply
     node_count = RelatedObjectCountField('nodes')
     traffic_classes = SerializedPKRelatedField(
         queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
@@ -318,6 +320,11 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'comments',
             'tags',
             'custom_fields',
+            'last_applied',
+            'last_applied_by',
+            'last_plan_hash',
+            'last_apply_request_id',
+            'pending_change',
             'created',
             'last_updated',
         )

@@ -5,10 +5,14 @@ The UI's Apply button and the wizard's "Create and apply" call :func:`request_ap
 every object it writes.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+
+from netbox.context import current_request
 
 from ..jobs import ApplyFabricJob, runs_in_background
 from ..planner import PlanError
@@ -24,6 +28,7 @@ __all__ = (
     'after_apply',
     'apply_blockers',
     'check_blockers',
+    'plan_hash',
     'request_apply',
 )
 
@@ -86,11 +91,20 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
         return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
     with transaction.atomic():
         plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
-        after_apply(fabric, plan)
+        after_apply(fabric, plan, user)
     return ApplyOutcome(plan, changes)
 
 
-def after_apply(fabric, plan) -> None:
+def plan_hash(plan) -> str:
+    """SHA-256 of the plan as JSON (keys sorted): equal plans, equal hashes."""
+    text = json.dumps(plan.to_dict(), sort_keys=True, default=str, separators=(',', ':'))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def after_apply(fabric, plan, user=None) -> None:
     """What every apply (now or as a job) records besides its objects, in its transaction: the tenants' route
-    targets become the plan's."""
+    targets become the plan's, and the fabric's lifecycle says applied, when, by whom, which plan and which
+    change-log request (NetBox's request id of the UI/API request, or of the job's)."""
     sync_tenant_route_targets(fabric, plan)
+    request = current_request.get()
+    fabric.mark_applied(user, plan_hash(plan), getattr(request, 'id', None))
