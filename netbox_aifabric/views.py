@@ -31,6 +31,7 @@ from .apply.route_targets import planned_route_targets
 from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .checks.matrix import security_matrix
+from .diff import readable_diff
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
@@ -370,7 +371,7 @@ class FabricPlanView(generic.ObjectView):
             'plan_error': None,
             # (NetBox's object template already uses `actions` for its buttons)
             'apply_diff': summarize(changes),
-            'apply_changes': [c for c in changes if c.action in ('update', 'adopt', 'delete', 'conflict')],
+            'diff_groups': readable_diff(changes),
             'apply_conflicts': any(c.action == 'conflict' for c in changes),
             'apply_blockers': apply_blockers(plan),
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
@@ -423,7 +424,10 @@ class FabricApplyView(generic.ObjectView):
                     ),
                 )
             else:
-                counts = Counter(c.action for c in outcome.changes)
+                # per object, as the Plan tab counts them: a new device's primary IPv4 and context are its creation
+                counts = Counter()
+                for group in readable_diff(outcome.changes):
+                    counts.update(group.counts)
                 messages.success(
                     request,
                     _('Applied: {create} created, {update} updated, {delete} deleted, {keep} unchanged.').format(

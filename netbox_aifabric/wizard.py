@@ -16,6 +16,7 @@ from django.db import transaction
 from django.http import QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views import View
@@ -30,10 +31,12 @@ from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible
 from .apply.service import MissingPermissionsError, apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
+from .diff import readable_diff
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
 from .seed import DEVICE_TEMPLATES, load_config_templates
+from .topology import topology_svg
 
 __all__ = ('STEPS', 'FabricWizardView')
 
@@ -610,6 +613,10 @@ class FabricWizardView(View):
                     context = {
                         'plan': plan,
                         'apply_diff': summarize(changes),
+                        'diff_groups': readable_diff(changes),
+                        # svgwrite escapes every name it writes, so the drawing is safe to embed
+                        'svg': mark_safe(topology_svg(plan)),
+                        'fabric_links': [link for link in plan.links if link.subnet],
                         'apply_conflicts': [c for c in changes if c.action == 'conflict'],
                         'apply_blockers': apply_blockers(plan),
                         'intent_warnings': intent_warnings(fabric),
