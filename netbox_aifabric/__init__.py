@@ -17,7 +17,10 @@ class AIFabricConfig(PluginConfig):
     graphql_schema = 'graphql.schema.schema'
     default_settings = {
         # Applies of plans with more links than this run as a background job (None: never unless asked for)
-        'background_apply_threshold': 200
+        'background_apply_threshold': 200,
+        # In the UI (Plan tab, wizard), applies of fabrics with more devices than this run as a job by default, with
+        # the job's page (None: only when asked for); the REST API keeps the link threshold above
+        'ui_background_apply_devices': 20,
     }
 
     def ready(self):

@@ -32,6 +32,7 @@ from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .checks.matrix import security_matrix
 from .diff import readable_diff
+from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
@@ -375,6 +376,7 @@ class FabricPlanView(generic.ObjectView):
             'apply_conflicts': any(c.action == 'conflict' for c in changes),
             'apply_blockers': apply_blockers(plan),
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
+            'background_default': ui_runs_in_background(instance, None),
             'intent_warnings': intent_warnings(instance),
         }
 
@@ -411,32 +413,29 @@ class FabricApplyView(generic.ObjectView):
     def post(self, request, **kwargs):
         fabric = self.get_object(**kwargs)
         confirm_delete = bool(request.POST.get('confirm_delete'))
+        background = ui_runs_in_background(fabric, request.POST.get('background'))
         try:
-            outcome = request_apply(fabric, request.user, confirm_delete, bool(request.POST.get('background')))
+            outcome = request_apply(fabric, request.user, confirm_delete, background)
             if outcome.queued:
                 job = outcome.job
                 messages.info(
                     request,
-                    mark_safe(  # the job link is built here, not from user input
-                        _('The apply runs in the background: <a href="{url}">job {id}</a>.').format(
-                            url=job.get_absolute_url(), id=job.pk
-                        )
-                    ),
+                    _('The apply runs in the background as job {id}: this page shows its progress.').format(id=job.pk),
                 )
-            else:
-                # per object, as the Plan tab counts them: a new device's primary IPv4 and context are its creation
-                counts = Counter()
-                for group in readable_diff(outcome.changes):
-                    counts.update(group.counts)
-                messages.success(
-                    request,
-                    _('Applied: {create} created, {update} updated, {delete} deleted, {keep} unchanged.').format(
-                        create=counts['create'],
-                        update=counts['update'],
-                        delete=counts['delete'] if confirm_delete else 0,
-                        keep=counts['keep'] + counts['use'],
-                    ),
-                )
+                return redirect(job.get_absolute_url())  # NetBox's job page, with the apply's progress
+            # per object, as the Plan tab counts them: a new device's primary IPv4 and context are its creation
+            counts = Counter()
+            for group in readable_diff(outcome.changes):
+                counts.update(group.counts)
+            messages.success(
+                request,
+                _('Applied: {create} created, {update} updated, {delete} deleted, {keep} unchanged.').format(
+                    create=counts['create'],
+                    update=counts['update'],
+                    delete=counts['delete'] if confirm_delete else 0,
+                    keep=counts['keep'] + counts['use'],
+                ),
+            )
         except PlanError as e:
             messages.error(request, f'{e.field}: {e.message}')
         except ApplyConflictError as e:
