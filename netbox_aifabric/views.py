@@ -19,7 +19,7 @@ from dcim.models import Device
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.registry import registry
 from netbox.ui import layout
-from netbox.ui.panels import CommentsPanel, ObjectsTablePanel, TemplatePanel
+from netbox.ui.panels import CommentsPanel, ContextTablePanel, ObjectsTablePanel, TemplatePanel
 from netbox.views import generic
 from netbox.views.generic.feature_views import ObjectChangeLogView
 from utilities.views import ViewTab, get_default_template, register_model_view
@@ -255,6 +255,19 @@ class FabricListView(generic.ObjectListView):
     filterset_form = forms.FabricFilterForm
 
 
+def members_table(table_class, related):
+    """A panel's table of the fabric's ``related`` members the user may view, built while the page renders."""
+
+    def build(context):
+        request = context['request']
+        queryset = getattr(context['object'], related).restrict(request.user, 'view')
+        table = table_class(queryset, orderable=False)
+        table.configure(request)
+        return table
+
+    return build
+
+
 @register_model_view(Fabric)
 class FabricView(generic.ObjectView):
     queryset = Fabric.objects.all()
@@ -268,11 +281,10 @@ class FabricView(generic.ObjectView):
             CustomFieldsPanel(),
             CommentsPanel(),
         ],
+        # rendered with the page (ObjectsTablePanel fetched them afterwards: 3-5 s later on a loaded server)
         bottom_panels=[
-            ObjectsTablePanel(
-                model='netbox_aifabric.TrafficClass', filters={'fabric_id': lambda ctx: ctx['object'].pk}
-            ),
-            ObjectsTablePanel(model='netbox_aifabric.EVPNTenant', filters={'fabric_id': lambda ctx: ctx['object'].pk}),
+            ContextTablePanel(members_table(tables.TrafficClassTable, 'traffic_classes'), title=_('Traffic classes')),
+            ContextTablePanel(members_table(tables.EVPNTenantTable, 'tenants'), title=_('EVPN tenants')),
         ],
     )
 
