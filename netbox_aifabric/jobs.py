@@ -80,7 +80,7 @@ class ApplyFabricJob(JobRunner):
                 )
                 from .apply.service import after_apply  # (the service queues this job: imported here)
 
-                after_apply(fabric, plan, self.job.user)
+                after_apply(fabric, plan, self.job.user, changes)
         except (PlanError, ApplyConflictError, ObjectPermissionError) as e:
             self.logger.error(f'Nothing was applied: {e}')
             raise JobFailed(str(e)) from e

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from netbox.context import current_request
 
+from ..choices import FabricStatusChoices
 from ..jobs import ApplyFabricJob, runs_in_background
 from ..planner import PlanError
 from .engine import apply_fabric, diff_fabric
@@ -91,7 +92,7 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
         return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
     with transaction.atomic():
         plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
-        after_apply(fabric, plan, user)
+        after_apply(fabric, plan, user, changes)
     return ApplyOutcome(plan, changes)
 
 
@@ -101,10 +102,17 @@ def plan_hash(plan) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def after_apply(fabric, plan, user=None) -> None:
+def after_apply(fabric, plan, user=None, changes=()) -> None:
     """What every apply (now or as a job) records besides its objects, in its transaction: the tenants' route
     targets become the plan's, and the fabric's lifecycle says applied, when, by whom, which plan and which
-    change-log request (NetBox's request id of the UI/API request, or of the job's)."""
-    sync_tenant_route_targets(fabric, plan)
+    change-log request (NetBox's request id of the UI/API request, or of the job's). A re-apply that writes
+    nothing to an applied fabric without a pending change records nothing either (no change-log entry)."""
+    synced = sync_tenant_route_targets(fabric, plan)
+    digest = plan_hash(plan)
+    wrote = synced or any(c.action in ('create', 'update', 'adopt', 'delete') for c in changes)
+    applied = fabric.status == FabricStatusChoices.APPLIED
+    unchanged = applied and fabric.last_plan_hash == digest and not fabric.pending_change
+    if not wrote and unchanged:
+        return
     request = current_request.get()
-    fabric.mark_applied(user, plan_hash(plan), getattr(request, 'id', None))
+    fabric.mark_applied(user, digest, getattr(request, 'id', None))
