@@ -20,6 +20,9 @@ class AIFabricConfig(PluginConfig):
         'background_apply_threshold': 200,
         # Minutes between scheduled compliance runs of every applied fabric (a NetBox system job); 0 or None: off
         'compliance_interval': None,
+        # In the UI (Plan tab, wizard), applies of fabrics with more devices than this run as a job by default, with
+        # the job's page (None: only when asked for); the REST API keeps the link threshold above
+        'ui_background_apply_devices': 20,
     }
 
     def ready(self):

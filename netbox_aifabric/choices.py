@@ -181,12 +181,16 @@ class FabricStatusChoices(ChoiceSet):
 
     DRAFT = 'draft'
     PLANNED = 'planned'
+    APPLIED = 'applied'  # set by an apply (issue 14's lifecycle)
+    DRIFTED = 'drifted'  # set by compliance when NetBox no longer matches the applied plan
     ACTIVE = 'active'
     DECOMMISSIONING = 'decommissioning'
 
     CHOICES = [
         (DRAFT, _('Draft'), 'gray'),
         (PLANNED, _('Planned'), 'cyan'),
+        (APPLIED, _('Applied'), 'blue'),
+        (DRIFTED, _('Drifted'), 'orange'),
         (ACTIVE, _('Active'), 'green'),
         (DECOMMISSIONING, _('Decommissioning'), 'yellow'),
     ]

@@ -210,6 +210,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
         TrafficClass, _('Traffic class (slug)'), field_name='traffic_classes__slug', to_field_name='slug'
     )
     evpn_tenant_id = _multi(EVPNTenant, _('EVPN tenant (ID)'), field_name='tenants')
+    last_applied_by_id = _multi(User, _('Last applied by (ID)'), field_name='last_applied_by')
 
     class Meta:
         model = Fabric
@@ -240,6 +241,10 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'l2vni_base',
             'anycast_gateway_mac',
             'management_gateway',
+            'last_applied',
+            'last_plan_hash',
+            'last_apply_request_id',
+            'pending_change',
             'description',
         )
 

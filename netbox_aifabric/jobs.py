@@ -3,6 +3,7 @@
 import uuid
 
 from django.core.cache import cache
+from django.db import transaction
 
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
@@ -13,7 +14,7 @@ from .apply.engine import ApplyConflictError, apply_fabric, summarize
 from .apply.permissions import ObjectPermissionError
 from .planner import PlanError
 
-__all__ = ('ApplyFabricJob', 'job_progress', 'runs_in_background')
+__all__ = ('ApplyFabricJob', 'fabric_devices_count', 'job_progress', 'runs_in_background', 'ui_runs_in_background')
 
 PROGRESS_TTL = 24 * 3600
 
@@ -31,6 +32,20 @@ def runs_in_background(plan, requested: bool) -> bool:
     """Whether an apply goes to a job: asked for, or the plan has more links than ``background_apply_threshold``."""
     threshold = get_plugin_config('netbox_aifabric', 'background_apply_threshold')
     return requested or (threshold is not None and len(plan.links) > threshold)
+
+
+def fabric_devices_count(fabric) -> int:
+    """The devices the fabric's plan has: spines, leaves, GPU servers and storage nodes."""
+    return fabric.spine_count + fabric.leaf_count + fabric.server_count + fabric.storage_count
+
+
+def ui_runs_in_background(fabric, posted) -> bool:
+    """Whether a UI apply goes to a job: the form's "Run in the background" (``posted``: '1'/'0'), else by default
+    when the fabric has more devices than ``ui_background_apply_devices``: a browser should not wait on it."""
+    if posted is not None:
+        return posted not in ('', '0', 'false', 'off')
+    threshold = get_plugin_config('netbox_aifabric', 'ui_background_apply_devices')
+    return threshold is not None and fabric_devices_count(fabric) > threshold
 
 
 class ApplyFabricJob(JobRunner):
@@ -59,10 +74,13 @@ class ApplyFabricJob(JobRunner):
             }
         )
         try:
-            with apply_request_processors(request):
-                _plan, changes = apply_fabric(
+            with apply_request_processors(request), transaction.atomic():
+                plan, changes = apply_fabric(
                     fabric, confirm_delete=confirm_delete, progress=self.progress, user=self.job.user
                 )
+                from .apply.service import after_apply  # (the service queues this job: imported here)
+
+                after_apply(fabric, plan, self.job.user, changes)
         except (PlanError, ApplyConflictError, ObjectPermissionError) as e:
             self.logger.error(f'Nothing was applied: {e}')
             raise JobFailed(str(e)) from e

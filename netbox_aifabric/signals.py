@@ -1,61 +1,130 @@
-"""Keep the per-device ``aifabric`` contexts current: after any change to a fabric, its QoS profile, its traffic
-classes or its tenants, the devices the fabric owns get the new context in the same transaction."""
+"""Existing devices' ``aifabric`` contexts change on apply, not on an edit of the intent (issue 14).
+
+- An edit of the intent (a fabric, its nodes, its QoS profile, traffic classes or EVPN tenants, and their members)
+  marks each applied fabric it touches as having a **pending change** (``Fabric.pending_change``, one UPDATE, no
+  plan): the Plan tab shows it, and the next apply brings the contexts and the NetBox objects up to date together.
+  (Before, every such edit re-planned the fabric and rewrote the contexts at once: a PATCH of the leaf count made
+  the spines' contexts peer with leaves that did not exist yet.)
+- An edit of a NetBox prefix or VLAN that an applied fabric's contexts describe (a traffic class's prefix or VLAN,
+  an EVPN tenant's VLAN) still refreshes the contexts, as before, but once per fabric and transaction, when it
+  commits (issue 18), and only while the fabric has no pending change (else the next apply carries both).
+"""
 
 from django.db import transaction
-from django.db.models.signals import m2m_changed, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
+from ipam.models import VLAN, Prefix
+
 from .apply.engine import refresh_contexts
-from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
-__all__ = ()
+__all__ = ('LIFECYCLE_FIELDS', 'mark_pending', 'schedule_refresh')
+
+# Fields the apply and compliance write on a fabric: saving only these is not an edit of the intent
+LIFECYCLE_FIELDS = frozenset(
+    {
+        'status',
+        'last_applied',
+        'last_applied_by',
+        'last_plan_hash',
+        'last_apply_request_id',
+        'pending_change',
+        'last_updated',
+    }
+)
+M2M_ACTIONS = ('post_add', 'post_remove', 'post_clear')
 
 
-def _refresh(fabrics):
-    for fabric in fabrics:
-        # After the surrounding transaction's other writes (a form saves the row, then its many-to-many members)
-        transaction.on_commit(lambda fabric=fabric: _refresh_now(fabric.pk))
+def _applied(fabrics):
+    """The fabrics (a queryset) an apply has written: a draft has no contexts that could go stale."""
+    return fabrics.exclude(applied_allocations={})
 
 
-def _refresh_now(pk):
-    fabric = Fabric.objects.filter(pk=pk).first()
-    if fabric is not None:
-        with transaction.atomic():
-            refresh_contexts(fabric)
+def mark_pending(fabrics) -> int:
+    """Mark the applied ones of ``fabrics`` (a queryset) as having a pending change; returns how many changed."""
+    return _applied(fabrics).filter(pending_change=False).update(pending_change=True)
+
+
+class _Refresh:
+    """The on-commit refresh of one fabric's contexts; one per fabric and transaction (see :func:`schedule_refresh`)."""
+
+    def __init__(self, pk):
+        self.pk = pk
+
+    def __call__(self):
+        fabric = Fabric.objects.filter(pk=self.pk, pending_change=False).first()
+        if fabric is not None:
+            with transaction.atomic():
+                refresh_contexts(fabric)
+
+
+def schedule_refresh(fabrics) -> None:
+    """Refresh the contexts of the applied ``fabrics`` (a queryset) without a pending change when the transaction
+    commits, each once however many edits asked for it (at once outside a transaction)."""
+    connection = transaction.get_connection()
+    # Django drops the callbacks of a rolled-back transaction itself, so the queue is the place to look for them
+    queued = {func.pk for _sids, func, *_robust in connection.run_on_commit if isinstance(func, _Refresh)}
+    for pk in _applied(fabrics).filter(pending_change=False).values_list('pk', flat=True):
+        if pk not in queued:
+            queued.add(pk)
+            transaction.on_commit(_Refresh(pk))
+
+
+def _intent_fabrics(model, instance):
+    """The fabrics whose intent ``instance`` (of ``model``) is part of."""
+    if model is Fabric:
+        return Fabric.objects.filter(pk=instance.pk)
+    if model is FabricNode:
+        return Fabric.objects.filter(pk=instance.fabric_id)
+    if model is QoSProfile:
+        return Fabric.objects.filter(qos_profile=instance.pk)
+    if model is TrafficClass:
+        return Fabric.objects.filter(traffic_classes=instance.pk)
+    return Fabric.objects.filter(tenants=instance.pk)
 
 
 @receiver(post_save, sender=Fabric, dispatch_uid='aifabric_fabric_saved')
-def fabric_saved(sender, instance, raw=False, **kwargs):
-    if not raw:
-        _refresh([instance])
+def fabric_saved(sender, instance, raw=False, update_fields=None, **kwargs):
+    if raw or (update_fields and set(update_fields) <= LIFECYCLE_FIELDS):
+        return  # the apply's own bookkeeping
+    mark_pending(_intent_fabrics(Fabric, instance))
 
 
+@receiver(post_save, sender=FabricNode, dispatch_uid='aifabric_node_saved')
+@receiver(post_delete, sender=FabricNode, dispatch_uid='aifabric_node_deleted')
 @receiver(post_save, sender=QoSProfile, dispatch_uid='aifabric_qos_saved')
-def qos_profile_saved(sender, instance, raw=False, **kwargs):
-    if not raw:
-        _refresh(instance.fabrics.all())
-
-
 @receiver(post_save, sender=TrafficClass, dispatch_uid='aifabric_class_saved')
-def traffic_class_saved(sender, instance, raw=False, **kwargs):
-    if not raw:
-        _refresh(instance.fabrics.all())
-
-
 @receiver(post_save, sender=EVPNTenant, dispatch_uid='aifabric_tenant_saved')
-def tenant_saved(sender, instance, raw=False, **kwargs):
+def intent_saved(sender, instance, raw=False, **kwargs):
     if not raw:
-        _refresh(instance.fabrics.all())
+        mark_pending(_intent_fabrics(sender, instance))
 
 
 @receiver(m2m_changed, sender=Fabric.traffic_classes.through, dispatch_uid='aifabric_fabric_classes')
 @receiver(m2m_changed, sender=Fabric.tenants.through, dispatch_uid='aifabric_fabric_tenants')
-def fabric_members_changed(sender, instance, action, **kwargs):
-    if action in ('post_add', 'post_remove', 'post_clear') and isinstance(instance, Fabric):
-        _refresh([instance])
-
-
 @receiver(m2m_changed, sender=EVPNTenant.traffic_classes.through, dispatch_uid='aifabric_tenant_classes')
-def tenant_members_changed(sender, instance, action, **kwargs):
-    if action in ('post_add', 'post_remove', 'post_clear') and isinstance(instance, EVPNTenant):
-        _refresh(instance.fabrics.all())
+@receiver(m2m_changed, sender=EVPNTenant.vlans.through, dispatch_uid='aifabric_tenant_vlans')
+@receiver(m2m_changed, sender=TrafficClass.reachable_from.through, dispatch_uid='aifabric_class_reachable')
+def intent_members_changed(sender, instance, action, model=None, pk_set=None, **kwargs):
+    if action not in M2M_ACTIONS or not isinstance(instance, Fabric | EVPNTenant | TrafficClass):
+        return
+    fabrics = _intent_fabrics(type(instance), instance)
+    if model is Fabric and pk_set:  # changed from the member's side (tc.fabrics.remove(…)): the fabrics it left
+        fabrics = fabrics | Fabric.objects.filter(pk__in=pk_set)
+    mark_pending(fabrics)
+
+
+@receiver(post_save, sender=Prefix, dispatch_uid='aifabric_prefix_saved')
+def prefix_saved(sender, instance, raw=False, **kwargs):
+    if not raw:
+        schedule_refresh(Fabric.objects.filter(traffic_classes__prefix=instance.pk).distinct())
+
+
+@receiver(post_save, sender=VLAN, dispatch_uid='aifabric_vlan_saved')
+def vlan_saved(sender, instance, raw=False, **kwargs):
+    if not raw:
+        schedule_refresh(
+            Fabric.objects.filter(traffic_classes__vlan=instance.pk).distinct()
+            | Fabric.objects.filter(tenants__vlans=instance.pk).distinct()
+        )

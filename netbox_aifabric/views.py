@@ -2,28 +2,37 @@ import time
 from collections import Counter
 
 from django.contrib import messages
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from core.models import ObjectChange
+from core.tables import ObjectChangeTable
 from dcim.models import Device
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
+from netbox.registry import registry
 from netbox.ui import layout
-from netbox.ui.panels import CommentsPanel, ObjectsTablePanel
+from netbox.ui.panels import CommentsPanel, ContextTablePanel, ObjectsTablePanel, TemplatePanel
 from netbox.views import generic
-from utilities.views import ViewTab, register_model_view
+from netbox.views.generic.feature_views import ObjectChangeLogView
+from utilities.views import ViewTab, get_default_template, register_model_view
 
 from . import filtersets, forms, tables
 from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
 from .apply.permissions import ObjectPermissionError, visible_changes
-from .apply.service import request_apply
+from .apply.route_targets import planned_route_targets
+from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .checks.matrix import security_matrix
+from .diff import readable_diff
+from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
@@ -175,11 +184,19 @@ class EVPNTenantView(generic.ObjectView):
     template_name = 'generic/object.html'
     layout = layout.SimpleLayout(
         left_panels=[panels.EVPNTenantPanel(), TagsPanel()],
-        right_panels=[CustomFieldsPanel(), CommentsPanel()],
+        right_panels=[
+            TemplatePanel('netbox_aifabric/inc/tenant_route_targets.html'),
+            CustomFieldsPanel(),
+            CommentsPanel(),
+        ],
         bottom_panels=[
             ObjectsTablePanel(model='netbox_aifabric.Fabric', filters={'evpn_tenant_id': lambda ctx: ctx['object'].pk})
         ],
     )
+
+    def get_extra_context(self, request, instance):
+        # one truth: the plan's route targets, not a second copy the user could set (apply/route_targets.py)
+        return {'planned_route_targets': planned_route_targets(instance)}
 
 
 @register_model_view(EVPNTenant, 'add', detail=False)
@@ -239,20 +256,76 @@ class FabricListView(generic.ObjectListView):
     filterset_form = forms.FabricFilterForm
 
 
+def members_table(table_class, related):
+    """A panel's table of the fabric's ``related`` members the user may view, built while the page renders."""
+
+    def build(context):
+        request = context['request']
+        queryset = getattr(context['object'], related).restrict(request.user, 'view')
+        table = table_class(queryset, orderable=False)
+        table.configure(request)
+        return table
+
+    return build
+
+
 @register_model_view(Fabric)
 class FabricView(generic.ObjectView):
     queryset = Fabric.objects.all()
     template_name = 'generic/object.html'
     layout = layout.SimpleLayout(
         left_panels=[panels.FabricPanel(), panels.FabricSizePanel(), panels.FabricDevicesPanel(), TagsPanel()],
-        right_panels=[panels.FabricIntentPanel(), panels.FabricManagementPanel(), CustomFieldsPanel(), CommentsPanel()],
+        right_panels=[
+            TemplatePanel('netbox_aifabric/inc/fabric_lifecycle.html'),
+            panels.FabricIntentPanel(),
+            panels.FabricManagementPanel(),
+            CustomFieldsPanel(),
+            CommentsPanel(),
+        ],
+        # rendered with the page (ObjectsTablePanel fetched them afterwards: 3-5 s later on a loaded server)
         bottom_panels=[
-            ObjectsTablePanel(
-                model='netbox_aifabric.TrafficClass', filters={'fabric_id': lambda ctx: ctx['object'].pk}
-            ),
-            ObjectsTablePanel(model='netbox_aifabric.EVPNTenant', filters={'fabric_id': lambda ctx: ctx['object'].pk}),
+            ContextTablePanel(members_table(tables.TrafficClassTable, 'traffic_classes'), title=_('Traffic classes')),
+            ContextTablePanel(members_table(tables.EVPNTenantTable, 'tenants'), title=_('EVPN tenants')),
         ],
     )
+
+
+class FabricChangeLogView(ObjectChangeLogView):
+    """NetBox's changelog tab, plus every change made in the requests that changed the fabric: an apply records
+    itself on the fabric (``Fabric.mark_applied``), so its devices, cables, addresses… are listed here, each with its
+    request id (NetBox's ``request_id`` filter link)."""
+
+    def get(self, request, model, **kwargs):
+        fabric = get_object_or_404(model.objects.restrict(request.user, 'view'), **kwargs)
+        content_type = ContentType.objects.get_for_model(model)
+        own = Q(changed_object_type=content_type, changed_object_id=fabric.pk) | Q(
+            related_object_type=content_type, related_object_id=fabric.pk
+        )
+        requests = ObjectChange.objects.filter(own).values('request_id')
+        changes = (
+            ObjectChange.objects.restrict(request.user, 'view')
+            .prefetch_related('user', 'changed_object_type')
+            .filter(own | Q(request_id__in=requests))
+        )
+        table = ObjectChangeTable(data=changes, orderable=False)
+        table.configure(request)
+        table.columns.show('request_id')
+        return render(
+            request,
+            'extras/object_changelog.html',
+            {'object': fabric, 'table': table, 'base_template': get_default_template(model), 'tab': self.tab},
+        )
+
+
+def _replace_changelog_view():
+    """NetBox registers its changelog view for every model when it starts; the fabric's is replaced in place (a
+    second registration would give a second URL of the same name, and Django resolves the first)."""
+    for entry in registry['views']['netbox_aifabric']['fabric']:
+        if entry['name'] == 'changelog':
+            entry['view'] = FabricChangeLogView
+
+
+_replace_changelog_view()
 
 
 @register_model_view(Fabric, 'add', detail=False)
@@ -312,9 +385,11 @@ class FabricPlanView(generic.ObjectView):
             'plan_error': None,
             # (NetBox's object template already uses `actions` for its buttons)
             'apply_diff': summarize(changes),
-            'apply_changes': [c for c in changes if c.action in ('update', 'adopt', 'delete', 'conflict')],
+            'diff_groups': readable_diff(changes),
             'apply_conflicts': any(c.action == 'conflict' for c in changes),
+            'apply_blockers': apply_blockers(plan),
             'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
+            'background_default': ui_runs_in_background(instance, None),
             'intent_warnings': intent_warnings(instance),
             'traffic_warnings': fabric_traffic_warnings(instance, plan),
         }
@@ -352,29 +427,29 @@ class FabricApplyView(generic.ObjectView):
     def post(self, request, **kwargs):
         fabric = self.get_object(**kwargs)
         confirm_delete = bool(request.POST.get('confirm_delete'))
+        background = ui_runs_in_background(fabric, request.POST.get('background'))
         try:
-            outcome = request_apply(fabric, request.user, confirm_delete, bool(request.POST.get('background')))
+            outcome = request_apply(fabric, request.user, confirm_delete, background)
             if outcome.queued:
                 job = outcome.job
                 messages.info(
                     request,
-                    mark_safe(  # the job link is built here, not from user input
-                        _('The apply runs in the background: <a href="{url}">job {id}</a>.').format(
-                            url=job.get_absolute_url(), id=job.pk
-                        )
-                    ),
+                    _('The apply runs in the background as job {id}: this page shows its progress.').format(id=job.pk),
                 )
-            else:
-                counts = Counter(c.action for c in outcome.changes)
-                messages.success(
-                    request,
-                    _('Applied: {create} created, {update} updated, {delete} deleted, {keep} unchanged.').format(
-                        create=counts['create'],
-                        update=counts['update'],
-                        delete=counts['delete'] if confirm_delete else 0,
-                        keep=counts['keep'] + counts['use'],
-                    ),
-                )
+                return redirect(job.get_absolute_url())  # NetBox's job page, with the apply's progress
+            # per object, as the Plan tab counts them: a new device's primary IPv4 and context are its creation
+            counts = Counter()
+            for group in readable_diff(outcome.changes):
+                counts.update(group.counts)
+            messages.success(
+                request,
+                _('Applied: {create} created, {update} updated, {delete} deleted, {keep} unchanged.').format(
+                    create=counts['create'],
+                    update=counts['update'],
+                    delete=counts['delete'] if confirm_delete else 0,
+                    keep=counts['keep'] + counts['use'],
+                ),
+            )
         except PlanError as e:
             messages.error(request, f'{e.field}: {e.message}')
         except ApplyConflictError as e:

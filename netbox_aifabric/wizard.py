@@ -16,6 +16,7 @@ from django.db import transaction
 from django.http import QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views import View
@@ -27,13 +28,16 @@ from utilities.forms.rendering import FieldSet
 
 from .apply.engine import ApplyConflictError, diff_fabric, summarize
 from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
-from .apply.service import MissingPermissionsError, request_apply
+from .apply.service import MissingPermissionsError, apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
+from .diff import readable_diff
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
+from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
 from .seed import DEVICE_TEMPLATES, load_config_templates
+from .topology import topology_svg
 
 __all__ = ('STEPS', 'FabricWizardView')
 
@@ -610,9 +614,15 @@ class FabricWizardView(View):
                     context = {
                         'plan': plan,
                         'apply_diff': summarize(changes),
+                        'diff_groups': readable_diff(changes),
+                        # svgwrite escapes every name it writes, so the drawing is safe to embed
+                        'svg': mark_safe(topology_svg(plan)),
+                        'fabric_links': [link for link in plan.links if link.subnet],
                         'apply_conflicts': [c for c in changes if c.action == 'conflict'],
+                        'apply_blockers': apply_blockers(plan),
                         'intent_warnings': intent_warnings(fabric),
                         'fabric_preview': fabric,
+                        'background_default': ui_runs_in_background(fabric, None),
                     }
                 except PlanError as e:
                     context = {'plan_error': e}
@@ -640,7 +650,7 @@ class FabricWizardView(View):
         cleaned, invalid = state.cleaned()
         if invalid is not None:
             return redirect(self._url(invalid))
-        apply = bool(request.POST.get('_apply'))
+        apply, queued = bool(request.POST.get('_apply')), False
         if apply and not request.user.has_perm('netbox_aifabric.apply_fabric'):
             messages.error(request, _('You may create the fabric but not apply it (the apply permission is missing).'))
             return redirect(self._url('preview'))
@@ -648,9 +658,12 @@ class FabricWizardView(View):
             with transaction.atomic():
                 fabric = build_fabric(cleaned, save=True, user=request.user)
                 if apply:
-                    background = bool(request.POST.get('background'))
-                    if request_apply(fabric, request.user, background=background, on_commit=True).queued:
-                        messages.info(request, _('The fabric was created; its apply runs in the background.'))
+                    background = ui_runs_in_background(fabric, request.POST.get('background'))
+                    queued = request_apply(fabric, request.user, background=background, on_commit=True).queued
+                    if queued:
+                        messages.info(
+                            request, _('The fabric was created; its apply runs in the background (its Jobs tab).')
+                        )
                     else:
                         messages.success(request, _('Fabric {fabric} created and applied.').format(fabric=fabric))
                 else:
@@ -667,6 +680,8 @@ class FabricWizardView(View):
             messages.error(request, str(e))
             return redirect(self._url('preview'))
         state.clear()
+        if apply and queued:  # the job is queued on commit: the fabric's Jobs tab lists it with its progress
+            return redirect(reverse('plugins:netbox_aifabric:fabric_jobs', kwargs={'pk': fabric.pk}))
         return redirect(fabric.get_absolute_url())
 
 

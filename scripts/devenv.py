@@ -57,6 +57,8 @@ PLUGINS = []
 """
 
 DEV_TEMPLATE = """{header}# Development server configuration (scripts/run).
+import os
+
 from {base} import *  # noqa: F403
 
 DATABASES = dev_databases({db!r})  # noqa: F405
@@ -64,7 +66,13 @@ PLUGINS = [{plugin!r}]
 PLUGINS_CONFIG = {{{plugin!r}: {{}}}}
 DEBUG = True
 DEVELOPER = True
-"""
+{toolbar}"""
+
+# NetBox shows Django's debug toolbar to the INTERNAL_IPS when DEBUG is on (and to everyone when they are empty): the
+# demo runs without it unless asked for with AIFABRIC_DEBUG_TOOLBAR=1 scripts/run (read when NetBox starts)
+DEBUG_TOOLBAR = (
+    "INTERNAL_IPS = ('127.0.0.1', '::1') if os.environ.get('AIFABRIC_DEBUG_TOOLBAR') == '1' else ('no-toolbar',)\n"
+)
 
 TEST_TEMPLATE = """{header}# Test configuration (scripts/test), mirrors netbox/configuration_testing.py.
 # Django creates the test DB {test_db!r} by cloning the core template DB {core_db!r},
@@ -134,7 +142,7 @@ def write_config(args):
             header=HEADER, secret_key=secret_key or random_string(), peppers=peppers or {1: random_string()}
         ),
         DEV / 'aifabric_core.py': CORE_TEMPLATE.format(db=f'{args.core_db}_building', **common),
-        DEV / 'aifabric_dev.py': DEV_TEMPLATE.format(db=args.prefix, **common),
+        DEV / 'aifabric_dev.py': DEV_TEMPLATE.format(db=args.prefix, toolbar=DEBUG_TOOLBAR, **common),
         DEV / 'aifabric_test.py': TEST_TEMPLATE.format(
             db=f'{args.prefix}_testbase', test_db=f'test_{args.prefix}', core_db=args.core_db, **common
         ),

@@ -20,7 +20,7 @@ from ipam.api.serializers import (
     VLANSerializer,
     VRFSerializer,
 )
-from ipam.models import VLAN, RouteTarget
+from ipam.models import VLAN
 from netbox.api.fields import ChoiceField, ContentTypeField, RelatedObjectCountField, SerializedPKRelatedField
 from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
 from tenancy.api.serializers import TenantSerializer
@@ -208,12 +208,9 @@ class QoSProfileSerializer(NestedLookupMixin, PrimaryModelSerializer):
 class EVPNTenantSerializer(NestedLookupMixin, PrimaryModelSerializer):
     tenant = TenantSerializer(nested=True, required=False, allow_null=True)
     vrf = VRFSerializer(nested=True, required=False, allow_null=True)
-    import_targets = SerializedPKRelatedField(
-        queryset=RouteTarget.objects.all(), serializer=RouteTargetSerializer, nested=True, required=False, many=True
-    )
-    export_targets = SerializedPKRelatedField(
-        queryset=RouteTarget.objects.all(), serializer=RouteTargetSerializer, nested=True, required=False, many=True
-    )
+    # read-only: the plan's route targets, written by each apply (apply/route_targets.py)
+    import_targets = RouteTargetSerializer(nested=True, many=True, read_only=True)
+    export_targets = RouteTargetSerializer(nested=True, many=True, read_only=True)
     traffic_classes = SerializedPKRelatedField(
         queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
     )
@@ -276,6 +273,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     platform = PlatformSerializer(nested=True, required=False, allow_null=True)
     spine_platform = PlatformSerializer(nested=True, required=False, allow_null=True)
     rack = RackSerializer(nested=True, required=False, allow_null=True)
+    last_applied_by = UserSerializer(nested=True, read_only=True)  # the lifecycle: written by the apply
     node_count = RelatedObjectCountField('nodes')
     traffic_classes = SerializedPKRelatedField(
         queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
@@ -346,6 +344,11 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'comments',
             'tags',
             'custom_fields',
+            'last_applied',
+            'last_applied_by',
+            'last_plan_hash',
+            'last_apply_request_id',
+            'pending_change',
             'created',
             'last_updated',
         )

@@ -5,20 +5,60 @@ The UI's Apply button and the wizard's "Create and apply" call :func:`request_ap
 every object it writes.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
+from netbox.context import current_request
+
+from ..choices import FabricStatusChoices
 from ..jobs import ApplyFabricJob, runs_in_background
+from ..planner import PlanError
 from .engine import apply_fabric, diff_fabric
 from .permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
+from .route_targets import sync_tenant_route_targets
 
-__all__ = ('ApplyOutcome', 'MissingPermissionsError', 'request_apply')
+__all__ = (
+    'BLOCKING_WARNINGS',
+    'ApplyOutcome',
+    'MissingPermissionsError',
+    'PlanBlockedError',
+    'after_apply',
+    'apply_blockers',
+    'check_blockers',
+    'plan_hash',
+    'request_apply',
+)
+
+# The guide's hard rules among the plan's warnings: a design that cannot work as drawn (hosts of one class in
+# different racks that cannot reach each other). The others (oversubscription, public ASNs, a class MTU above the
+# fabric's, the guide's intent warnings) strain a fabric but leave it working: they stay warnings.
+BLOCKING_WARNINGS = frozenset({'unrouted-class-across-racks'})
 
 
 class MissingPermissionsError(ObjectPermissionError):
     """The user lacks model permissions (add/change/delete) of object types the apply writes; nothing was written."""
+
+
+class PlanBlockedError(PlanError):
+    """The plan breaks one of the guide's hard rules (a warning in ``BLOCKING_WARNINGS``); nothing was written."""
+
+
+def apply_blockers(plan) -> list:
+    """The plan's warnings that block an apply (``BLOCKING_WARNINGS``), in the plan's order."""
+    return [w for w in plan.warnings if w.code in BLOCKING_WARNINGS]
+
+
+def check_blockers(plan) -> None:
+    """Raise :class:`PlanBlockedError` on the first warning of ``plan`` that blocks an apply, naming its field."""
+    blockers = apply_blockers(plan)
+    if blockers:
+        first = blockers[0]
+        more = f' (and {len(blockers) - 1} more)' if len(blockers) > 1 else ''
+        raise PlanBlockedError(first.field, f'the apply is blocked ({first.code}): {first.message}{more}')
 
 
 @dataclass
@@ -35,9 +75,11 @@ class ApplyOutcome:
 def request_apply(fabric, user, confirm_delete=False, background=False, on_commit=False) -> ApplyOutcome:
     """Check ``user``'s permissions for the apply of ``fabric``'s plan, then apply it now or queue it as a job (asked
     for, or above ``background_apply_threshold`` links; with ``on_commit`` the job is queued when the caller's
-    transaction commits). Raises :class:`MissingPermissionsError`, ``ObjectPermissionError``, ``PlanError`` or
-    ``ApplyConflictError``, each with nothing written. The caller checks the fabric's own ``apply`` permission."""
+    transaction commits). Raises :class:`MissingPermissionsError`, ``ObjectPermissionError``, ``PlanError`` (a
+    :class:`PlanBlockedError` when the plan breaks a hard rule) or ``ApplyConflictError``, each with nothing
+    written. The caller checks the fabric's own ``apply`` permission."""
     plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
+    check_blockers(plan)  # before the permissions: the design is what to fix first
     missing = missing_permissions(user, preview, confirm_delete)
     if missing:
         raise MissingPermissionsError(missing_permissions_message(missing))
@@ -48,5 +90,29 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
             )
             return ApplyOutcome(plan)
         return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
-    plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
+    with transaction.atomic():
+        plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
+        after_apply(fabric, plan, user, changes)
     return ApplyOutcome(plan, changes)
+
+
+def plan_hash(plan) -> str:
+    """SHA-256 of the plan as JSON (keys sorted): equal plans, equal hashes."""
+    text = json.dumps(plan.to_dict(), sort_keys=True, default=str, separators=(',', ':'))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def after_apply(fabric, plan, user=None, changes=()) -> None:
+    """What every apply (now or as a job) records besides its objects, in its transaction: the tenants' route
+    targets become the plan's, and the fabric's lifecycle says applied, when, by whom, which plan and which
+    change-log request (NetBox's request id of the UI/API request, or of the job's). A re-apply that writes
+    nothing to an applied fabric without a pending change records nothing either (no change-log entry)."""
+    synced = sync_tenant_route_targets(fabric, plan)
+    digest = plan_hash(plan)
+    wrote = synced or any(c.action in ('create', 'update', 'adopt', 'delete') for c in changes)
+    applied = fabric.status == FabricStatusChoices.APPLIED
+    unchanged = applied and fabric.last_plan_hash == digest and not fabric.pending_change
+    if not wrote and unchanged:
+        return
+    request = current_request.get()
+    fabric.mark_applied(user, digest, getattr(request, 'id', None))

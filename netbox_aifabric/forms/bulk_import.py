@@ -1,7 +1,7 @@
 from django.utils.translation import gettext_lazy as _
 
 from dcim.models import Site
-from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
+from ipam.models import VLAN, VRF, ASNRange, Prefix
 from netbox.forms import PrimaryModelImportForm
 from tenancy.models import Tenant
 from utilities.forms.fields import CSVChoiceField, CSVModelChoiceField, CSVModelMultipleChoiceField, SlugField
@@ -141,12 +141,6 @@ class EVPNTenantImportForm(PrimaryModelImportForm):
     slug = SlugField()
     tenant = CSVModelChoiceField(queryset=Tenant.objects.all(), required=False, to_field_name='name', label=_('Tenant'))
     vrf = CSVModelChoiceField(queryset=VRF.objects.all(), required=False, to_field_name='name', label=_('VRF'))
-    import_targets = CSVModelMultipleChoiceField(
-        queryset=RouteTarget.objects.all(), required=False, to_field_name='name', label=_('Import targets')
-    )
-    export_targets = CSVModelMultipleChoiceField(
-        queryset=RouteTarget.objects.all(), required=False, to_field_name='name', label=_('Export targets')
-    )
     traffic_classes = CSVModelMultipleChoiceField(
         queryset=TrafficClass.objects.all(), required=False, to_field_name='slug', label=_('Traffic classes')
     )
@@ -160,8 +154,6 @@ class EVPNTenantImportForm(PrimaryModelImportForm):
             'vrf',
             'l3vni',
             'l2vni_base',
-            'import_targets',
-            'export_targets',
             'anycast_gateway_mac',
             'traffic_classes',
             'description',

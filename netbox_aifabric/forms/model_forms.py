@@ -2,11 +2,12 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
-from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
+from ipam.models import VLAN, VRF, ASNRange, Prefix
 from netbox.forms import NetBoxModelForm, PrimaryModelForm
 from tenancy.models import Tenant
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, JSONField, SlugField
 from utilities.forms.rendering import FieldSet
+from utilities.forms.widgets import HTMXSelect
 
 from ..choices import FabricNodeRoleChoices
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
@@ -63,7 +64,29 @@ class TrafficClassForm(PrimaryModelForm):
         )
 
 
+# The preset's own keys that are not profile fields to fill (name and slug stay the user's)
+PRESET_NOT_FILLED = ('slug', 'name')
+
+
+def preset_initial(slug):
+    """The form values of the shipped QoS preset ``slug`` (``data/qos_presets.json``), ``preset`` naming it; ``{}``
+    for an unknown slug."""
+    from ..seed import qos_presets
+
+    preset = next((p for p in qos_presets() if p['slug'] == slug), None)
+    if preset is None:
+        return {}
+    return {**{k: v for k, v in preset.items() if k not in PRESET_NOT_FILLED}, 'preset': slug}
+
+
 class QoSProfileForm(PrimaryModelForm):
+    # Not a model field: choosing a preset re-renders the form (NetBox's HTMX select) with the preset's values
+    start_from = forms.ChoiceField(
+        label=_('Start from preset'),
+        required=False,
+        widget=HTMXSelect(),
+        help_text=_("Fills the fields below with a shipped preset's values; change what you need, then save"),
+    )
     slug = SlugField()
     roce_dscp = DSCPListField(label=_('RoCE data DSCP'))
     roce_priority = PriorityListField(label=_('RoCE priority'), help_text=_('One per RoCE DSCP value (0–7)'))
@@ -76,7 +99,7 @@ class QoSProfileForm(PrimaryModelForm):
     )
 
     fieldsets = (
-        FieldSet('name', 'slug', 'mode', 'trust', 'mtu', 'description', 'tags', name=_('QoS profile')),
+        FieldSet('start_from', 'name', 'slug', 'mode', 'trust', 'mtu', 'description', 'tags', name=_('QoS profile')),
         FieldSet('roce_dscp', 'roce_priority', 'roce_tc', 'cnp_dscp', 'cnp_priority', 'cnp_tc', name=_('Marking')),
         FieldSet('pfc_priorities', 'cable_length', name=_('Priority flow control')),
         FieldSet(
@@ -139,17 +162,23 @@ class QoSProfileForm(PrimaryModelForm):
             'tags',
         )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from ..seed import qos_presets
+
+        self.fields['start_from'].choices = [('', '---------')] + [(p['slug'], p['name']) for p in qos_presets()]
+        slug = self.initial.get('start_from')
+        if slug and not self.is_bound:  # (a POST keeps what the user typed)
+            for name, value in preset_initial(slug).items():
+                if name in self.fields:
+                    self.initial[name] = value
+
 
 class EVPNTenantForm(PrimaryModelForm):
     slug = SlugField()
     tenant = DynamicModelChoiceField(queryset=Tenant.objects.all(), required=False, label=_('Tenant'))
     vrf = DynamicModelChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
-    import_targets = DynamicModelMultipleChoiceField(
-        queryset=RouteTarget.objects.all(), required=False, label=_('Import targets')
-    )
-    export_targets = DynamicModelMultipleChoiceField(
-        queryset=RouteTarget.objects.all(), required=False, label=_('Export targets')
-    )
+    # (no import/export targets: the plan derives them and each apply writes them, apply/route_targets.py)
     traffic_classes = DynamicModelMultipleChoiceField(
         queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes')
     )
@@ -157,7 +186,7 @@ class EVPNTenantForm(PrimaryModelForm):
 
     fieldsets = (
         FieldSet('name', 'slug', 'tenant', 'vrf', 'description', 'tags', name=_('EVPN tenant')),
-        FieldSet('l3vni', 'l2vni_base', 'import_targets', 'export_targets', 'anycast_gateway_mac', name=_('EVPN')),
+        FieldSet('l3vni', 'l2vni_base', 'anycast_gateway_mac', name=_('EVPN')),
         FieldSet('traffic_classes', 'vlans', name=_('Members')),
     )
 
@@ -170,8 +199,6 @@ class EVPNTenantForm(PrimaryModelForm):
             'vrf',
             'l3vni',
             'l2vni_base',
-            'import_targets',
-            'export_targets',
             'anycast_gateway_mac',
             'traffic_classes',
             'vlans',

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from dcim.graphql.types import DeviceRoleType, DeviceType, DeviceTypeType, PlatformType, RackType, SiteType
     from ipam.graphql.types import ASNRangeType, RouteTargetType
     from tenancy.graphql.types import TenantType
+    from users.graphql.types import UserType
 
 __all__ = ('EVPNTenantType', 'FabricNodeType', 'FabricType', 'QoSProfileType', 'TrafficClassType', 'TrafficFlowType')
 
@@ -82,6 +83,7 @@ class FabricType(PrimaryObjectType):
     platform: Annotated['PlatformType', strawberry.lazy('dcim.graphql.types')] | None
     spine_platform: Annotated['PlatformType', strawberry.lazy('dcim.graphql.types')] | None
     rack: Annotated['RackType', strawberry.lazy('dcim.graphql.types')] | None
+    last_applied_by: Annotated['UserType', strawberry.lazy('users.graphql.types')] | None
     traffic_classes: list[TrafficClassType]
     tenants: list[EVPNTenantType]
     nodes: list[Annotated['FabricNodeType', strawberry.lazy('netbox_aifabric.graphql.types')]]

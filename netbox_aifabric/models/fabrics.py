@@ -1,6 +1,7 @@
 from decimal import Decimal
 
 import netaddr
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -34,6 +35,16 @@ from ..validators import (
 
 __all__ = ('Fabric',)
 
+# What an apply records on the fabric (saved alone: see signals.LIFECYCLE_FIELDS)
+LIFECYCLE_UPDATE_FIELDS = (
+    'status',
+    'last_applied',
+    'last_applied_by',
+    'last_plan_hash',
+    'last_apply_request_id',
+    'pending_change',
+    'last_updated',
+)
 OVERSUBSCRIPTION_MIN, OVERSUBSCRIPTION_MAX = Decimal('1'), Decimal('100')
 # the prefixes a fabric numbers from: apart from each other and from every other fabric's (the management network too:
 # two fabrics counting switch addresses down from the same network's top would collide)
@@ -256,6 +267,38 @@ class Fabric(JobsMixin, PrimaryModel):
         help_text=_('The allocations of the last apply; pinned by the next plan so nothing existing moves'),
     )
 
+    # Lifecycle (draft -> applied -> drifted): written by the apply (apply/service.py) and by compliance, never by forms
+    last_applied = models.DateTimeField(verbose_name=_('last applied'), blank=True, null=True, editable=False)
+    last_applied_by = models.ForeignKey(
+        to=settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        related_name='+',
+        blank=True,
+        null=True,
+        editable=False,
+        verbose_name=_('last applied by'),
+    )
+    last_plan_hash = models.CharField(
+        verbose_name=_('plan hash'),
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text=_('SHA-256 of the plan the last apply wrote'),
+    )
+    last_apply_request_id = models.UUIDField(
+        verbose_name=_('apply request ID'),
+        blank=True,
+        null=True,
+        editable=False,
+        help_text=_('The change-log request of the last apply: every change it made carries this ID'),
+    )
+    pending_change = models.BooleanField(
+        verbose_name=_('pending change'),
+        default=False,
+        editable=False,
+        help_text=_("The intent changed since the last apply: the devices' contexts wait for the next apply"),
+    )
+
     clone_fields = (
         'site',
         'status',
@@ -302,6 +345,32 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def get_status_color(self):
         return FabricStatusChoices.colors.get(self.status)
+
+    def mark_applied(self, user=None, plan_hash='', request_id=None):
+        """Record an apply: draft, planned or drifted become applied (active and decommissioning are the operator's
+        and stay), with the time, user, plan hash and change-log request; the pending change is cleared. Saved with
+        only these fields (a change-log entry in the apply's request, and not an edit of the intent)."""
+        from django.utils import timezone
+
+        self.snapshot()
+        if self.status in (FabricStatusChoices.DRAFT, FabricStatusChoices.PLANNED, FabricStatusChoices.DRIFTED):
+            self.status = FabricStatusChoices.APPLIED
+        self.last_applied = timezone.now()
+        self.last_applied_by = user if getattr(user, 'is_authenticated', False) else None
+        self.last_plan_hash = plan_hash
+        self.last_apply_request_id = request_id
+        self.pending_change = False
+        self.save(update_fields=[*LIFECYCLE_UPDATE_FIELDS])
+
+    def mark_drifted(self) -> bool:
+        """applied -> drifted, for compliance when NetBox no longer matches the applied plan; returns whether the
+        status changed (a draft has nothing to drift from; active and decommissioning are the operator's)."""
+        if self.status != FabricStatusChoices.APPLIED:
+            return False
+        self.snapshot()
+        self.status = FabricStatusChoices.DRIFTED
+        self.save(update_fields=['status', 'last_updated'])
+        return True
 
     def get_design_option_color(self):
         return DesignOptionChoices.colors.get(self.design_option)

@@ -92,8 +92,6 @@ class EVPNTenantPanel(panels.ObjectAttributesPanel):
     vrf = attrs.RelatedObjectAttr('vrf', linkify=True, label=_('VRF'))
     l3vni = attrs.NumericAttr('l3vni', label=_('L3VNI'))
     l2vni_base = attrs.NumericAttr('l2vni_base', label=_('L2VNI base'))
-    import_targets = attrs.RelatedObjectListAttr('import_targets', linkify=True, label=_('Import targets'))
-    export_targets = attrs.RelatedObjectListAttr('export_targets', linkify=True, label=_('Export targets'))
     anycast_gateway_mac = attrs.TextAttr('anycast_gateway_mac', label=_('Anycast gateway MAC'), style='font-monospace')
     traffic_classes = attrs.RelatedObjectListAttr('traffic_classes', linkify=True, label=_('Traffic classes'))
     vlans = attrs.RelatedObjectListAttr('vlans', linkify=True, label=_('VLANs'))

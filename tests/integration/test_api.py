@@ -106,15 +106,12 @@ class EVPNTenantAPITestCase(base.PluginAPITestCase):
             ]
         )
         rdma = TrafficClass.objects.create(name='RDMA', slug='rdma', purpose='rdma', vid=40)
-        rts = world['rts']
         cls.create_data = [
             {
                 'name': 'D',
                 'slug': 'd',
                 'l3vni': 50004,
                 'vrf': world['vrfs'][0].pk,
-                'import_targets': [rts[0].pk],
-                'export_targets': [rts[0].pk],
                 'traffic_classes': [rdma.pk],
                 'anycast_gateway_mac': '02:00:00:00:00:aa',
             },

@@ -1,5 +1,5 @@
 """The per-device ``aifabric`` config context: written by the apply, served in ``config_context`` by the REST API,
-valid against the versioned schema, kept current after intent changes, and never touching the user's own keys."""
+valid against the versioned schema, brought up to date by each apply, and never touching the user's own keys."""
 
 import json
 from pathlib import Path
@@ -173,19 +173,21 @@ class ContextTestCase(APITestCase):
         self.assertEqual(leaf.local_context_data['ntp_servers'], ['192.0.2.123'])
         self.assertIn('aifabric', leaf.local_context_data)
 
-    def test_contexts_follow_intent_changes_without_an_apply(self):
+    def test_contexts_follow_intent_changes_on_apply(self):
+        """An edit of the intent writes no context (a pending change, tests/integration/test_lifecycle.py); the
+        next apply brings every context up to date."""
+        leaf2 = self.context('ai-lab-fabric-leaf2')
         profile = QoSProfile.objects.get(slug='nvidia-cumulus-lossless')
         with self.captureOnCommitCallbacks(execute=True):
             profile.ecn_min_threshold = 123456
             profile.save()
-        self.assertEqual(self.context('ai-lab-fabric-leaf2')['qos']['ecn']['min_threshold'], 123456)
-        mgmt = TrafficClass.objects.get(slug='mgmt')
-        with self.captureOnCommitCallbacks(execute=True):
-            self.fabric.traffic_classes.remove(mgmt)
-        self.assertEqual([v['vid'] for v in self.context('ai-lab-fabric-leaf1')['vlans']], [20, 30, 40, 50])
-        with self.captureOnCommitCallbacks(execute=True):
+            self.fabric.traffic_classes.remove(TrafficClass.objects.get(slug='mgmt'))
             self.fabric.jump_host_prefix = None
             self.fabric.save()
+        self.assertEqual(self.context('ai-lab-fabric-leaf2'), leaf2)
+        apply_fabric(self.fabric)
+        self.assertEqual(self.context('ai-lab-fabric-leaf2')['qos']['ecn']['min_threshold'], 123456)
+        self.assertEqual([v['vid'] for v in self.context('ai-lab-fabric-leaf1')['vlans']], [20, 30, 40, 50])
         self.assertEqual(self.context('ai-lab-fabric-leaf1')['management']['allowed_sources'], [])
 
     def test_contexts_are_deterministic(self):

@@ -138,18 +138,16 @@ class EVPNTenantViewTestCase(base.PluginViewTestCase):
             'vrf': world['vrfs'][0].pk,
             'l3vni': 50004,
             'l2vni_base': 20000,
-            'import_targets': [world['rts'][0].pk],
-            'export_targets': [world['rts'][0].pk, world['rts'][1].pk],
             'anycast_gateway_mac': '02:00:00:00:00:aa',
             'traffic_classes': [rdma.pk],
             'vlans': [world['vlans'][20].pk],
             'tags': [],
         }
         cls.csv_data = (
-            'name,slug,l3vni,l2vni_base,vrf,import_targets,traffic_classes',
-            'Tenant E,tenant-e,50005,30000,VRF 1,"65000:1,65000:2",rdma',
-            'Tenant F,tenant-f,50006,,,,',
-            'Tenant G,tenant-g,50007,,VRF 2,,',
+            'name,slug,l3vni,l2vni_base,vrf,traffic_classes',
+            'Tenant E,tenant-e,50005,30000,VRF 1,rdma',
+            'Tenant F,tenant-f,50006,,,',
+            'Tenant G,tenant-g,50007,,VRF 2,',
         )
         cls.csv_update_data = (
             'id,l3vni,description',

@@ -1,0 +1,142 @@
+"""The diff of an apply as a person reads it (issue 14): one row per object type with its verbose name and the counts,
+expanding to the objects (name, link, each changed field as "old → new"), never a Python repr.
+
+An attribute the apply sets on an object it creates in the same apply (a new device's primary IPv4 or its
+``aifabric`` context) is part of that creation, not an update: before, the diff said "dcim.device 9 create / 13
+update" before any device existed. An attribute set on an existing object makes that object's one update.
+"""
+
+from dataclasses import dataclass, field, replace
+
+from django.apps import apps
+from django.core.exceptions import FieldDoesNotExist
+from django.utils.translation import gettext as _
+
+__all__ = ('DiffGroup', 'DiffRow', 'readable_diff')
+
+ACTIONS = ('create', 'update', 'adopt', 'keep', 'use', 'delete', 'conflict')
+SHOWN_ACTIONS = ('create', 'update', 'adopt', 'delete', 'conflict')  # rows listed under a type (keep/use: counted)
+CONTEXT_FIELD = 'local_context_data'  # set one key at a time by the apply (the ``aifabric`` context)
+EMPTY = '—'
+
+
+@dataclass
+class DiffRow:
+    action: str
+    name: str
+    url: str = ''
+    reason: str = ''
+    fields: list = field(default_factory=list)  # [(field label, old, new)]
+
+
+@dataclass
+class DiffGroup:
+    label: str  # the model, e.g. dcim.device
+    verbose_name: str  # Devices
+    counts: dict
+    rows: list
+
+    @property
+    def slug(self):
+        return self.label.replace('.', '-')
+
+
+def _text(value) -> str:
+    """A diff value as text: lists joined, None as a dash, objects by their name."""
+    if value is None or value == '' or value == []:
+        return EMPTY
+    if isinstance(value, list | tuple | set):
+        return ', '.join(_text(v) for v in value)
+    if isinstance(value, bool):
+        return _('yes') if value else _('no')
+    return str(value)
+
+
+def _field_label(model, name) -> str:
+    if name == CONTEXT_FIELD:
+        return _('config context (aifabric)')
+    try:
+        return str(model._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        return name
+
+
+def _old_value(obj, name):
+    if obj is None:
+        return EMPTY
+    if name == CONTEXT_FIELD:
+        return _('set') if (obj.local_context_data or {}).get('aifabric') else EMPTY
+    value = getattr(obj, name, None)
+    if hasattr(value, 'all'):  # many-to-many
+        return _text([str(member) for member in value.all()])
+    return _text(value)
+
+
+def _new_value(name, value):
+    if name == CONTEXT_FIELD:
+        return _("the plan's context")  # the whole context: the device's Config Context tab shows it
+    return _text(value)
+
+
+def _merge_attributes(changes):
+    """``{object key: (change, {field: new value})}`` in the diff's order, with attribute changes folded into their
+    object (the change whose key they name)."""
+    by_key = {c.key: c for c in changes}
+    objects = {}
+    for change in changes:
+        target = by_key.get(change.object) if change.object != change.key else None
+        if target is None:
+            own = dict(change.fields) if change.action != 'create' else {}  # a creation lists no fields
+            entry = objects.setdefault(change.key, [change, {}])
+            entry[1] = {**own, **entry[1]}
+            continue
+        entry = objects.setdefault(target.key, [target, {}])
+        if change.action == 'update' and target.action != 'create':
+            entry[1].update(change.fields)
+            if entry[0].action == 'keep':
+                entry[0] = _as_update(target)
+    return objects
+
+
+def _as_update(change):
+    return replace(change, action='update')
+
+
+def _existing(model, pks):
+    if model is None or not pks:
+        return {}
+    return model.objects.in_bulk(pks)
+
+
+def readable_diff(changes) -> list[DiffGroup]:
+    """The changes (already limited to what the user may view) grouped per object type, in the diff's order."""
+    objects = _merge_attributes(changes)
+    groups = {}
+    for change, fields in objects.values():
+        groups.setdefault(change.model, []).append((change, fields))
+    result = []
+    for label, entries in groups.items():
+        model = apps.get_model(label) if '.' in label else None
+        existing = _existing(model, [c.pk for c, _f in entries if c.pk and c.action in ('update', 'adopt', 'delete')])
+        counts = dict.fromkeys(ACTIONS, 0)
+        rows = []
+        for change, fields in entries:
+            counts[change.action] += 1
+            if change.action not in SHOWN_ACTIONS:
+                continue
+            obj = existing.get(change.pk)
+            rows.append(
+                DiffRow(
+                    change.action,
+                    change.object,
+                    url=obj.get_absolute_url() if obj is not None and hasattr(obj, 'get_absolute_url') else '',
+                    reason=change.reason,
+                    fields=[
+                        (_field_label(model, name), _old_value(obj, name), _new_value(name, value))
+                        for name, value in sorted(fields.items())
+                    ],
+                )
+            )
+        verbose = str(model._meta.verbose_name_plural) if model is not None else label
+        result.append(DiffGroup(label, verbose[:1].upper() + verbose[1:], counts, rows))
+    return result
