@@ -116,6 +116,8 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
         run.full_clean()
         run.save()
         ComplianceFinding.objects.bulk_create(_finding_rows(run, result, devices))
+        if any(r.rule.family == 'drift' and r.status == 'fail' for r in result.results):
+            fabric.mark_drifted()  # applied -> drifted: NetBox no longer matches the applied plan (issue 14)
     return run
 
 

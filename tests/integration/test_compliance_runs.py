@@ -28,6 +28,7 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.engine import FAMILIES
 from netbox_aifabric.checks.job import ComplianceJob, ScheduledComplianceJob, compliance_interval, schedule_compliance
 from netbox_aifabric.checks.runs import record_run, run_score
+from netbox_aifabric.choices import FabricStatusChoices
 from netbox_aifabric.models import ComplianceFamilyChoices, ComplianceFinding, ComplianceRun, Fabric
 from netbox_aifabric.tables import ComplianceRunTable
 
@@ -110,6 +111,18 @@ class StoredRunTestCase(TestCase):
         change = ObjectChange.objects.get(changed_object_id=broken.pk, changed_object_type__model='compliancerun')
         self.assertEqual((change.action, change.user), ('create', self.user))
         self.assertTrue(ObjectChange.objects.filter(changed_object_id=clean.pk).exists())
+
+    def test_a_run_with_drift_marks_an_applied_fabric_drifted(self):
+        """Issue 14's lifecycle: applied -> drifted when a stored run finds drift; a clean run leaves it applied."""
+        Fabric.objects.filter(pk=self.fabric.pk).update(status=FabricStatusChoices.APPLIED)
+        self.fabric.refresh_from_db()
+        record_run(self.fabric, run_compliance(self.fabric))
+        self.fabric.refresh_from_db()
+        self.assertEqual(self.fabric.status, FabricStatusChoices.APPLIED)
+        break_by_hand(self.fabric, self.user)
+        record_run(self.fabric, run_compliance(self.fabric))
+        self.fabric.refresh_from_db()
+        self.assertEqual(self.fabric.status, FabricStatusChoices.DRIFTED)
 
     def tab(self):
         return self.client.get(reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk}))
