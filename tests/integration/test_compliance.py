@@ -1,8 +1,6 @@
 """Compliance in NetBox: drift against the applied demo fabric (edited by hand, deleted by hand, a clean apply), the
 Compliance tab, the REST action, the job and the report script, with NetBox's permissions."""
 
-import uuid
-
 import pytest
 from django.urls import reverse
 
@@ -11,7 +9,6 @@ from dcim.models import Device, Interface, Platform
 from extras.models import ConfigTemplate
 from ipam.models import IPAddress
 from users.models import ObjectPermission
-from utilities.request import NetBoxFakeRequest, apply_request_processors
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.apply.engine import apply_fabric
@@ -19,6 +16,7 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
 from netbox_aifabric.checks.rules import RULES
+from netbox_aifabric.checks.runs import as_request_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import load_config_templates, load_demo
 
@@ -28,22 +26,9 @@ LEAF1 = 'ai-lab-fabric-leaf1'
 
 
 def by_hand(user):
-    """What a NetBox UI request does around an edit: the change log records it, by ``user``."""
-    request = NetBoxFakeRequest(
-        {
-            'id': uuid.uuid4(),
-            'user': user,
-            'META': {},
-            'COOKIES': {},
-            'POST': {},
-            'GET': {},
-            'FILES': {},
-            'method': 'POST',
-            'path': '',
-            'path_info': '',
-        }
-    )
-    return apply_request_processors(request)
+    """What a NetBox UI request does around an edit: the change log records it, by ``user`` (the same request
+    processors a stored compliance run uses, ``checks.runs.as_request_of``)."""
+    return as_request_of(user)
 
 
 def applied_demo():
