@@ -28,6 +28,8 @@ pages = [
     ('fabric-compliance', '/plugins/aifabric/fabrics/1/compliance/', False),
     ('fabric-traffic', '/plugins/aifabric/fabrics/1/traffic/', False),
     ('fabric-lab', '/plugins/aifabric/fabrics/1/lab/', False),
+    ('fabric-bom', '/plugins/aifabric/fabrics/1/bom/', False),
+    ('fabric-acceptance', '/plugins/aifabric/fabrics/1/acceptance/', False),
     ('wizard', None, False),
 ]
 
