@@ -62,7 +62,7 @@ LOWER_SPEEDS = {
     'osfp': (200, 100),
 }
 _SPEED = re.compile(r'^(\d+(?:\.\d+)?)(g|t)?base-')
-_BREAKOUT = re.compile(r'^(?P<ports>[^:]+):(?P<count>[248])x(?P<speed>\d+)G$')
+_BREAKOUT = re.compile(r'^(?P<ports>[^:]+):(?P<count>[248])x(?P<speed>[1-9]\d*)G$')
 _RANGE = '..'
 
 

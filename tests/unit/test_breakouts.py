@@ -7,6 +7,9 @@ import copy
 import json
 
 import pytest
+from hypothesis import example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from netbox_aifabric.apply.hardware import (
     Breakout,
@@ -86,6 +89,7 @@ def test_sonic_lane_ports_share_the_parent_lanes():
     [
         (['swp1:4x25'], '\'swp1:4x25\': write "<ports>:<lanes>x<speed>G"'),
         (['swp1:3x25G'], "'swp1:3x25G': write"),
+        (['swp1:4x0G'], "'swp1:4x0G': write"),  # lanes of 0G would take no NIC: refused, not silently unusable
         (['swp40:4x25G'], 'swp40 is not a port of the device type SN2700'),
         (['swp1:4x50G'], 'swp1 runs 100G: 4 lanes at 50G need 200G'),
         (['swp2..swp1:4x25G'], 'swp2..swp1: swp1 comes before swp2'),
@@ -138,3 +142,30 @@ def test_sonic_breakout_cfg_per_parent():
     db['BREAKOUT_CFG']['Ethernet48']['brkout_mod'] = 'x'  # negative control: a misspelled field
     assert "BREAKOUT_CFG|Ethernet48: field 'brkout_mod' is not in sonic-breakout_cfg" in violations(db)
     assert 'BREAKOUT_CFG' not in json.loads(render('sonic/config_db.json.j2', guide_contexts('evpn-vxlan')['leaf1']))
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=30),
+            st.integers(),
+            st.none(),
+            st.from_regex(r'swp[0-9]{1,2}(\.\.swp[0-9]{1,2})?:[0-9]x[0-9]{1,4}G', fullmatch=True),
+        ),
+        max_size=4,
+    )
+)
+@example(['swp1:4x0G'])  # zero-speed lanes: the shape check and the split must both refuse them
+@hypothesis_settings(max_examples=300, deadline=None)
+def test_hostile_breakout_entries_end_in_a_named_error(entries):
+    """Arbitrary port-map breakout entries: the shape check names the field, the split succeeds or raises a
+    SpecError on port_map.leaf.breakout; never another exception."""
+    shape = check_port_map_shape({'leaf': {'breakout': entries}})
+    assert all(message.startswith('leaf.breakout') for message in shape)
+    try:
+        ports, breakouts = apply_breakouts('leaf', 'SN2700', SN2700, entries)
+    except SpecError as error:
+        assert error.field == 'port_map.leaf.breakout'
+    else:
+        assert not shape  # what the split accepts, the shape check accepts too
+        assert all(p.speed >= 1 for p in ports) and set(breakouts) <= {p.name for p in ports}
