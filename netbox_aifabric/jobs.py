@@ -1,18 +1,17 @@
 """Background apply for large fabrics (and any apply asked for in the background), run by NetBox's RQ worker."""
 
-import uuid
-
 from django.core.cache import cache
 from django.db import transaction
 
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
 from netbox.plugins import get_plugin_config
-from utilities.request import NetBoxFakeRequest, apply_request_processors
+from utilities.request import apply_request_processors
 
 from .apply.engine import ApplyConflictError, apply_fabric, summarize
 from .apply.permissions import ObjectPermissionError
 from .planner import PlanError
+from .request import job_request
 
 __all__ = ('ApplyFabricJob', 'fabric_devices_count', 'job_progress', 'runs_in_background', 'ui_runs_in_background')
 
@@ -59,20 +58,7 @@ class ApplyFabricJob(JobRunner):
         self.logger.info(f'Planning {fabric}')
         # NetBox records the change log (and queues events) only inside its request processors, as for a script
         # job: give the apply a request of the job's user
-        request = NetBoxFakeRequest(
-            {
-                'id': uuid.uuid4(),
-                'user': self.job.user,
-                'META': {},
-                'COOKIES': {},
-                'POST': {},
-                'GET': {},
-                'FILES': {},
-                'method': 'POST',
-                'path': '',
-                'path_info': '',
-            }
-        )
+        request = job_request(self.job.user)
         try:
             with apply_request_processors(request), transaction.atomic():
                 plan, changes = apply_fabric(

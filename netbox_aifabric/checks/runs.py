@@ -7,19 +7,16 @@ NetBox's event rules see it (e.g. a webhook on compliance runs created with ``fa
 user, and NetBox's change log needs one: it is stored without a change record and fires no event.
 """
 
-import uuid
-from contextlib import nullcontext
-
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
 from dcim.models import Device
-from utilities.request import NetBoxFakeRequest, apply_request_processors
 
 from ..models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
+from ..request import as_request_of
 from .compliance import run_compliance
 
-__all__ = ('as_request_of', 'latest_run', 'record_run', 'run_and_record', 'run_score', 'run_status')
+__all__ = ('latest_run', 'record_run', 'run_and_record', 'run_score', 'run_status')
 
 
 def run_score(counts: dict) -> int | None:
@@ -119,28 +116,6 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
         if any(r.rule.family == 'drift' and r.status == 'fail' for r in result.results):
             fabric.mark_drifted()  # applied -> drifted: NetBox no longer matches the applied plan (issue 14)
     return run
-
-
-def as_request_of(user):
-    """NetBox's request processors (change log, event rules) for ``user`` outside a request, as a script job has them;
-    nothing without a user."""
-    if user is None:
-        return nullcontext()
-    request = NetBoxFakeRequest(
-        {
-            'id': uuid.uuid4(),
-            'user': user,
-            'META': {},
-            'COOKIES': {},
-            'POST': {},
-            'GET': {},
-            'FILES': {},
-            'method': 'POST',
-            'path': '',
-            'path_info': '',
-        }
-    )
-    return apply_request_processors(request)
 
 
 def run_and_record(fabric, user=None, job=None):

@@ -1,14 +1,11 @@
 """The fabric lab as a NetBox Job (NetBox's RQ worker runs it; it needs root and FRR on the worker's host): the
 result, every check with expected and seen, stored as an acceptance run of kind lab (and in the Job's data)."""
 
-import contextlib
-import uuid
-
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
-from utilities.request import NetBoxFakeRequest, apply_request_processors
 
 from ..acceptance.store import store_lab_run
+from ..request import as_request_of
 from . import FAILED, LabUnavailable, run_lab
 from .fabric import lab_inputs
 
@@ -35,8 +32,7 @@ class FabricLabJob(JobRunner):
             self._fail(f'the lab cannot run on this host: {e}')
         data = {**result.as_dict(), 'log': result.log}
         # NetBox logs changes only inside its request processors (as ApplyFabricJob); a change needs a user
-        logged = apply_request_processors(self._request()) if self.job.user else contextlib.nullcontext()
-        with logged:
+        with as_request_of(self.job.user):
             run = store_lab_run(fabric, self.job.user, data)
         self.job.data = {**data, 'acceptance_run': run.pk}
         for check in result.checks:
@@ -51,13 +47,6 @@ class FabricLabJob(JobRunner):
             raise JobFailed(
                 f'{counts["failed"]} check(s) failed' if result.converged else 'the fabric did not converge'
             )
-
-    def _request(self):
-        keys = ('META', 'COOKIES', 'POST', 'GET', 'FILES')
-        return NetBoxFakeRequest(
-            {'id': uuid.uuid4(), 'user': self.job.user, 'method': 'POST', 'path': '', 'path_info': '',
-             **{key: {} for key in keys}}
-        )  # fmt: skip
 
     def _fail(self, error: str):
         self.job.data = {'ok': False, 'error': error}

@@ -16,8 +16,8 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
 from netbox_aifabric.checks.rules import RULES
-from netbox_aifabric.checks.runs import as_request_of
 from netbox_aifabric.models import Fabric
+from netbox_aifabric.request import as_request_of
 from netbox_aifabric.seed import load_config_templates, load_demo
 
 pytestmark = pytest.mark.netbox
@@ -27,7 +27,7 @@ LEAF1 = 'ai-lab-fabric-leaf1'
 
 def by_hand(user):
     """What a NetBox UI request does around an edit: the change log records it, by ``user`` (the same request
-    processors a stored compliance run uses, ``checks.runs.as_request_of``)."""
+    processors a stored compliance run uses, ``netbox_aifabric.request.as_request_of``)."""
     return as_request_of(user)
 
 
