@@ -170,8 +170,8 @@ def compiled(code):
 
 
 def bench_ours(size, spec, plan, runs):
+    from netbox_aifabric.facts.context import build_contexts
     from netbox_aifabric.render.avd import avd_structured_config
-    from netbox_aifabric.render.context import build_contexts
 
     intent = intent_for(spec)
     switches = [node.name for node in plan.nodes]

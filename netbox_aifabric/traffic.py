@@ -7,12 +7,12 @@ from netbox.plugins import get_plugin_config
 
 from .apply.engine import plan_of
 from .apply.spec import role_ports
+from .facts.security import allowed
 from .models import TrafficClass, TrafficFlow
 from .planner import PlanError
 from .planner.bom import bill_of_materials
 from .planner.result import PlanWarning
 from .planner.traffic import Flow, TrafficError, traffic_matrix
-from .render.security import allowed
 
 __all__ = (
     'allowed_pairs',
@@ -31,7 +31,7 @@ def flows_of(fabric) -> list[TrafficFlow]:
 
 def allowed_pairs(classes) -> frozenset[tuple[str, str]]:
     """The security matrix as (source, destination) class names, by the same rule the rendered ACLs and the Security
-    tab use (``render/security.allowed``: ``any`` admits every class, ``none`` none, ``listed`` its
+    tab use (``facts/security.allowed``: ``any`` admits every class, ``none`` none, ``listed`` its
     ``reachable_from``)."""
     facts = [
         {

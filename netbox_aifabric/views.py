@@ -32,11 +32,12 @@ from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .checks.matrix import security_matrix
 from .diff import readable_diff
+from .facts.context import build_contexts
+from .intent import intent_of
 from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
-from .render.context import build_contexts, intent_of
 from .topology import topology_svg
 from .traffic import fabric_traffic_warnings
 from .ui import panels

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
+from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.guide import GUIDE_POOLS, GUIDE_QOS_PRESET
 from netbox_aifabric.planner import load_spec, plan_fabric
-from netbox_aifabric.render.context import build_contexts
 
 __all__ = (
     'DESIGNS',
@@ -47,7 +47,7 @@ JUMP_HOSTS = GUIDE_POOLS['jump_host_prefix'][0]
 
 
 def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
-    """``intent_of`` (render/context.py) of the demo fabric, without the database: built from the same seed data.
+    """``intent_of`` (intent.py) of the demo fabric, without the database: built from the same seed data.
     tests/integration/test_guide_intent.py holds it equal to the real ``intent_of`` of the seeded demo."""
     classes = json.loads((DATA / 'traffic_classes.json').read_text())
     preset = next(p for p in json.loads((DATA / 'qos_presets.json').read_text()) if p['slug'] == QOS_PRESET)

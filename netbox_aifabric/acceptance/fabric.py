@@ -2,8 +2,9 @@
 writes), and each switch's NOS from its NetBox platform where the fabric's devices exist."""
 
 from ..apply.engine import plan_of
+from ..facts.context import build_contexts
+from ..intent import intent_of
 from ..render.configs import fabric_devices
-from ..render.context import build_contexts, intent_of
 from .runbook import build_runbook
 
 __all__ = ('PLATFORM_NOS', 'fabric_runbook')

@@ -15,12 +15,12 @@ from .. import filtersets
 from ..apply.engine import ApplyConflictError, diff_fabric, summarize
 from ..apply.permissions import visible_changes
 from ..apply.service import MissingPermissionsError, request_apply
+from ..facts.context import CONTEXT_KEY
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 from ..models.acceptance import AcceptanceResult, AcceptanceRun
 from ..planner import PlanError
 from ..render.avd import avd_structured_config
 from ..render.configs import ConfigRenderer, fabric_devices
-from ..render.context import CONTEXT_KEY
 from ..traffic import fabric_traffic_warnings
 from . import serializers
 from .bom import FabricTrafficMixin

@@ -33,9 +33,10 @@ from netbox.context import query_cache
 from vpn.models import L2VPN, L2VPNTermination
 
 from ..facts import PEER_LINK_LAG, cabling_facts, server_port_modes
+from ..facts.context import CONTEXT_KEY, build_contexts
+from ..intent import intent_of
 from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
-from ..render.context import CONTEXT_KEY, build_contexts, intent_of
 from .permissions import ObjectPermissions
 from .spec import fabric_spec
 

@@ -33,7 +33,6 @@ __all__ = (
     'RoleNeeds',
     'apply_breakouts',
     'assign_ports',
-    'breakout_facts',
     'breakout_names',
     'check_port_map_shape',
     'natural_key',
@@ -297,22 +296,3 @@ def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entr
                 result.append(HardwarePort(child, breakout.speed))
                 breakouts[child] = breakout
     return result, breakouts
-
-
-def breakout_facts(breakouts: dict, facts: dict) -> dict:
-    """The platform facts of the lane ports: each takes its share of the parent's lanes (SONiC's PORT ``lanes``), the
-    parent's index, and the parent's alias with ``/<lane group>`` (an assumption: HWSKUs name them in hwsku.json)."""
-    out = {}
-    for child, breakout in breakouts.items():
-        parent = facts.get(breakout.parent)
-        if not parent:
-            continue
-        lanes = parent['lanes'].split(',')
-        step = len(lanes) // breakout.count
-        first = breakout.position * step
-        out[child] = {
-            'lanes': ','.join(lanes[first : first + step]),
-            'alias': f'{parent["alias"]}/{breakout.position + 1}',
-            'index': parent['index'],
-        }
-    return out

@@ -20,10 +20,11 @@ from dcim.models import Device, Interface
 from ipam.models import VLAN, VRF
 
 from ..apply.engine import diff_fabric
+from ..facts.context import CONTEXT_KEY, build_contexts
+from ..intent import intent_of
 from ..models import OwnedObject
 from ..planner import PlanError
 from ..render.configs import ConfigRenderer, fabric_devices
-from ..render.context import CONTEXT_KEY, build_contexts, intent_of
 from .engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
 from .rules import RULES
 

@@ -2,7 +2,7 @@
 LAGs they are members of (server bonds, the MLAG peer link), and the BGP sessions the links carry.
 
 Pure (the planner's plan in, frozen dataclasses out), computed once per plan and read by the apply (the NetBox
-interfaces, their LAGs, modes and descriptions) and by the ``aifabric`` context (``render/context.py``), so the two
+interfaces, their LAGs, modes and descriptions) and by the ``aifabric`` context (``facts/context.py``), so the two
 cannot disagree on a name or a membership. NOS-specific spelling (``Port-Channel1000`` → ``PortChannel1000``,
 ``peerlink``) stays in the templates' per-NOS naming table (``render/filters.py``).
 """

@@ -24,7 +24,7 @@ Model (documented in ``docs/traffic.md``):
     flows (bursty ones at their stated rate: a lossless burst is paused, not dropped) plus the lossy sustained flows
     exceed the capacity in one direction. Lossy bursts do not count: they are dropped or ECN-marked, not paused.
   - ``forbidden-flow``: a flow from a class to a class the security matrix does not let it reach (the allowed
-    ``(source, destination)`` pairs are an input: ``render/security.allowed`` of the fabric's classes).
+    ``(source, destination)`` pairs are an input: ``facts/security.allowed`` of the fabric's classes).
 """
 
 import math

@@ -13,8 +13,9 @@ from dcim.models import Device
 from utilities.testing import APITestCase
 
 from netbox_aifabric.apply.engine import apply_fabric, plan_of
+from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.intent import intent_of
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.render.context import build_contexts, intent_of
 from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox

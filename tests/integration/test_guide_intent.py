@@ -1,12 +1,12 @@
 """tests/render_fixtures.py builds the demo fabric's intent without a database (``guide_intent``) for the pure
-template tests. This holds that copy equal to the real ``intent_of`` (render/context.py) of the seeded demo, so a
+template tests. This holds that copy equal to the real ``intent_of`` (intent.py) of the seeded demo, so a
 traffic-class or QoS field added to one and not the other fails here, naming the field."""
 
 import pytest
 from django.test import TestCase
 
+from netbox_aifabric.intent import intent_of
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.render.context import intent_of
 from netbox_aifabric.seed import load_demo
 from tests.render_fixtures import guide_intent
 

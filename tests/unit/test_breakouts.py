@@ -17,10 +17,10 @@ from netbox_aifabric.apply.hardware import (
     RoleNeeds,
     apply_breakouts,
     assign_ports,
-    breakout_facts,
     breakout_names,
     check_port_map_shape,
 )
+from netbox_aifabric.facts.platform_ports import breakout_facts
 from netbox_aifabric.planner import SpecError
 from tests.render_fixtures import guide_contexts
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from netbox_aifabric.facts import PEER_LINK_LAG, SERVER_BOND, cabling_facts
+from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.planner import load_spec, plan_fabric
-from netbox_aifabric.render.context import build_contexts
 from tests.render_fixtures import guide_intent
 
 from .helpers import ROOT

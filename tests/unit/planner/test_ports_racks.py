@@ -8,9 +8,9 @@ import netaddr
 import pytest
 
 from netbox_aifabric.cli import format_table
+from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.ports import PORTS_MAX
-from netbox_aifabric.render.context import build_contexts
 from tests.render_fixtures import guide_intent
 
 from .helpers import ROOT, example

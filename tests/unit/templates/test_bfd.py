@@ -12,9 +12,9 @@ from functools import cache
 import pytest
 import yaml
 
+from netbox_aifabric.facts.context import BFD_TIMERS, build_contexts
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.render.avd import avd_structured_config
-from netbox_aifabric.render.context import BFD_TIMERS, build_contexts
 from netbox_aifabric.render.filters import interface as nos_interface
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import DESIGNS, ROOT, guide_intent

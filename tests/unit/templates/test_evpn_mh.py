@@ -12,8 +12,8 @@ import pytest
 
 from extras.models import ConfigTemplate
 
+from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.render.avd import avd_structured_config
-from netbox_aifabric.render.context import build_contexts
 from netbox_aifabric.render.filters import UnsupportedFeature
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import guide_contexts, guide_intent, guide_spec, plan_of

@@ -15,8 +15,8 @@ from functools import cache
 import pytest
 import yaml
 
+from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.planner import load_spec, plan_fabric
-from netbox_aifabric.render.context import build_contexts
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import GUIDES, ROOT, guide_contexts, guide_intent
 

@@ -3,7 +3,7 @@ CNP policer, which VLANs a leaf announces, and the gateway ACLs of classes that 
 
 import pytest
 
-from netbox_aifabric.render.security import CNP_POLICER_PERCENT, LOCAL_PURPOSES, TRUSTED_KINDS
+from netbox_aifabric.facts.security import CNP_POLICER_PERCENT, LOCAL_PURPOSES, TRUSTED_KINDS
 from tests.render_fixtures import GUIDES, guide_contexts, guide_intent
 
 pytestmark = pytest.mark.pure

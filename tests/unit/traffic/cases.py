@@ -8,11 +8,11 @@ from typing import Any
 
 import yaml
 
+from netbox_aifabric.facts.security import allowed
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.planner.bom import bill_of_materials
 from netbox_aifabric.planner.result import Plan
 from netbox_aifabric.planner.traffic import Flow, TrafficResult, traffic_matrix
-from netbox_aifabric.render.security import allowed
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = Path(__file__).parent / 'golden'
@@ -50,7 +50,7 @@ def plan_of(case: str) -> Plan:
 
 
 def allowed_pairs(spec: dict[str, Any]) -> frozenset[tuple[str, str]]:
-    """The spec's security matrix by the rendered rule (``render/security.allowed``)."""
+    """The spec's security matrix by the rendered rule (``facts/security.allowed``)."""
     classes = [
         {'name': c['name'], 'reachability': c.get('reachability'), 'reachable_from': c.get('reachable_from', ())}
         for c in spec['traffic_classes']

@@ -22,7 +22,7 @@ control. This module turns the intent into data the templates print and the matr
 
 import netaddr
 
-from ..facts.vlans import LOCAL_PURPOSES, vlan_is_advertised
+from .vlans import LOCAL_PURPOSES, vlan_is_advertised
 
 __all__ = (
     'ACL_PREFIX',

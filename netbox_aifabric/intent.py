@@ -1,0 +1,106 @@
+"""The fabric's intent as plain data, read from its NetBox objects: the input of the device facts and contexts.
+
+:func:`intent_of` is the one reader of the intent models for the facts layer (:mod:`netbox_aifabric.facts`): its
+QoS profile, traffic classes, name/design/underlay/MTU, BFD, management jump hosts, and the platform facts of the
+chosen device types. Everything downstream of it is pure.
+"""
+
+from .facts.platform_ports import breakout_facts, port_facts
+
+__all__ = ('intent_of',)
+
+
+def intent_of(fabric) -> dict:
+    """The fabric intent the contexts are built from, as plain data."""
+    profile = fabric.qos_profile
+    classes = [
+        {
+            'name': tc.name,
+            'purpose': tc.purpose,
+            'vid': tc.vid,
+            'dscp': list(tc.dscp or []),
+            'priority': tc.switch_priority,
+            'queue': tc.queue,
+            'lossless': tc.lossless,
+            'ecn': tc.ecn,
+            'mtu': tc.mtu,
+            'prefix': str(tc.prefix.prefix) if tc.prefix_id else None,
+            'reachability': tc.reachability,
+            'reachable_from': sorted(other.name for other in tc.reachable_from.all()),
+        }
+        for tc in fabric.traffic_classes.select_related('prefix')
+        .prefetch_related('reachable_from')
+        .order_by('vid', 'name')
+    ]
+    qos = None
+    if profile is not None:
+        qos = {
+            'profile': profile.name,
+            'preset': profile.preset or None,
+            'mode': profile.mode,
+            'trust': profile.trust,
+            'roce_dscp': list(profile.roce_dscp or []),
+            'roce_priority': list(profile.roce_priority or []),
+            'roce_tc': list(profile.roce_tc or []),
+            'cnp': {'dscp': profile.cnp_dscp, 'priority': profile.cnp_priority, 'tc': profile.cnp_tc},
+            'pfc_priorities': list(profile.pfc_priorities or []),
+            'cable_length': profile.cable_length,
+            'ecn': {
+                'enabled': profile.ecn_enabled,
+                'unit': profile.ecn_threshold_unit,
+                'min_threshold': profile.ecn_min_threshold,
+                'max_threshold': profile.ecn_max_threshold,
+                'probability': profile.ecn_probability,
+                'tcs': list(profile.ecn_tcs or []),
+            },
+            'strict_tcs': list(profile.strict_tcs or []),
+            'dwrr_weights': {str(k): v for k, v in sorted((profile.dwrr_weights or {}).items())},
+            'pfc_watchdog': {
+                'enabled': profile.pfc_watchdog,
+                'poll_interval': profile.pfcwd_poll_interval,
+                'detection_polls': profile.pfcwd_detection_polls,
+                'detection_time': profile.pfcwd_detection_time,
+                'restoration_time': profile.pfcwd_restoration_time,
+                'action': profile.pfcwd_action,
+            },
+        }
+    roles = {n.name: n.role for n in fabric.planned_nodes()[0]}
+    return {
+        'fabric': {
+            'name': fabric.name,
+            'slug': fabric.slug,
+            'design': fabric.design_option,
+            'underlay': fabric.underlay,
+            'mtu': fabric.mtu,
+        },
+        'roles': roles,
+        'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
+        'bfd': fabric.bfd,
+        **_platform_facts(fabric),
+        'traffic_classes': classes,
+        'qos': qos,
+        'management': {'jump_hosts': [str(fabric.jump_host_prefix.prefix)] if fabric.jump_host_prefix_id else []},
+    }
+
+
+def _platform_facts(fabric) -> dict:
+    """``hardware``: role -> {port: platform facts (SONiC lanes/alias/index)} of the leaf and spine device types when
+    shipped, lane ports of a breakout included; ``breakouts``: role -> {lane port: its parent and mode}."""
+    from .apply.spec import role_ports  # the spec imports the planner: import when called
+    from .planner import SpecError
+
+    hardware, breakouts = {}, {}
+    for role in ('leaf', 'spine'):
+        device_type = getattr(fabric, f'{role}_device_type')
+        if device_type is None:
+            continue
+        facts = port_facts(device_type.slug)
+        try:
+            split = role_ports(fabric, role)[1]
+        except SpecError:  # the plan reports it; the contexts are not built from a plan that fails
+            split = {}
+        hardware[role] = {**facts, **breakout_facts(split, facts)}
+        breakouts[role] = {
+            lane: {'parent': b.parent, 'count': b.count, 'speed': b.speed, 'mode': b.mode} for lane, b in split.items()
+        }
+    return {'hardware': hardware, 'breakouts': breakouts}
