@@ -20,9 +20,14 @@ control. This module turns the intent into data the templates print and the matr
   bond cannot mark its way into the lossless or the CNP queue. CNPs entering on an RDMA port are policed.
 """
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
 import netaddr
 
-from .vlans import LOCAL_PURPOSES, vlan_is_advertised
+from ..planner.result import NodePlan, Plan
+from .vlans import LOCAL_PURPOSES, LeafVlan, vlan_is_advertised
 
 __all__ = (
     'ACL_PREFIX',
@@ -31,10 +36,16 @@ __all__ = (
     'LOCAL_PURPOSES',
     'REACHABILITY',
     'TRUSTED_KINDS',
+    'Acl',
+    'AclRule',
+    'Management',
+    'ManagementPlane',
+    'SecurityClass',
     'allowed',
     'class_acls',
     'cnp_policer',
     'management_plane',
+    'reaches',
     'security_classes',
     'vlan_is_advertised',
 )
@@ -49,96 +60,158 @@ CNP_POLICER_PERCENT = 1
 CNP_POLICER_BURST_BYTES = 65_536
 
 
-def allowed(source: dict, destination: dict) -> bool:
+def allowed(source: Mapping[str, Any], destination: Mapping[str, Any]) -> bool:
     """Whether class ``source`` may reach class ``destination`` (the intent, one direction)."""
-    if source['name'] == destination['name']:
+    reach, listed = destination.get('reachability'), destination.get('reachable_from')
+    return reaches(source['name'], destination['name'], reach, listed)
+
+
+def reaches(source: str, destination: str, reachability: str | None, reachable_from: Iterable[str] | None) -> bool:
+    """The matrix's rule: a class reaches itself, any class open to ``any``, and a ``listed`` class listing it."""
+    if source == destination:
         return True
-    reach = destination.get('reachability') or 'listed'
+    reach = reachability or 'listed'
     if reach == 'any':
         return True
-    return reach == 'listed' and source['name'] in destination.get('reachable_from', ())
+    return reach == 'listed' and source in (reachable_from or ())
 
 
-def pair_allowed(a: dict, b: dict) -> bool:
+@dataclass(frozen=True)
+class SecurityClass:
+    """A class with a VLAN in the plan: name, VID, VRF, purpose, prefix and who may reach it."""
+
+    name: str
+    vid: int
+    vrf: str | None
+    purpose: str | None
+    prefix: str | None
+    reachability: str
+    reachable_from: tuple[str, ...]
+
+    def may_reach(self, other: 'SecurityClass') -> bool:
+        return reaches(self.name, other.name, other.reachability, other.reachable_from)
+
+    def as_context(self) -> dict[str, Any]:
+        return {**asdict(self), 'reachable_from': list(self.reachable_from)}
+
+
+def pair_allowed(a: SecurityClass, b: SecurityClass) -> bool:
     """Stateless enforcement: a pair exchanges packets when either may reach the other."""
-    return allowed(a, b) or allowed(b, a)
+    return a.may_reach(b) or b.may_reach(a)
 
 
-def security_classes(intent: dict, plan) -> list[dict]:
-    """Every class with a VLAN in the plan: name, VID, VRF, purpose, prefix and who may reach it."""
+def security_classes(intent: Mapping[str, Any], plan: Plan) -> tuple[SecurityClass, ...]:
+    """Every class with a VLAN in the plan, in the intent's order."""
     vrf_of = {v.vid: v.vrf for v in plan.vlans}
-    classes = []
-    for tc in intent['traffic_classes']:
-        if tc['vid'] not in vrf_of:
-            continue
-        classes.append(
-            {
-                'name': tc['name'],
-                'vid': tc['vid'],
-                'vrf': vrf_of[tc['vid']],
-                'purpose': tc['purpose'],
-                'prefix': tc['prefix'],
-                'reachability': tc.get('reachability') or 'listed',
-                'reachable_from': sorted(tc.get('reachable_from') or ()),
-            }
+    return tuple(
+        SecurityClass(
+            name=tc['name'],
+            vid=tc['vid'],
+            vrf=vrf_of[tc['vid']],
+            purpose=tc['purpose'],
+            prefix=tc['prefix'],
+            reachability=tc.get('reachability') or 'listed',
+            reachable_from=tuple(sorted(tc.get('reachable_from') or ())),
         )
-    return classes
+        for tc in intent['traffic_classes']
+        if tc['vid'] in vrf_of
+    )
 
 
-def acl_name(vlan: dict) -> str:
-    return f'{ACL_PREFIX}{vlan["name"]}-IN'
+def acl_name(vlan: LeafVlan) -> str:
+    return f'{ACL_PREFIX}{vlan.name}-IN'
 
 
-def class_acls(classes: list[dict], vlans: list[dict]) -> list[dict]:
-    """The inbound ACLs of a leaf's gateways (SVIs) whose class shares its VRF with other classes.
+@dataclass(frozen=True)
+class AclRule:
+    seq: int
+    action: str  # permit or deny
+    source: str
+    destination: str
+    remark: str
 
-    Each ACL: ``name``, ``vlan`` (VID), ``vrf``, ``rules`` (``seq``, ``action``, ``source``, ``destination``,
-    ``remark``), first match wins, ending in a permit of everything else.
-    """
-    by_name = {c['name']: c for c in classes}
+
+@dataclass(frozen=True)
+class Acl:
+    """The inbound ACL of one gateway (SVI): first match wins, ending in a permit of everything else."""
+
+    name: str
+    vlan: int
+    vrf: str | None
+    rules: tuple[AclRule, ...]
+
+    def as_context(self) -> dict[str, Any]:
+        return {'name': self.name, 'vlan': self.vlan, 'vrf': self.vrf, 'rules': [asdict(r) for r in self.rules]}
+
+
+def class_acls(classes: Sequence[SecurityClass], vlans: Sequence[LeafVlan]) -> tuple[Acl, ...]:
+    """The inbound ACLs of a leaf's gateways (SVIs) whose class shares its VRF with other classes."""
+    by_name = {c.name: c for c in classes}
     acls = []
     for vlan in vlans:
-        me = by_name.get(vlan['name'])
-        if me is None or not vlan['gateway'] or not me['prefix']:
+        me = by_name.get(vlan.name)
+        if me is None or not vlan.gateway or not me.prefix:
             continue
-        others = [c for c in classes if c['name'] != me['name'] and c['vrf'] == me['vrf'] and c['prefix']]
-        if not others:
-            continue
-        rules = []
-        for other in others:
-            action = 'permit' if pair_allowed(me, other) else 'deny'
-            verb = 'may reach' if action == 'permit' else 'may not reach'
-            rules.append((action, other['prefix'], f'{me["name"]} {verb} {other["name"]}'))
-        rules.append(('permit', 'any', 'traffic leaving the fabric classes'))
-        acls.append(
-            {
-                'name': acl_name(vlan),
-                'vlan': vlan['vid'],
-                'vrf': vlan['vrf'],
-                'rules': [
-                    {'seq': 10 * (i + 1), 'action': a, 'source': me['prefix'], 'destination': d, 'remark': r}
-                    for i, (a, d, r) in enumerate(rules)
-                ],
-            }
-        )
-    return acls
+        others = [c for c in classes if c.name != me.name and c.vrf == me.vrf and c.prefix]
+        if others:
+            acls.append(Acl(acl_name(vlan), vlan.vid, vlan.vrf, _acl_rules(me, me.prefix, others)))
+    return tuple(acls)
 
 
-def management_plane(management: dict, node) -> dict:
-    """A switch's management plane: the management VRF, its address and default route, the services and the only
+def _acl_rules(me: SecurityClass, source: str, others: Sequence[SecurityClass]) -> tuple[AclRule, ...]:
+    rules = []
+    for other in others:
+        action = 'permit' if pair_allowed(me, other) else 'deny'
+        verb = 'may reach' if action == 'permit' else 'may not reach'
+        rules.append((action, other.prefix or 'any', f'{me.name} {verb} {other.name}'))
+    rules.append(('permit', 'any', 'traffic leaving the fabric classes'))
+    return tuple(AclRule(10 * (i + 1), a, source, d, r) for i, (a, d, r) in enumerate(rules))
+
+
+@dataclass(frozen=True)
+class Management:
+    """The fabric-wide management settings: the VRF, the services, the jump-host subnets and the gateway."""
+
+    vrf: str
+    services: tuple[str, ...]
+    jump_hosts: tuple[str, ...]
+    gateway: str | None
+
+
+@dataclass(frozen=True)
+class ManagementPlane:
+    """A device's management plane: the management VRF, its address and default route, the services and the only
     sources allowed to reach them (the jump-host subnets)."""
-    jump_hosts = list(management.get('jump_hosts') or ())
-    return {
-        'vrf': management['vrf'],
-        'services': list(management['services']),
-        'address': node.management if node is not None else None,
-        'gateway': management.get('gateway'),
-        'jump_hosts': jump_hosts,
-        'allowed_sources': jump_hosts,
-    }
+
+    vrf: str
+    services: tuple[str, ...]
+    address: str | None
+    gateway: str | None
+    jump_hosts: tuple[str, ...]
+    allowed_sources: tuple[str, ...]
+
+    def as_context(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            'services': list(self.services),
+            'jump_hosts': list(self.jump_hosts),
+            'allowed_sources': list(self.allowed_sources),
+        }
 
 
-def cnp_policer(qos: dict | None, kind: str, speed: int | None) -> dict | None:
+def management_plane(management: Management, node: NodePlan | None) -> ManagementPlane:
+    """``node``'s management plane (a server's when ``node`` is None: no switch address)."""
+    return ManagementPlane(
+        vrf=management.vrf,
+        services=management.services,
+        address=node.management if node is not None else None,
+        gateway=management.gateway,
+        jump_hosts=management.jump_hosts,
+        allowed_sources=management.jump_hosts,
+    )
+
+
+def cnp_policer(qos: Mapping[str, Any] | None, kind: str, speed: int | None) -> dict[str, int] | None:
     """The CNP policer of an RDMA-facing port (lossless profiles with a CNP DSCP), else None."""
     if qos is None or qos['mode'] != 'lossless' or kind not in ('rdma', 'rail') or not speed:
         return None
