@@ -220,9 +220,16 @@ def role_ports(fabric, role):
     if device_type is None:
         return [], {}
     entries = ((fabric.port_map or {}).get(role) or {}).get(BREAKOUT)
-    return apply_breakouts(
-        role, str(device_type), device_type_ports(device_type), entries, port_facts(device_type.slug)
-    )
+    # The spec and intent_of both need them: read the interface templates once per fabric instance (a fresh
+    # instance, as each request and job loads, reads them anew); keyed by what the answer depends on.
+    memo = fabric.__dict__.setdefault('_aifabric_role_ports', {})
+    key = (role, device_type.pk, repr(entries))
+    if key not in memo:
+        memo[key] = apply_breakouts(
+            role, str(device_type), device_type_ports(device_type), entries, port_facts(device_type.slug)
+        )
+    ports, split = memo[key]
+    return list(ports), dict(split)
 
 
 def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, leaf_names=None):

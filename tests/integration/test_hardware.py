@@ -145,6 +145,20 @@ class HardwarePortsTestCase(HardwareFabricBase):
         _, changes = diff_fabric(fabric)
         self.assertEqual([c for c in changes if c.action not in ('keep', 'use')], [])
 
+    def test_the_interface_templates_are_read_once_per_role_for_plan_and_contexts(self):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        from netbox_aifabric.facts.context import build_contexts
+        from netbox_aifabric.intent import intent_of
+
+        fabric = self.use_hardware()
+        fabric = Fabric.objects.get(pk=fabric.pk)  # a fresh instance, as a request loads it
+        with CaptureQueriesContext(connection) as queries:
+            build_contexts(plan_of(fabric), intent_of(fabric))
+        reads = [q['sql'] for q in queries if 'FROM "dcim_interfacetemplate"' in q['sql']]
+        self.assertEqual(len(reads), 2, reads)  # one per role with a device type: the leaf's and the spine's
+
     def test_a_stated_port_map_wins(self):
         fabric = self.use_hardware(
             port_map={'leaf': {'uplink': ['Ethernet49/1..Ethernet50/1'], 'server': ['Ethernet25..Ethernet48']}}
