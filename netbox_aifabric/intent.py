@@ -5,7 +5,7 @@ QoS profile, traffic classes, name/design/underlay/MTU, BFD, management jump hos
 chosen device types. Everything downstream of it is pure.
 """
 
-from .facts.platform_ports import breakout_facts, port_facts
+from .facts.platform_ports import breakout_facts, breakout_modes, port_facts
 
 __all__ = ('intent_of',)
 
@@ -99,7 +99,7 @@ def _platform_facts(fabric) -> dict:
             split = role_ports(fabric, role)[1]
         except SpecError:  # the plan reports it; the contexts are not built from a plan that fails
             split = {}
-        hardware[role] = {**facts, **breakout_facts(split, facts)}
+        hardware[role] = {**facts, **breakout_facts(split, facts, breakout_modes(device_type.slug))}
         breakouts[role] = {
             lane: {'parent': b.parent, 'count': b.count, 'speed': b.speed, 'mode': b.mode} for lane, b in split.items()
         }

@@ -22,6 +22,7 @@ how many ports are needed and available.
 import re
 from dataclasses import dataclass
 
+from ..facts.platform_ports import offered_mode
 from ..planner import SpecError
 
 __all__ = (
@@ -264,11 +265,12 @@ def breakout_names(name: str, count: int, lanes: str | None = None) -> list[str]
     return None
 
 
-def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entries, facts=None):
+def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entries, facts=None, modes=None):
     """``(ports, {child name: Breakout})``: ``ports`` with each port the port map breaks out replaced, in place, by
     its lane ports at the breakout speed. A named SpecError on ``port_map.<role>.breakout`` for an entry that is not
     ``<ports>:<count>x<speed>G``, a port missing from the device type, lanes faster than the port, or a port whose
-    lane names the plugin cannot derive."""
+    lane names the plugin cannot derive, or a mode the platform does not offer (``modes``: SONiC's platform.json
+    breakout modes per port, when shipped)."""
     field = f'port_map.{role}.{BREAKOUT}'
     order = {port.name: i for i, port in enumerate(ports)}
     by_name = {port.name: port for port in ports}
@@ -282,6 +284,7 @@ def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entr
             parent = by_name[name]
             if count * speed > parent.speed:
                 raise SpecError(field, f'{name} runs {parent.speed}G: {count} lanes at {speed}G need {count * speed}G')
+            _check_offered(field, name, device_type, f'{count}x{speed}G', (modes or {}).get(name))
             children = breakout_names(name, count, ((facts or {}).get(name) or {}).get('lanes'))
             if children is None:
                 raise SpecError(field, f'{name}: the lane names of a breakout are known for EOS (…/1), Cumulus (swpN) '
@@ -296,3 +299,10 @@ def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entr
                 result.append(HardwarePort(child, breakout.speed))
                 breakouts[child] = breakout
     return result, breakouts
+
+
+def _check_offered(field: str, name: str, device_type: str, mode: str, modes) -> None:
+    """A named error for a mode the platform's breakout modes (SONiC's platform.json) do not list for the port."""
+    if modes is not None and offered_mode(mode, modes) is None:
+        raise SpecError(field, f'{name} on {device_type} does not break out into {mode}: the platform offers '
+                               f'{", ".join(modes)}')  # fmt: skip

@@ -14,7 +14,7 @@ target becomes the planner's, which warns about the leaves above it.
 """
 
 from ..choices import BmcAttachmentChoices, LeafPairingChoices
-from ..facts.platform_ports import port_facts
+from ..facts.platform_ports import breakout_modes, port_facts
 from ..planner import (
     FabricSpec,
     Maximums,
@@ -226,7 +226,12 @@ def role_ports(fabric, role):
     key = (role, device_type.pk, repr(entries))
     if key not in memo:
         memo[key] = apply_breakouts(
-            role, str(device_type), device_type_ports(device_type), entries, port_facts(device_type.slug)
+            role,
+            str(device_type),
+            device_type_ports(device_type),
+            entries,
+            port_facts(device_type.slug),
+            breakout_modes(device_type.slug),
         )
     ports, split = memo[key]
     return list(ports), dict(split)

@@ -273,6 +273,9 @@ class RenderedPortNamesTestCase(HardwareFabricBase):
             self.assertEqual(port['lanes'], str(number + 1))  # lane numbers start at 1, port names at 0
             self.assertIn(port['lanes'], parent_lanes[parent])
             self.assertEqual(db['BREAKOUT_CFG'][parent], {'brkout_mode': '4x25G'})
+            # platform.json of the AS7726-32X: front-panel port P in 4x25G is EthP/1(PortP) .. EthP/4(PortP)
+            front, lane = number // 4 + 1, number % 4 + 1
+            self.assertEqual(port['alias'], f'Eth{front}/{lane}(Port{front})')
 
 
 class HardwareErrorsTestCase(HardwareFabricBase):

@@ -20,7 +20,7 @@ from netbox_aifabric.apply.hardware import (
     breakout_names,
     check_port_map_shape,
 )
-from netbox_aifabric.facts.platform_ports import breakout_facts
+from netbox_aifabric.facts.platform_ports import SONIC_PORTS_DIR, breakout_facts, breakout_modes, port_facts
 from netbox_aifabric.planner import SpecError
 from tests.render_fixtures import guide_contexts
 
@@ -82,6 +82,44 @@ def test_sonic_lane_ports_share_the_parent_lanes():
         'Ethernet0': {'lanes': '1,2', 'alias': 'Eth1(Port1)/1', 'index': 1},
         'Ethernet2': {'lanes': '3,4', 'alias': 'Eth1(Port1)/2', 'index': 1},
     }
+
+
+# sonic-net/sonic-buildimage device/accton/x86_64-accton_as7726_32x-r0/platform.json: port 5 (Ethernet16, lanes
+# 17-20) in 4x25G is Eth5/1(Port5) .. Eth5/4(Port5), each with the parent's index 5; 2x50G is Eth5/1, Eth5/2.
+AS7726_PORT5_4X25G = ['Eth5/1(Port5)', 'Eth5/2(Port5)', 'Eth5/3(Port5)', 'Eth5/4(Port5)']
+
+
+@pytest.mark.parametrize(('mode', 'aliases'), [('4x25G', AS7726_PORT5_4X25G), ('2x50G', AS7726_PORT5_4X25G[:2])])
+def test_sonic_lane_aliases_come_from_the_platforms_breakout_modes(mode, aliases):
+    slug = '7726-32x-o'
+    facts, modes = port_facts(slug), breakout_modes(slug)
+    ports = [HardwarePort(name, 100) for name in facts]
+    _, breakouts = apply_breakouts('leaf', slug, ports, [f'Ethernet16:{mode}'], facts, modes)
+    lanes = [lane for lane in breakouts if breakouts[lane].parent == 'Ethernet16']
+    out = breakout_facts(breakouts, facts, modes)
+    assert [out[lane]['alias'] for lane in lanes] == aliases
+    assert {out[lane]['index'] for lane in lanes} == {5}
+    assert ','.join(out[lane]['lanes'] for lane in lanes) == '17,18,19,20'
+
+
+def test_every_shipped_breakout_mode_names_one_alias_per_lane_port():
+    for path in sorted(SONIC_PORTS_DIR.glob('*.yaml')):
+        slug = load_yaml(path.read_text())['device_type']
+        for port, modes in breakout_modes(slug).items():
+            for mode, aliases in modes.items():
+                assert len(aliases) == int(mode.split('x')[0]), (slug, port, mode)
+
+
+def test_a_mode_the_sonic_platform_does_not_offer_is_a_named_error():
+    """The 7050SX3-48YC8's platform.json offers its QSFP ports 1x100G and 1x40G only: no breakout under SONiC."""
+    slug = 'arista-dcs-7050sx3-48yc8-sonic'
+    facts, modes = port_facts(slug), breakout_modes(slug)
+    ports = [HardwarePort(name, 100 if ',' in f['lanes'] else 25) for name, f in facts.items()]
+    with pytest.raises(SpecError) as error:
+        apply_breakouts('leaf', slug, ports, ['Ethernet48:4x25G'], facts, modes)
+    assert error.value.field == 'port_map.leaf.breakout'
+    assert 'Ethernet48 on arista-dcs-7050sx3-48yc8-sonic does not break out into 4x25G' in str(error.value)
+    assert 'the platform offers 1x100G, 1x40G' in str(error.value)
 
 
 @pytest.mark.parametrize(
