@@ -25,6 +25,7 @@ __all__ = (
     'VARIANTS',
     'contexts_of',
     'design_of',
+    'example_spec',
     'guide_contexts',
     'guide_intent',
     'guide_spec',
@@ -108,7 +109,19 @@ def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
 
 def guide_spec(guide: str) -> dict:
     """The spec ``examples/guide-<guide>.yaml`` as a dict (a fresh copy each call, to change for a variant)."""
-    return yaml.safe_load((ROOT / 'examples' / f'guide-{guide}.yaml').read_text())
+    return example_spec(f'guide-{guide}')
+
+
+def example_spec(name: str) -> dict:
+    """The spec ``examples/<name>.yaml`` as a dict (a fresh copy each call, to change for a variant)."""
+    return copy.deepcopy(_parsed_example(name))
+
+
+@cache
+def _parsed_example(name: str) -> dict:
+    # parsed once per process: the template tests ask for the same few examples hundreds of times, and PyYAML's
+    # pure-Python loader took about 2 s of the pure tier doing it again
+    return yaml.safe_load((ROOT / 'examples' / f'{name}.yaml').read_text())
 
 
 def plan_of(raw: dict):
