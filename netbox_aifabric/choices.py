@@ -2,6 +2,8 @@ from django.utils.translation import gettext_lazy as _
 
 from utilities.choices import ChoiceSet
 
+from .planner.registry import DESIGN_OPTIONS, design_option
+
 __all__ = (
     'BurstinessChoices',
     'DesignOptionChoices',
@@ -96,15 +98,12 @@ class PFCWatchdogActionChoices(ChoiceSet):
 class DesignOptionChoices(ChoiceSet):
     key = 'Fabric.design_option'
 
-    MLAG = 'mlag'
-    ROUTED = 'routed'
-    EVPN_VXLAN = 'evpn-vxlan'
+    MLAG = design_option('mlag').value
+    ROUTED = design_option('routed').value
+    EVPN_VXLAN = design_option('evpn-vxlan').value
 
-    CHOICES = [
-        (MLAG, _('MLAG dual-ToR'), 'blue'),
-        (ROUTED, _('Routed leaf-spine'), 'green'),
-        (EVPN_VXLAN, _('EVPN/VXLAN'), 'purple'),
-    ]
+    # declared once in planner/registry.py (value, label, colour, EVPN or not, the wizard's advice)
+    CHOICES = [(option.value, _(option.label), option.color) for option in DESIGN_OPTIONS]
 
 
 class LeafPairingChoices(ChoiceSet):

@@ -6,6 +6,7 @@ chosen device types. Everything downstream of it is pure.
 """
 
 from .facts.platform_ports import breakout_facts, breakout_modes, port_facts
+from .planner import registry
 
 __all__ = ('intent_of',)
 
@@ -14,20 +15,7 @@ def intent_of(fabric) -> dict:
     """The fabric intent the contexts are built from, as plain data."""
     profile = fabric.qos_profile
     classes = [
-        {
-            'name': tc.name,
-            'purpose': tc.purpose,
-            'vid': tc.vid,
-            'dscp': list(tc.dscp or []),
-            'priority': tc.switch_priority,
-            'queue': tc.queue,
-            'lossless': tc.lossless,
-            'ecn': tc.ecn,
-            'mtu': tc.mtu,
-            'prefix': str(tc.prefix.prefix) if tc.prefix_id else None,
-            'reachability': tc.reachability,
-            'reachable_from': sorted(other.name for other in tc.reachable_from.all()),
-        }
+        {f.intent: registry.plain_value(tc, f) for f in registry.intent_fields()}
         for tc in fabric.traffic_classes.select_related('prefix')
         .prefetch_related('reachable_from')
         .order_by('vid', 'name')

@@ -36,6 +36,7 @@ from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, F
 from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
+from .planner.registry import DESIGN_OPTIONS
 from .seed import DEVICE_TEMPLATES, load_config_templates
 from .topology import topology_svg
 
@@ -43,21 +44,8 @@ __all__ = ('STEPS', 'FabricWizardView')
 
 SESSION_KEY = 'aifabric_wizard'
 
-# The guide's one-line advice per design option
-DESIGN_ADVICE = {
-    DesignOptionChoices.MLAG: _(
-        'The easiest design for one rack: servers bond to two switches. Expansion across racks becomes '
-        'vendor-specific and fragile if Layer 2 grows too far.'
-    ),
-    DesignOptionChoices.ROUTED: _(
-        'VLANs local to each rack: a strong default when workloads stay in one rack or failure domain; predictable '
-        'ECMP, simple troubleshooting, less broadcast.'
-    ),
-    DesignOptionChoices.EVPN_VXLAN: _(
-        'When workloads move between racks, tenants need separation or you want one model for VRFs and stretched '
-        'segments; engineers must know VTEPs, VNIs, route targets and anycast gateways.'
-    ),
-}
+# The guide's one-line advice per design option (declared with the options in planner/registry.py)
+DESIGN_ADVICE = {option.value: _(option.advice) for option in DESIGN_OPTIONS}
 
 # Pool defaults: the guide's documentation-style private prefixes, shifted down while a fabric already uses them
 POOL_DEFAULTS = (('loopback_pool', 0, 24), ('vtep_pool', 1, 24), ('p2p_pool', 2, 24), ('mlag_peer_pool', 3, 28))

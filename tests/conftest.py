@@ -14,9 +14,15 @@ The full run (scripts/test, CI) collects and tier-checks every module.
 """
 
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests import hypothesis_profiles  # noqa: F401  (registers the full and quick profiles before pytest_configure)
 
 TIERS = ('pure', 'netbox')
 TIER_CHECKED = pytest.StashKey[set]()  # the node ids the check saw (tests/unit/test_layout.py reads it)
@@ -70,3 +76,24 @@ def pytest_collection_modifyitems(config, items):
             'Tests without exactly one tier marker (add pytestmark = pytest.mark.pure or .netbox):\n  '
             + '\n  '.join(problems)
         )
+
+
+WHEEL_TEST = 'tests/unit/test_layout.py::test_wheel_ships_migrations_templates_and_data'
+WHEEL_BUILD = pytest.StashKey[tuple[subprocess.Popen, Path]]()  # (pip, the wheel's folder), started at collection
+
+
+def start_wheel_build(folder: Path) -> subprocess.Popen:
+    """``pip wheel`` of this checkout into ``folder``, as a user's ``pip install .`` builds it (isolated build)."""
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(folder), str(root)]
+    return subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def pytest_collection_finish(session):
+    # The wheel build (pip's isolated build environment: about 4 s of CPU, mostly in pip) starts as soon as the
+    # wheel test is selected and runs on the second core beside the other tests; the test waits for it.
+    if session.config.option.collectonly or not any(item.nodeid == WHEEL_TEST for item in session.items):
+        return
+    folder = Path(tempfile.mkdtemp(prefix='aifabric-wheel-'))
+    session.config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    session.config.stash[WHEEL_BUILD] = (start_wheel_build(folder), folder)

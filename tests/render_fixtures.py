@@ -16,7 +16,7 @@ import yaml
 
 from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.guide import GUIDE_POOLS, GUIDE_QOS_PRESET
-from netbox_aifabric.planner import load_spec, plan_fabric
+from netbox_aifabric.planner import load_spec, plan_fabric, registry
 
 __all__ = (
     'DESIGNS',
@@ -25,6 +25,7 @@ __all__ = (
     'VARIANTS',
     'contexts_of',
     'design_of',
+    'example_spec',
     'guide_contexts',
     'guide_intent',
     'guide_spec',
@@ -56,20 +57,7 @@ def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
         'fabric': {'name': 'AI Lab', 'slug': 'ai-lab', 'design': design, 'underlay': underlay, 'mtu': 9216},
         'roles': {},
         'traffic_classes': [
-            {
-                'name': tc['name'],
-                'purpose': tc['purpose'],
-                'vid': tc['vid'],
-                'dscp': tc['dscp'],
-                'priority': tc['switch_priority'],
-                'queue': tc['queue'],
-                'lossless': tc['lossless'],
-                'ecn': tc['ecn'],
-                'mtu': tc['mtu'],
-                'prefix': tc['prefix'],
-                'reachability': tc['reachability'],
-                'reachable_from': sorted(names[slug] for slug in tc['reachable_from']),
-            }
+            {f.intent: _seed_value(tc, f, names) for f in registry.intent_fields()}
             for tc in sorted(classes, key=lambda tc: tc['vid'])
         ],
         'management': {'jump_hosts': [JUMP_HOSTS]},
@@ -106,9 +94,32 @@ def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
     }
 
 
+def _seed_value(tc: dict, field, names: dict):
+    """A field of a seed traffic class (data/traffic_classes.json, keyed by the model's field names) as intent_of
+    gives it: the JSON holds plain values already, and the members of a many-to-many as slugs."""
+    value = tc.get(field.field)
+    if field.kind == 'names':
+        return sorted(names[slug] for slug in value or ())
+    if field.kind == 'list':
+        return list(value or [])
+    return value
+
+
 def guide_spec(guide: str) -> dict:
     """The spec ``examples/guide-<guide>.yaml`` as a dict (a fresh copy each call, to change for a variant)."""
-    return yaml.safe_load((ROOT / 'examples' / f'guide-{guide}.yaml').read_text())
+    return example_spec(f'guide-{guide}')
+
+
+def example_spec(name: str) -> dict:
+    """The spec ``examples/<name>.yaml`` as a dict (a fresh copy each call, to change for a variant)."""
+    return copy.deepcopy(_parsed_example(name))
+
+
+@cache
+def _parsed_example(name: str) -> dict:
+    # parsed once per process: the template tests ask for the same few examples hundreds of times, and PyYAML's
+    # pure-Python loader took about 2 s of the pure tier doing it again
+    return yaml.safe_load((ROOT / 'examples' / f'{name}.yaml').read_text())
 
 
 def plan_of(raw: dict):

@@ -27,6 +27,7 @@ from ..planner import (
     SpecError,
     Tenant,
     TrafficClass,
+    registry,
 )
 from ..validators import m2m_members
 from .hardware import (
@@ -172,18 +173,9 @@ def _overlay(fabric, pending):
         )
         for tenant in members
     )
+    # the fields the planner reads, as planner/registry.py declares them
     traffic_classes = tuple(
-        TrafficClass(
-            tc.name,
-            tc.vid,
-            tc.vrf.name if tc.vrf else None,
-            _prefix(tc.prefix),
-            tc.lossless,
-            tc.mtu,
-            routed=tc.routed,
-            purpose=tc.purpose,
-        )
-        for tc in classes
+        TrafficClass(**{f.spec: registry.plain_value(tc, f) for f in registry.spec_fields()}) for tc in classes
     )
     return traffic_classes, tenants
 

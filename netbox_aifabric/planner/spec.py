@@ -6,6 +6,8 @@ declared maximums, never from how many nodes exist, so a fabric grows without re
 
 from dataclasses import dataclass, field
 
+from .registry import DESIGNS, EVPN_DESIGNS
+
 __all__ = (
     'BMC_ATTACHMENTS',
     'DESIGNS',
@@ -25,7 +27,6 @@ __all__ = (
     'TrafficClass',
 )
 
-DESIGNS = ('mlag', 'routed', 'evpn-vxlan')
 UNDERLAYS = ('ebgp', 'ospf')
 # where a server's BMC (baseboard management controller) port goes: a management switch outside the fabric (``oob``)
 # or an access port of its first leaf in the management class's VLAN (``leaf``)
@@ -259,5 +260,5 @@ class FabricSpec:
 
     @property
     def evpn(self) -> bool:
-        """The design is EVPN/VXLAN."""
-        return self.design == 'evpn-vxlan'
+        """The design runs an EVPN/VXLAN overlay (planner/registry.py: the design option's ``evpn``)."""
+        return self.design in EVPN_DESIGNS

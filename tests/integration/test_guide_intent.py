@@ -7,6 +7,7 @@ from django.test import TestCase
 
 from netbox_aifabric.intent import intent_of
 from netbox_aifabric.models import Fabric
+from netbox_aifabric.planner import registry
 from netbox_aifabric.seed import load_demo
 from tests.render_fixtures import guide_intent
 
@@ -31,3 +32,23 @@ class GuideIntentTestCase(TestCase):
         for key in ('design', 'underlay', 'mtu'):
             with self.subTest(key=key):
                 self.assertEqual(copy[key], real[key])
+
+
+class NewTrafficClassFieldTestCase(TestCase):
+    """A traffic-class field declared in planner/registry.py reaches intent_of and its database-free copy alike."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def test_a_declared_field_reaches_both_intents(self):
+        fields = (*registry.TRAFFIC_CLASS_FIELDS, registry.TrafficClassField('description', intent='description'))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(registry, 'TRAFFIC_CLASS_FIELDS', fields)
+            real = intent_of(self.fabric)['traffic_classes']
+            copy = guide_intent(self.fabric.design_option, self.fabric.underlay)['traffic_classes']
+        self.assertEqual(copy, real)
+        expected = dict(self.fabric.traffic_classes.values_list('name', 'description'))
+        self.assertEqual({tc['name']: tc['description'] for tc in real}, expected)
+        self.assertTrue(all(tc['description'] for tc in real))

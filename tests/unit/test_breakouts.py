@@ -22,6 +22,7 @@ from netbox_aifabric.apply.hardware import (
 )
 from netbox_aifabric.facts.platform_ports import SONIC_PORTS_DIR, breakout_facts, breakout_modes, port_facts
 from netbox_aifabric.planner import SpecError
+from tests.hypothesis_profiles import examples
 from tests.render_fixtures import guide_contexts
 
 from .templates.helpers import load_yaml, render
@@ -194,7 +195,7 @@ def test_sonic_breakout_cfg_per_parent():
     )
 )
 @example(['swp1:4x0G'])  # zero-speed lanes: the shape check and the split must both refuse them
-@hypothesis_settings(max_examples=300, deadline=None)
+@hypothesis_settings(max_examples=examples(300), deadline=None)
 def test_hostile_breakout_entries_end_in_a_named_error(entries):
     """Arbitrary port-map breakout entries: the shape check names the field, the split succeeds or raises a
     SpecError on port_map.leaf.breakout; never another exception."""

@@ -1,12 +1,12 @@
 """The card's repository layout and packaging (no database needed)."""
 
 import ast
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import WHEEL_BUILD, start_wheel_build
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,15 +49,13 @@ def test_plugin_config():
     assert values['max_version'] == '4.7.99'
 
 
-def test_wheel_ships_migrations_templates_and_data(tmp_path):
-    """Build the wheel as a user's ``pip install .`` would and look inside it."""
-    subprocess.run(
-        [sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(tmp_path), str(ROOT)],
-        check=True,
-        capture_output=True,
-        cwd=tmp_path,
-    )
-    wheel = next(tmp_path.glob('netbox_aifabric-*.whl'))
+def test_wheel_ships_migrations_templates_and_data(request, tmp_path):
+    """Build the wheel as a user's ``pip install .`` would and look inside it (tests/conftest.py starts the build
+    when the session is collected, so that it runs beside the other tests)."""
+    build, folder = request.config.stash.get(WHEEL_BUILD, None) or (start_wheel_build(tmp_path), tmp_path)
+    output, _ = build.communicate(timeout=600)
+    assert build.returncode == 0, output
+    wheel = next(folder.glob('netbox_aifabric-*.whl'))
     names = zipfile.ZipFile(wheel).namelist()
     assert 'netbox_aifabric/migrations/0001_initial.py' in names
     assert 'netbox_aifabric/device_templates/README.md' in names

@@ -19,6 +19,7 @@ from netbox_aifabric.acceptance.judge import (
     pair_rate,
     parse_ping,
 )
+from tests.hypothesis_profiles import examples
 from tests.render_fixtures import guide_spec, plan_of
 
 pytestmark = pytest.mark.pure
@@ -149,7 +150,7 @@ anything = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(output=anything, gbps=st.integers(min_value=1, max_value=800))
 def test_fuzz_any_input_is_a_verdict_or_a_named_error(output, gbps):
     for judge in (lambda: judge_iperf3(output, rate(gbps)), lambda: judge_ping(output, 'x')):

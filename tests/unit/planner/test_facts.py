@@ -8,12 +8,11 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
 from netbox_aifabric.facts import PEER_LINK_LAG, SERVER_BOND, cabling_facts
 from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.planner import load_spec, plan_fabric
-from tests.render_fixtures import guide_intent
+from tests.render_fixtures import example_spec, guide_intent
 
 from .helpers import ROOT
 from .test_purity import FORBIDDEN
@@ -27,7 +26,7 @@ def plan_of(example, underlay=None):
     design = None
     if example.endswith('-as-routed'):  # a multi-rack routed variant: eight racks, one subnet each per class
         example, design = example.removesuffix('-as-routed'), 'routed'
-    raw = yaml.safe_load((ROOT / 'examples' / f'{example}.yaml').read_text())
+    raw = example_spec(example)  # parsed once per process, a fresh copy per call
     if design:
         raw['design'] = design
         raw.pop('tenants', None)

@@ -15,11 +15,12 @@ from netbox_aifabric.planner import Plan, PlanError, load_spec, plan_fabric
 from netbox_aifabric.planner.loader import FIELDS
 from netbox_aifabric.planner.previous import KNOWN_KINDS, check_previous
 from netbox_aifabric.planner.warnings import spec_warnings
+from tests.hypothesis_profiles import examples
 
 from .helpers import EXAMPLES, GUIDES, example
 
 pytestmark = pytest.mark.pure
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 JSON_LIKE = st.recursive(

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netbox_aifabric.planner import load_spec, plan_fabric
+from tests.hypothesis_profiles import examples
 
 pytestmark = pytest.mark.pure
 
@@ -17,7 +18,7 @@ CLASSES = [
     {'name': 'USERS', 'vlan': 20, 'subnet': '198.51.100.0/24'},
     {'name': 'RDMA', 'vlan': 40, 'subnet': '10.40.0.0/24', 'lossless': True},
 ]
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

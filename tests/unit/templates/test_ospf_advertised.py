@@ -33,6 +33,8 @@ pytestmark = pytest.mark.pure
 
 FRR, EOS, NVUE, SONIC = 'frr/frr.conf.j2', 'eos/eos.cfg.j2', 'cumulus/startup.yaml.j2', 'sonic/config_db.json.j2'
 SCHEMA = json.loads((Path(__file__).parents[3] / 'docs' / 'aifabric-context.v1.schema.json').read_text())
+# built once: jsonschema.validate() checks the schema itself again on every call (test_context_schema_is_valid does)
+VALIDATOR = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 # (spec, fabric design): the guide's routed and MLAG designs and the routed one with single-leaf racks, over OSPF.
 SPECS = {
     'routed': (lambda: ospf_spec(guide_spec('routed')), 'routed'),
@@ -149,10 +151,14 @@ def avd_eos(ctx):
     return pyavd.get_device_config(config)
 
 
+def test_context_schema_is_valid():
+    jsonschema.validators.validator_for(SCHEMA).check_schema(SCHEMA)
+
+
 def test_contexts_are_valid():
     for name in SPECS:
         for device, ctx in build(name)[1].items():
-            jsonschema.validate(ctx, SCHEMA)
+            VALIDATOR.validate(ctx)
             assert (ctx['ospf'] is None) == (device not in {'spine1', 'spine2', 'leaf1', 'leaf2'}), device
 
 

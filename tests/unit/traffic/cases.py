@@ -3,6 +3,7 @@ describes (see ``golden/README.md``), and how a case is summarised into its revi
 
 import copy
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ def allowed_pairs(spec: dict[str, Any]) -> frozenset[tuple[str, str]]:
     return frozenset((a['name'], b['name']) for a in classes for b in classes if allowed(a, b))
 
 
+@cache  # a TrafficResult is frozen; size-m's matrix (a few seconds) is read by three tests
 def matrix_of(case: str) -> TrafficResult:
     """The case's flows laid on its plan, against its security matrix."""
     return traffic_matrix(plan_of(case), CASES[case][1], allowed_pairs(spec_of(case)))

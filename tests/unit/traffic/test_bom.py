@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from netbox_aifabric.planner import PlanError, load_spec, plan_fabric
 from netbox_aifabric.planner.bom import CSV_COLUMNS, DEFAULT_REACH, LINK_KINDS, TIERS, bill_of_materials
+from tests.hypothesis_profiles import examples
 
 from ..planner.helpers import GUIDES, example
 
@@ -135,7 +136,7 @@ anything = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.one_of(st.floats(min_value=0, max_value=100), anything),
     st.one_of(

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.planner.bom import DEFAULT_REACH, LINK_KINDS, REACH_CLASSES, bill_of_materials
 from netbox_aifabric.planner.traffic import BURSTINESS, Flow, TrafficError, traffic_matrix
+from tests.hypothesis_profiles import examples
 
 from ..planner.helpers import example
 
@@ -57,7 +58,7 @@ def total(bom, category, text=''):
     return sum(line.quantity for line in bom.lines if line.category == category and text in line.item)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fabrics, st.floats(min_value=0, max_value=100), reaches, st.sampled_from([0, 2, 4, 8]))
 def test_bom_counts_equal_the_plans(shape, spares, reach, lanes):
     """``lanes``: the leaves' server ports broken out, that many per parent (0: no breakout)."""
@@ -83,7 +84,7 @@ def test_bom_counts_equal_the_plans(shape, spares, reach, lanes):
         assert line.total == line.quantity + line.spares
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fabrics, st.lists(flows, min_size=1, max_size=4))
 def test_matrix_loads_add_up_to_the_flows(shape, flow_list):
     plan = fabric(*shape)

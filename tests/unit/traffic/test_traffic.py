@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.planner.traffic import BURSTINESS, Flow, TrafficError, traffic_matrix
+from tests.hypothesis_profiles import examples
 
 from ..planner.helpers import example
 
@@ -133,7 +134,7 @@ flows = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(flows, max_size=5))
 def test_fuzz_result_or_named_error(flow_list):
     try:
