@@ -215,7 +215,10 @@ def pool_intruders(fabric, records, changes) -> list[DriftItem]:
         owned_here[f'{r.object_type.app_label}.{r.object_type.model}'].add(r.object_id)
     reported = {(c.model, c.pk) for c in changes if c.action == 'conflict'}
     pools = _pools(fabric)
-    pool_pks = {pool.pk for _label, pool, _own in pools}
+    # the pools themselves and the fabric's other prefixes (management pool, jump-host subnet) are the fabric's
+    pool_pks = {pool.pk for _label, pool, _own in pools} | {
+        getattr(fabric, f.attname) for f in fabric._meta.concrete_fields if f.related_model is Prefix
+    }
     owned_elsewhere = {
         (f'{r.object_type.app_label}.{r.object_type.model}', r.object_id)
         for r in OwnedObject.objects.exclude(fabric=fabric)
