@@ -16,6 +16,7 @@ linked (URL and last change-log entry), as far as the user may see them.
 """
 
 from collections import defaultdict
+from contextlib import nullcontext
 
 import netaddr
 from django.apps import apps
@@ -50,32 +51,51 @@ __all__ = (
 IGNORED = ('keep', 'use', 'adopt')  # in step with the plan, or an adoption the next apply makes
 
 
-def run_compliance(fabric, user=None, rules=RULES):
-    """Every rule on ``fabric``; the findings' objects linked for ``user`` (None: no restriction, e.g. a job)."""
-    return link_objects(run_rules(rules, fabric_facts(fabric)), fabric, user)
+def run_compliance(fabric, user=None, rules=RULES, step=None):
+    """Every rule on ``fabric``; the findings' objects linked for ``user`` (None: no restriction, e.g. a job).
+    ``step``: see :func:`fabric_facts`; the rules run as step ``rules``, the linking as ``link``."""
+    step = step or _no_step
+    facts = fabric_facts(fabric, step)
+    with step('rules'):
+        result = run_rules(rules, facts)
+    with step('link'):
+        return link_objects(result, fabric, user)
 
 
-def fabric_facts(fabric) -> Facts:
+def _no_step(_name):
+    return nullcontext()
+
+
+def fabric_facts(fabric, step=_no_step) -> Facts:
+    """The facts the rules read. ``step(name)``, a context manager factory, wraps each part of the gathering
+    (``intent``, ``contexts``, ``plan`` (the apply engine's diff), ``drift``, ``automation``, ``traffic``): the
+    benchmark and the query-count test measure them one by one."""
     errors = {}
-    intent = intent_of(fabric)
-    records = {r.key: r for r in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
-    device_ids = [r.object_id for key, r in records.items() if key.startswith('device:')]
-    contexts = {
-        d.name: d.local_context_data[CONTEXT_KEY]
-        for d in Device.objects.filter(pk__in=device_ids).only('name', 'local_context_data')
-        if (d.local_context_data or {}).get(CONTEXT_KEY)
-    }
+    with step('intent'):
+        intent = intent_of(fabric)
+    with step('contexts'):
+        records = {r.key: r for r in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
+        device_ids = [r.object_id for key, r in records.items() if key.startswith('device:')]
+        contexts = {
+            d.name: d.local_context_data[CONTEXT_KEY]
+            for d in Device.objects.filter(pk__in=device_ids).only('name', 'local_context_data')
+            if (d.local_context_data or {}).get(CONTEXT_KEY)
+        }
     plan, drift, planned, automation, traffic, flows = None, None, None, None, None, None
     try:
-        plan, changes = diff_fabric(fabric, confirm_delete=True)
+        with step('plan'):
+            plan, changes = diff_fabric(fabric, confirm_delete=True)
     except PlanError as e:
         errors['plan'] = errors['drift'] = errors['automation'] = errors['traffic'] = f'the plan fails: {e}'
     else:
         planned = build_contexts(plan, intent)
         if records:
-            drift = drift_items(changes, records) + owned_drift(fabric, records, changes)
-            automation = automation_facts(fabric, plan, planned)
-        traffic, flows = _traffic_facts(fabric, plan, errors)
+            with step('drift'):
+                drift = drift_items(changes, records) + owned_drift(fabric, records, changes)
+            with step('automation'):
+                automation = automation_facts(fabric, plan, planned)
+        with step('traffic'):
+            traffic, flows = _traffic_facts(fabric, plan, errors)
     source = 'devices'
     if not contexts and plan is not None:
         contexts, source = planned, 'plan'
