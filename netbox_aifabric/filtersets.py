@@ -363,7 +363,6 @@ class ComplianceFindingFilterSet(NetBoxModelFilterSet):
     device_id = django_filters.ModelChoiceFilter(
         queryset=Device.objects.all(), method='filter_device', label=_('Device (ID)')
     )
-    device = django_filters.CharFilter(method='filter_device_name', label=_('Device (name)'))
     latest = django_filters.BooleanFilter(method='filter_latest', label=_("Only each fabric's latest run"))
 
     class Meta:
@@ -383,10 +382,6 @@ class ComplianceFindingFilterSet(NetBoxModelFilterSet):
 
     def filter_device(self, queryset, name, value):
         return queryset.filter(device_ids__contains=[value.pk]) if value else queryset
-
-    def filter_device_name(self, queryset, name, value):
-        pks = list(Device.objects.filter(name=value).values_list('pk', flat=True))
-        return queryset.filter(device_ids__overlap=pks)
 
     def filter_latest(self, queryset, name, value):
         if value is None:
