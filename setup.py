@@ -51,6 +51,8 @@ setup(
         # Bump deliberately: edit the pin here and there, scripts/test reinstalls (its stamp hashes both files), fix
         # what the new versions report, commit together.
         'dev': [
+            'ansible==14.5.0',  # bundles netbox.netbox (nb_inventory) for examples/ansible and its test
+            'pytz==2026.6',  # nb_inventory needs it and ansible does not declare it
             'pynetbox==7.9.0',
             'pytest==9.2.0',
             'pytest-django==4.14.0',

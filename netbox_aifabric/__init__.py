@@ -20,6 +20,10 @@ class AIFabricConfig(PluginConfig):
         'background_apply_threshold': 200,
         # Minutes between scheduled compliance runs of every applied fabric (a NetBox system job); 0 or None: off
         'compliance_interval': None,
+        # Stored compliance runs older than this many days are deleted with their findings (0 or None: kept by age)
+        'compliance_retention_days': 90,
+        # At most this many stored compliance runs per fabric, the newest kept (0 or None: no limit)
+        'compliance_retention_runs': None,
         # In the UI (Plan tab, wizard), applies of fabrics with more devices than this run as a job by default, with
         # the job's page (None: only when asked for); the REST API keeps the link threshold above
         'ui_background_apply_devices': 20,

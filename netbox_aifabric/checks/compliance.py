@@ -6,58 +6,96 @@ linked (URL and last change-log entry), as far as the user may see them.
 - Drift: the apply engine's own diff (``apply.engine.diff_fabric(fabric, confirm_delete=True)``): what an apply would
   update, create, delete or refuse is what differs between NetBox and the applied plan; a device's context that differs
   from the plan's is the Automation family's ``automation-stale``, not drift.
+- Drift beyond the diff (``owned_drift``): an owned ASN whose number was edited by hand (the diff finds an owned object
+  by its record and compares its other fields only), and NetBox objects the fabric does not own inside its pools (a
+  Prefix or IP address in its loopback, VTEP, point-to-point or MLAG peer pool, a Prefix in a server pool, an ASN in
+  its leaf range), except those the diff already reports as conflicts.
 - Automation: the fabric's devices the plan gives a context, their config templates (as NetBox resolves them) and the
   switches rendered with them (``render.configs.ConfigRenderer``, as ``render-config`` renders).
+- Traffic: the fabric's flows laid on the plan (``traffic.fabric_traffic``): the matrix's warnings and its flows.
 """
 
 from collections import defaultdict
+from contextlib import nullcontext
 
+import netaddr
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
 
 from core.models import ObjectChange
 from dcim.models import Device, Interface
-from ipam.models import VLAN, VRF
+from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix
 
 from ..apply.engine import diff_fabric
 from ..facts.context import CONTEXT_KEY, build_contexts
 from ..intent import intent_of
 from ..models import OwnedObject
 from ..planner import PlanError
+from ..planner.traffic import TrafficError
 from ..render.configs import ConfigRenderer, fabric_devices
+from ..traffic import fabric_traffic
 from .engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
 from .rules import RULES
 
-__all__ = ('automation_facts', 'drift_items', 'fabric_facts', 'link_objects', 'run_compliance')
+__all__ = (
+    'automation_facts',
+    'drift_items',
+    'fabric_facts',
+    'link_objects',
+    'owned_drift',
+    'pool_intruders',
+    'run_compliance',
+)
 
 IGNORED = ('keep', 'use', 'adopt')  # in step with the plan, or an adoption the next apply makes
 
 
-def run_compliance(fabric, user=None, rules=RULES):
-    """Every rule on ``fabric``; the findings' objects linked for ``user`` (None: no restriction, e.g. a job)."""
-    return link_objects(run_rules(rules, fabric_facts(fabric)), fabric, user)
+def run_compliance(fabric, user=None, rules=RULES, step=None):
+    """Every rule on ``fabric``; the findings' objects linked for ``user`` (None: no restriction, e.g. a job).
+    ``step``: see :func:`fabric_facts`; the rules run as step ``rules``, the linking as ``link``."""
+    step = step or _no_step
+    facts = fabric_facts(fabric, step)
+    with step('rules'):
+        result = run_rules(rules, facts)
+    with step('link'):
+        return link_objects(result, fabric, user)
 
 
-def fabric_facts(fabric) -> Facts:
+def _no_step(_name):
+    return nullcontext()
+
+
+def fabric_facts(fabric, step=_no_step) -> Facts:
+    """The facts the rules read. ``step(name)``, a context manager factory, wraps each part of the gathering
+    (``intent``, ``contexts``, ``plan`` (the apply engine's diff), ``drift``, ``automation``, ``traffic``): the
+    benchmark and the query-count test measure them one by one."""
     errors = {}
-    intent = intent_of(fabric)
-    records = {r.key: r for r in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
-    device_ids = [r.object_id for key, r in records.items() if key.startswith('device:')]
-    contexts = {
-        d.name: d.local_context_data[CONTEXT_KEY]
-        for d in Device.objects.filter(pk__in=device_ids).only('name', 'local_context_data')
-        if (d.local_context_data or {}).get(CONTEXT_KEY)
-    }
-    plan, drift, planned, automation = None, None, None, None
+    with step('intent'):
+        intent = intent_of(fabric)
+    with step('contexts'):
+        records = {r.key: r for r in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
+        device_ids = [r.object_id for key, r in records.items() if key.startswith('device:')]
+        contexts = {
+            d.name: d.local_context_data[CONTEXT_KEY]
+            for d in Device.objects.filter(pk__in=device_ids).only('name', 'local_context_data')
+            if (d.local_context_data or {}).get(CONTEXT_KEY)
+        }
+    plan, drift, planned, automation, traffic, flows = None, None, None, None, None, None
     try:
-        plan, changes = diff_fabric(fabric, confirm_delete=True)
+        with step('plan'):
+            plan, changes = diff_fabric(fabric, confirm_delete=True)
     except PlanError as e:
-        errors['plan'] = errors['drift'] = errors['automation'] = f'the plan fails: {e}'
+        errors['plan'] = errors['drift'] = errors['automation'] = errors['traffic'] = f'the plan fails: {e}'
     else:
         planned = build_contexts(plan, intent)
         if records:
-            drift = drift_items(changes, records)
-            automation = automation_facts(fabric, plan, planned)
+            with step('drift'):
+                drift = drift_items(changes, records) + owned_drift(fabric, records, changes)
+            with step('automation'):
+                automation = automation_facts(fabric, plan, planned)
+        with step('traffic'):
+            traffic, flows = _traffic_facts(fabric, plan, errors)
     source = 'devices'
     if not contexts and plan is not None:
         contexts, source = planned, 'plan'
@@ -72,7 +110,20 @@ def fabric_facts(fabric) -> Facts:
         errors,
         planned=planned,
         automation=automation,
+        traffic=traffic,
+        flows=flows,
     )
+
+
+def _traffic_facts(fabric, plan, errors):
+    """``(warnings, flows)`` of the fabric's traffic matrix; ``(None, None)`` with the reason in ``errors`` when a
+    flow cannot be placed (the Traffic tab shows that error)."""
+    try:
+        _rows, matrix = fabric_traffic(fabric, plan)
+    except TrafficError as e:
+        errors['traffic'] = f'the traffic matrix fails: {e}'
+        return None, None
+    return list(matrix.warnings), [r.flow for r in matrix.flows]
 
 
 def automation_facts(fabric, plan, planned) -> dict:
@@ -132,6 +183,104 @@ def drift_items(changes, records) -> list[DriftItem]:
         else:  # delete, conflict
             items.append(DriftItem(c.action, c.key, Obj(c.model, c.object, device, c.pk), reason=c.reason))
     return items
+
+
+OWN_POOLS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool')  # each belongs to one fabric (Fabric.clean)
+
+
+def owned_drift(fabric, records, changes) -> list[DriftItem]:
+    """What the apply engine's diff does not see: owned ASNs renumbered by hand, and foreign objects in the pools."""
+    return _asns_renumbered(records) + pool_intruders(fabric, records, changes)
+
+
+def _asns_renumbered(records) -> list[DriftItem]:
+    """An owned ASN (key ``asn:<number>``) whose number is no longer that: the diff looks an owned object up by its
+    record and compares its other fields (RIR, description), not the number it was found by."""
+    wanted = {r.object_id: (key, int(key.split(':')[1])) for key, r in records.items() if key.startswith('asn:')}
+    items = []
+    for asn in ASN.objects.filter(pk__in=list(wanted)).order_by('asn'):
+        key, number = wanted[asn.pk]
+        if asn.asn != number:
+            items.append(
+                DriftItem('update', key, Obj('ipam.asn', str(asn), pk=asn.pk), {'asn': number}, {'asn': asn.asn})
+            )
+    return items
+
+
+def _pools(fabric):
+    """``[(label, pool prefix, owned by this fabric only)]``: the fabric's own pools, then its classes' prefixes (the
+    server pools, which traffic classes may share between fabrics)."""
+    pools = [(name.replace('_', ' '), getattr(fabric, name)) for name in OWN_POOLS]
+    found = [(label, pool, True) for label, pool in pools if pool is not None]
+    for tc in fabric.traffic_classes.select_related('prefix').exclude(prefix=None).order_by('name'):
+        found.append((f'server pool of {tc.name}', tc.prefix, False))
+    return found
+
+
+def _pool_of(value, pools):
+    network = netaddr.IPNetwork(str(value))
+    for label, pool, own in pools:
+        if network in netaddr.IPNetwork(str(pool.prefix)) and network.prefixlen >= pool.prefix.prefixlen:
+            return label, pool, own
+    return None
+
+
+def pool_intruders(fabric, records, changes) -> list[DriftItem]:
+    """Objects the fabric does not own inside its pools: Prefixes (in any pool, the pools themselves aside) and IP
+    addresses (in its own pools: a server pool holds the servers' addresses), in the pool's VRF, and ASNs in its leaf
+    ASN range; objects another fabric owns count only in this fabric's own pools. Those the diff reports as conflicts
+    (where the plan wants its own) are ``drift-conflict``'s. One query per model, whatever the fabric's size."""
+    owned_here = defaultdict(set)
+    for r in records.values():
+        owned_here[f'{r.object_type.app_label}.{r.object_type.model}'].add(r.object_id)
+    reported = {(c.model, c.pk) for c in changes if c.action == 'conflict'}
+    pools = _pools(fabric)
+    # the pools themselves and the fabric's other prefixes (management pool, jump-host subnet) are the fabric's
+    pool_pks = {pool.pk for _label, pool, _own in pools} | {
+        getattr(fabric, f.attname) for f in fabric._meta.concrete_fields if f.related_model is Prefix
+    }
+    owned_elsewhere = {
+        (f'{r.object_type.app_label}.{r.object_type.model}', r.object_id)
+        for r in OwnedObject.objects.exclude(fabric=fabric)
+        .filter(key__startswith='prefix:')
+        .select_related('object_type')
+    }
+    candidates = []
+    if pools:
+        prefixes = Prefix.objects.filter(_within('prefix__net_contained_or_equal', pools)).exclude(pk__in=pool_pks)
+        candidates += [('ipam.prefix', p, p.prefix) for p in prefixes.order_by('prefix')]
+    own_pools = [p for p in pools if p[2]]
+    if own_pools:
+        addresses = IPAddress.objects.filter(_within('address__net_host_contained', own_pools))
+        candidates += [('ipam.ipaddress', a, a.address.ip) for a in addresses.order_by('address')]
+    items = []
+    for label, obj, value in candidates:
+        where = _pool_of(value, pools)
+        if where is None or obj.pk in owned_here[label] or (label, obj.pk) in reported:
+            continue
+        if not where[2] and (label, obj.pk) in owned_elsewhere:
+            continue
+        items.append(_intruder(label, obj, f'inside the {where[0]} {where[1].prefix}'))
+    asn_range = fabric.leaf_asn_range
+    if asn_range is not None:
+        asns = ASN.objects.filter(asn__gte=asn_range.start, asn__lte=asn_range.end).exclude(
+            pk__in=owned_here['ipam.asn']
+        )
+        for asn in asns.order_by('asn'):
+            if ('ipam.asn', asn.pk) not in reported:
+                items.append(_intruder('ipam.asn', asn, f'inside the leaf ASN range {asn_range}'))
+    return items
+
+
+def _within(lookup, pools):
+    query = Q()
+    for _label, pool, _own in pools:
+        query |= Q(**{lookup: str(pool.prefix), 'vrf_id': pool.vrf_id})
+    return query
+
+
+def _intruder(label, obj, where) -> DriftItem:
+    return DriftItem('foreign', f'{label}:{obj.pk}', Obj(label, str(obj), pk=obj.pk), reason=where)
 
 
 def _resolve(objs, fabric):

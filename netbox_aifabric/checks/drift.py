@@ -1,5 +1,6 @@
-"""Drift rules: NetBox against the applied plan, from the apply engine's own diff (``apply.engine.diff_fabric``), turned
-into :class:`~.engine.DriftItem` s by ``checks.compliance``. Pure."""
+"""Drift rules: NetBox against the applied plan, from the apply engine's own diff (``apply.engine.diff_fabric``) and
+what it cannot see (owned ASNs renumbered, foreign objects inside the pools), turned into
+:class:`~.engine.DriftItem` s by ``checks.compliance``. Pure."""
 
 from .engine import Facts, Finding, Rule, Skip
 
@@ -42,6 +43,13 @@ def check_conflicts(facts: Facts):
         yield Finding((item.obj,), f'{item.key} owned by the fabric', f'{item.obj}: {item.reason}')
 
 
+def check_foreign(facts: Facts):
+    """Objects the fabric does not own inside its pools (a Prefix or address in its loopback, VTEP, point-to-point or
+    MLAG peer pool, a Prefix in a server pool, an ASN in its leaf range), beyond those the plan wants now."""
+    for item in _items(facts, 'foreign'):
+        yield Finding((item.obj,), f'no {item.obj.model} the fabric does not own {item.reason}', f'{item.obj}')
+
+
 RULES = (
     Rule(
         'drift-edited',
@@ -82,5 +90,15 @@ RULES = (
         'waiting to happen.',
         "Move the other object out of the fabric's pools (or adopt its device), then apply.",
         check_conflicts,
+    ),
+    Rule(
+        'drift-foreign',
+        'drift',
+        "Nothing foreign inside the fabric's pools",
+        'warning',
+        'Managed pools, not hand-set ids: an address, prefix or ASN put inside the pools by hand is one the planner '
+        'will hand out again as the fabric grows.',
+        "Move the object out of the fabric's pools (another prefix or ASN), or delete it if it is a leftover.",
+        check_foreign,
     ),
 )

@@ -34,6 +34,7 @@ FAMILIES = {
     'roce': 'RoCE/QoS',
     'security': 'Security',
     'automation': 'Automation',
+    'traffic': 'Traffic',
 }
 
 
@@ -128,7 +129,8 @@ class Facts:
     the planner's Plan; ``drift``: the drift items, None when the fabric was never applied; ``errors``: why a fact is
     missing (e.g. ``{'plan': 'the plan failed: ...'}``); ``planned``: the contexts the plan and intent give now (None
     when the plan fails); ``automation``: ``{device name: DeviceAutomation}`` for every device the plan gives a
-    context, None when not gathered."""
+    context, None when not gathered; ``traffic``: the traffic matrix's warnings (``PlanWarning`` s: code, field,
+    message) and ``flows`` the matrix's flows (a flow's ``name`` is its NetBox row's pk), None when not computed."""
 
     fabric: str
     contexts: dict
@@ -140,6 +142,8 @@ class Facts:
     errors: dict = field(default_factory=dict)
     planned: dict | None = None
     automation: dict | None = None
+    traffic: list | None = None
+    flows: list | None = None
 
 
 @dataclass

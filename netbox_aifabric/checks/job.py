@@ -12,6 +12,7 @@ from netbox.plugins import get_plugin_config
 from netbox.registry import registry
 
 from ..models import Fabric
+from .retention import prune_runs, retention
 from .runs import run_and_record
 
 __all__ = ('ComplianceJob', 'ScheduledComplianceJob', 'compliance_interval', 'schedule_compliance')
@@ -78,12 +79,16 @@ class ScheduledComplianceJob(JobRunner):
                 continue
             runs.append(run.pk)
             self.logger.info(f'{fabric}: {run.get_status_display()}, score {run.score}, {run.finding_count} finding(s)')
-        self.job.data = {'runs': runs}
+        pruned = prune_runs()
+        if pruned:
+            self.logger.info(f'{pruned} stored run(s) past the retention settings deleted')
+        self.job.data = {'runs': runs, 'pruned': pruned}
 
 
 def schedule_compliance():
     """Register (or unregister) the scheduled run as a NetBox system job with the interval from the settings; called
-    from the plugin's ``ready()``."""
+    from the plugin's ``ready()``, which also refuses bad retention settings by name."""
+    retention()
     interval = compliance_interval()
     if interval is None:
         registry['system_jobs'].pop(ScheduledComplianceJob, None)

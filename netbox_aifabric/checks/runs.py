@@ -15,6 +15,7 @@ from dcim.models import Device
 from ..models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
 from ..request import as_request_of
 from .compliance import run_compliance
+from .retention import prune_runs
 
 __all__ = ('latest_run', 'record_run', 'run_and_record', 'run_score', 'run_status')
 
@@ -115,6 +116,7 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
         ComplianceFinding.objects.bulk_create(_finding_rows(run, result, devices))
         if any(r.rule.family == 'drift' and r.status == 'fail' for r in result.results):
             fabric.mark_drifted()  # applied -> drifted: NetBox no longer matches the applied plan (issue 14)
+    prune_runs(fabric)  # outside the request: the retention's deletions are not the user's changes
     return run
 
 

@@ -30,7 +30,9 @@ class Linked:
 class FabricComplianceReport(Script):
     class Meta:
         name = 'AI fabric compliance'
-        description = 'Drift, fabric, RoCE/QoS, security and automation rules of the AI fabrics (netbox-aifabric)'
+        description = (
+            'Drift, fabric, RoCE/QoS, security, automation and traffic rules of the AI fabrics (netbox-aifabric)'
+        )
         commit_default = False
         scheduling_enabled = True
 
@@ -82,3 +84,6 @@ class FabricComplianceReport(Script):
 
     def test_5_automation(self):
         self._family('automation')
+
+    def test_6_traffic(self):
+        self._family('traffic')

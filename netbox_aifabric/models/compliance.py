@@ -45,6 +45,7 @@ class ComplianceFamilyChoices(ChoiceSet):
         ('roce', _('RoCE/QoS')),
         ('security', _('Security')),
         ('automation', _('Automation')),
+        ('traffic', _('Traffic')),
     )
 
 

@@ -1,13 +1,14 @@
 """Compliance in NetBox: drift against the applied demo fabric (edited by hand, deleted by hand, a clean apply), the
 Compliance tab, the REST action, the job and the report script, with NetBox's permissions."""
 
+import netaddr
 import pytest
 from django.urls import reverse
 
 from core.models import Job, ObjectType
 from dcim.models import Device, Interface, Platform
 from extras.models import ConfigTemplate
-from ipam.models import IPAddress
+from ipam.models import ASN, IPAddress, Prefix
 from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
@@ -16,7 +17,7 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
 from netbox_aifabric.checks.rules import RULES
-from netbox_aifabric.models import Fabric
+from netbox_aifabric.models import Fabric, OwnedObject, TrafficClass, TrafficFlow
 from netbox_aifabric.request import as_request_of
 from netbox_aifabric.seed import load_config_templates, load_demo
 
@@ -115,6 +116,128 @@ class DriftTestCase(TestCase):
         self.assertIn('tagged_vlans=', edited[bond.name][0])
         self.assertNotIn(str(vlan), edited[bond.name][1])
         self.assertEqual(edited['10.99.99.1/31'][1], 'address=10.99.99.1/31')
+
+
+class PoolDriftTestCase(TestCase):
+    """ASNs edited or deleted by hand, and objects the fabric does not own inside its pools (issue 13): each broken
+    on purpose is exactly its finding, linked to the object and its change-log entry; what belongs outside the pools
+    (or is a server's address in a server pool) is no finding."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabric = applied_demo()
+
+    def owned(self, model, prefix):
+        ids = OwnedObject.objects.filter(fabric=self.fabric, key__startswith=prefix).values('object_id')
+        return model.objects.filter(pk__in=ids)
+
+    def assert_only(self, rule_id, result):
+        found = failed(result)
+        self.assertEqual(list(found), [rule_id])
+        return found[rule_id]
+
+    def test_an_owned_asn_renumbered_by_hand(self):
+        asn = self.owned(ASN, 'asn:').order_by('asn').first()
+        number, free = asn.asn, self.free_asn()
+        with by_hand(self.user):
+            asn.snapshot()
+            asn.asn = free
+            asn.save()
+        (finding,) = self.assert_only('drift-edited', run_compliance(self.fabric))
+        (obj,) = finding.objects
+        self.assertEqual((obj.model, obj.pk, obj.url), ('ipam.asn', asn.pk, asn.get_absolute_url()))
+        self.assertEqual((finding.expected, finding.found), (f'asn={number}', f'asn={free}'))
+        self.assertEqual((obj.change['action'], obj.change['user']), ('update', self.user.username))
+
+    def test_an_owned_asn_deleted_by_hand(self):
+        asn = self.owned(ASN, 'asn:').order_by('asn').first()
+        pk = asn.pk
+        with by_hand(self.user):
+            asn.snapshot()
+            asn.delete()
+        (finding,) = self.assert_only('drift-missing', run_compliance(self.fabric))
+        (obj,) = finding.objects
+        self.assertEqual((obj.model, obj.pk, obj.url, finding.found), ('ipam.asn', pk, None, 'deleted from NetBox'))
+        self.assertEqual(obj.change['action'], 'delete')
+        apply_fabric(self.fabric)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
+
+    def free_asn(self):
+        """A number of the leaf ASN range no object holds (the plan numbers the leaves from the start)."""
+        taken = set(ASN.objects.values_list('asn', flat=True))
+        asn_range = self.fabric.leaf_asn_range
+        return next(n for n in range(asn_range.end, asn_range.start, -1) if n not in taken)
+
+    def free_host(self, pool):
+        """The highest address of ``pool`` no IP address holds (the plan numbers from the bottom)."""
+        taken = {a.address.ip for a in IPAddress.objects.filter(address__net_host_contained=str(pool.prefix))}
+        network = netaddr.IPNetwork(str(pool.prefix))
+        return next(ip for ip in reversed(list(network.iter_hosts())) if ip not in taken)
+
+    def create_by_hand(self, model, **fields):
+        with by_hand(self.user):
+            obj = model(**fields)
+            obj.full_clean()
+            obj.save()
+        return obj
+
+    def assert_foreign(self, obj, label, where):
+        (finding,) = self.assert_only('drift-foreign', run_compliance(self.fabric))
+        (linked,) = finding.objects
+        self.assertEqual((linked.model, linked.pk, linked.url), (label, obj.pk, obj.get_absolute_url()))
+        self.assertEqual(finding.expected, f'no {label} the fabric does not own inside the {where}')
+        self.assertEqual((linked.change['action'], linked.change['user']), ('create', self.user.username))
+
+    def test_an_address_by_hand_in_the_loopback_pool(self):
+        pool = self.fabric.loopback_pool
+        address = self.create_by_hand(IPAddress, address=f'{self.free_host(pool)}/32', vrf=pool.vrf)
+        self.assert_foreign(address, 'ipam.ipaddress', f'loopback pool {pool.prefix}')
+
+    def test_a_prefix_by_hand_in_the_p2p_pool(self):
+        pool = self.fabric.p2p_pool
+        prefix = self.create_by_hand(Prefix, prefix=f'{self.free_host(pool)}/32', vrf=pool.vrf)
+        self.assert_foreign(prefix, 'ipam.prefix', f'p2p pool {pool.prefix}')
+
+    def test_an_asn_by_hand_in_the_leaf_range(self):
+        asn_range = self.fabric.leaf_asn_range
+        asn = self.create_by_hand(ASN, asn=self.free_asn(), rir=asn_range.rir)
+        self.assert_foreign(asn, 'ipam.asn', f'leaf ASN range {asn_range}')
+
+    def test_a_prefix_by_hand_in_a_server_pool(self):
+        tc = self.fabric.traffic_classes.exclude(prefix=None).order_by('name').first()
+        last = netaddr.IPNetwork(str(tc.prefix.prefix)).subnet(30)
+        *_, subnet = last
+        prefix = self.create_by_hand(Prefix, prefix=str(subnet), vrf=tc.prefix.vrf)
+        self.assert_foreign(prefix, 'ipam.prefix', f'server pool of {tc.name} {tc.prefix.prefix}')
+
+    def test_passing_fixture_a_server_address_and_objects_outside_the_pools(self):
+        tc = self.fabric.traffic_classes.exclude(prefix=None).order_by('name').first()
+        self.create_by_hand(IPAddress, address=f'{self.free_host(tc.prefix)}/32', vrf=tc.prefix.vrf)
+        self.create_by_hand(Prefix, prefix='100.64.0.0/28')
+        self.create_by_hand(IPAddress, address='100.64.0.1/32')
+        asn_range = self.fabric.leaf_asn_range
+        self.create_by_hand(ASN, asn=asn_range.end + 1000, rir=asn_range.rir)
+        found = failed(run_compliance(self.fabric))
+        self.assertEqual({k: [(f.objects, f.expected) for f in v] for k, v in found.items()}, {})
+
+    def test_a_forbidden_flow_is_a_traffic_finding_linked_to_the_flow(self):
+        users = TrafficClass.objects.get(name='USERS')
+        mgmt = TrafficClass.objects.get(name='MGMT')
+        flow = self.create_by_hand(
+            TrafficFlow,
+            fabric=self.fabric,
+            source_group='gpu',
+            destination_group='gpu',
+            source_class=users,
+            destination_class=mgmt,
+            gbps=1,
+        )
+        (finding,) = self.assert_only('traffic-forbidden-flow', run_compliance(self.fabric))
+        (linked,) = finding.objects
+        self.assertEqual(
+            (linked.model, linked.pk, linked.url), ('netbox_aifabric.trafficflow', flow.pk, flow.get_absolute_url())
+        )
+        self.assertTrue(finding.found.startswith('USERS may not reach MGMT'))
 
 
 class AutomationTestCase(TestCase):
@@ -330,7 +453,8 @@ class ComplianceReportTestCase(TestCase):
         script.run(data={'fabric': self.fabric}, commit=False)
         self.assertFalse(script.failed)
         self.assertEqual(
-            list(script.tests), ['test_1_drift', 'test_2_fabric', 'test_3_roce', 'test_4_security', 'test_5_automation']
+            list(script.tests),
+            ['test_1_drift', 'test_2_fabric', 'test_3_roce', 'test_4_security', 'test_5_automation', 'test_6_traffic'],
         )
         self.assertEqual(sum(t['success'] for t in script.tests.values()), len(RULES))
         port = break_by_hand(self.fabric, self.user)
@@ -338,7 +462,8 @@ class ComplianceReportTestCase(TestCase):
         script.run(data={}, commit=False)  # every fabric
         self.assertTrue(script.failed)
         drift = script.tests['test_1_drift']
-        self.assertEqual((drift['failure'], drift['success']), (1, 3))
+        drift_rules = sum(1 for r in RULES if r.family == 'drift')
+        self.assertEqual((drift['failure'], drift['success']), (1, drift_rules - 1))
         (_time, level, obj, url, message) = next(entry for entry in drift['log'] if entry[1] == 'failure')
         self.assertEqual((obj, url), (f'{LEAF1} {port.name}', port.get_absolute_url()))
         self.assertIn('drift-edited (error) Owned objects as the plan made them', message)

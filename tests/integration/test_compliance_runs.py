@@ -383,7 +383,7 @@ class ScheduledRunTestCase(TestCase):
         self.assertEqual(job.status, 'completed')
         (run,) = ComplianceRun.objects.all()
         self.assertEqual((run.fabric, run.user, run.job, run.status), (self.fabric, None, job, 'passed'))
-        self.assertEqual(job.data, {'runs': [run.pk]})
+        self.assertEqual(job.data, {'runs': [run.pk], 'pruned': 0})
         successor = Job.objects.filter(name=ScheduledComplianceJob.name, status='scheduled').exclude(pk=job.pk)
         self.assertEqual([j.interval for j in successor], [60])
         self.assertGreater(successor[0].scheduled, job.started)

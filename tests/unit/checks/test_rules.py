@@ -30,6 +30,8 @@ def facts_of(guide='evpn-vxlan', drift=()):
             name: DeviceAutomation(name in switches, 'AI fabric SONiC' if name in switches else None)
             for name in contexts
         },
+        traffic=[],  # no flows entered: the matrix warns of nothing
+        flows=[],
     )
 
 
@@ -58,6 +60,7 @@ def test_every_rule_is_documented_and_unique():
         'roce',
         'security',
         'automation',
+        'traffic',
     }
     for r in RULES:
         assert r.title and r.rationale.endswith('.') and r.fix.endswith('.') and r.check.__doc__, r.id
@@ -384,3 +387,22 @@ def test_every_rule_is_in_the_docs():
 
     text = (Path(__file__).resolve().parents[3] / 'docs' / 'compliance.md').read_text()
     assert [r.id for r in RULES if f'| `{r.id}` | {r.severity} |' not in text] == []
+
+
+def test_foreign_objects_in_the_pools_are_drift_foreign_findings():
+    prefix = Obj('ipam.prefix', '10.255.0.128/25', pk=31)
+    asn = Obj('ipam.asn', 'AS65150', pk=4)
+    drift = [
+        DriftItem('foreign', 'ipam.prefix:31', prefix, reason='inside the loopback pool 10.255.0.0/24'),
+        DriftItem('foreign', 'ipam.asn:4', asn, reason='inside the leaf ASN range 65101-65199'),
+    ]
+    assert failures(facts_of('routed', drift)) == {
+        'drift-foreign': [
+            (
+                ('10.255.0.128/25',),
+                'no ipam.prefix the fabric does not own inside the loopback pool 10.255.0.0/24',
+                '10.255.0.128/25',
+            ),
+            (('AS65150',), 'no ipam.asn the fabric does not own inside the leaf ASN range 65101-65199', 'AS65150'),
+        ]
+    }
