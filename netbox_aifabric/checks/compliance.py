@@ -25,6 +25,7 @@ from ..intent import intent_of
 from ..models import OwnedObject
 from ..planner import PlanError
 from ..render.configs import ConfigRenderer, fabric_devices
+from .acceptance import acceptance_facts
 from .engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
 from .rules import RULES
 
@@ -72,6 +73,7 @@ def fabric_facts(fabric) -> Facts:
         errors,
         planned=planned,
         automation=automation,
+        acceptance=acceptance_facts(fabric),
     )
 
 

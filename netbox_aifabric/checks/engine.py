@@ -128,7 +128,8 @@ class Facts:
     the planner's Plan; ``drift``: the drift items, None when the fabric was never applied; ``errors``: why a fact is
     missing (e.g. ``{'plan': 'the plan failed: ...'}``); ``planned``: the contexts the plan and intent give now (None
     when the plan fails); ``automation``: ``{device name: DeviceAutomation}`` for every device the plan gives a
-    context, None when not gathered."""
+    context, None when not gathered; ``acceptance``: the last apply and the newest acceptance run of each kind
+    (``checks.acceptance.acceptance_facts``), None when not gathered."""
 
     fabric: str
     contexts: dict
@@ -140,6 +141,7 @@ class Facts:
     errors: dict = field(default_factory=dict)
     planned: dict | None = None
     automation: dict | None = None
+    acceptance: dict | None = None
 
 
 @dataclass

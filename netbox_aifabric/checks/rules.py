@@ -1,10 +1,10 @@
 """Every compliance rule, by family (the order the Compliance tab, the API and the report show them in)."""
 
-from . import automation, drift, fabric, roce, security
+from . import acceptance, automation, drift, fabric, roce, security
 
 __all__ = ('RULES', 'rule')
 
-RULES = (*drift.RULES, *fabric.RULES, *roce.RULES, *security.RULES, *automation.RULES)
+RULES = (*drift.RULES, *fabric.RULES, *roce.RULES, *security.RULES, *automation.RULES, *acceptance.RULES)
 _BY_ID = {r.id: r for r in RULES}
 assert len(_BY_ID) == len(RULES), 'rule ids are unique'
 
