@@ -57,8 +57,8 @@ class AcceptanceRuleTestCase(TestCase):
         ((objects, expected, found),) = findings
         self.assertEqual(objects, (self.fabric.name,))
         result = run_compliance(Fabric.objects.get(pk=self.fabric.pk)).to_dict()
-        (found,) = next(r for r in result['results'] if r['id'] == RULE)['findings']
-        self.assertEqual(found['objects'][0]['url'], self.fabric.get_absolute_url())
+        (linked,) = next(r for r in result['results'] if r['id'] == RULE)['findings']
+        self.assertEqual(linked['objects'][0]['url'], self.fabric.get_absolute_url())
         self.assertTrue(expected.startswith('a lab or acceptance run since the last apply ('), expected)
         self.assertTrue(found.startswith('none (older: lab '), found)
 
