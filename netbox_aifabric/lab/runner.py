@@ -143,6 +143,7 @@ class _Lab:
                 self.note(f'{name}: {len(switch.l2vnis)} L2VNI bridge(s) with VXLAN, local VTEP {switch.vtep}')
 
     def start(self):
+        started = {}
         for name, ns in self.namespaces.items():
             folder = self.run_dir / name
             folder.mkdir()
@@ -160,7 +161,8 @@ class _Lab:
                 daemons.append('bfdd')
             for daemon in daemons:
                 self._start_daemon(name, ns, folder, daemon)
-            self._boot(name, ns, folder, daemons)
+            started[name] = daemons
+        self._boot(started)
 
     def _start_daemon(self, name, ns, folder, daemon):
         # an empty config: each daemon parsing the integrated frr.conf itself misreads the blocks of the others
@@ -169,6 +171,11 @@ class _Lab:
         cmd += ['--pid_file', str(folder / f'{daemon}.pid'), '--vty_socket', str(folder)]
         cmd += ['--socket', str(folder / 'zserv.api'), '--vty_port', '0']
         cmd += ['--log', f'file:{folder / daemon}.log']
+        # `frr defaults <profile>` only counts when a daemon starts (FRR takes it from -F, as frrinit.sh passes
+        # /etc/frr/daemons' frr_profile): pushed later by vtysh, bgpd would keep the traditional timers
+        profile = re.search(r'^frr defaults (\S+)$', self.configs[name], re.M)
+        if profile:
+            cmd += ['--profile', profile[1]]
         with open(folder / f'{daemon}.out', 'w') as out:
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=folder,
@@ -184,17 +191,26 @@ class _Lab:
         while not path.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
 
-    def _boot(self, name, ns, folder, daemons):
-        """Load the integrated frr.conf as FRR's own start-up does (frrinit.sh: ``vtysh -b``): vtysh knows every
-        daemon's commands and sends each line to the daemons that own it."""
-        for daemon in daemons:
-            self._wait_for(folder / f'{daemon}.vty')
-        cmd = [vtysh_path(), '--config_dir', str(folder), '--vty_socket', str(folder), '-b']
-        proc = run_in(ns, cmd, check=False, timeout=30)
-        problems = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
-        self.note(f'{name}: started {", ".join(daemons)}, loaded {folder / "frr.conf"} with vtysh -b')
-        if proc.returncode != 0 or problems:
-            self.note(f'{name}: vtysh -b exit code {proc.returncode}: {" | ".join(problems[:10])}')
+    def _boot(self, started):
+        """Load each switch's integrated frr.conf as FRR's own start-up does (frrinit.sh: ``vtysh -b``): vtysh knows
+        every daemon's commands and sends each line to the daemons that own it. All switches at once (a vtysh -b
+        takes about a second), so their sessions start together."""
+        loading = {}
+        for name, daemons in started.items():
+            folder = self.run_dir / name
+            for daemon in daemons:
+                self._wait_for(folder / f'{daemon}.vty')
+            cmd = [vtysh_path(), '--config_dir', str(folder), '--vty_socket', str(folder), '-b']
+            loading[name] = subprocess.Popen(
+                ['ip', 'netns', 'exec', self.namespaces[name], *cmd], stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            )  # fmt: skip
+        for name, proc in loading.items():
+            output, _ = proc.communicate(timeout=30)
+            problems = [line for line in output.splitlines() if line.strip()]
+            self.note(f'{name}: started {", ".join(started[name])}, loaded its frr.conf with vtysh -b')
+            if proc.returncode != 0 or problems:
+                self.note(f'{name}: vtysh -b exit code {proc.returncode}: {" | ".join(problems[:10])}')
 
     def vtysh(self, name, command):
         folder = self.run_dir / name
