@@ -156,8 +156,9 @@ class AcceptanceRunUploadView(generic.ObjectView):
             data = form.cleaned_data
             try:
                 result = upload_result(
-                    run, data['tool'], data['output'], data['source'], data['destination'], data['subject']
-                )
+                    run, data['tool'], data['output'], data['source'], data['destination'], data['subject'],
+                    data.get('before'),
+                )  # fmt: skip
             except UploadError as e:
                 form.add_error(e.field if e.field in form.fields else None, e.message)
             else:
@@ -207,8 +208,17 @@ SECTIONS = (
         _('EVPN'),
         _('Sessions, VNI state, MAC/IP and IMET routes per switch; the anycast gateway of every leaf.'),
     ),
+    (
+        'roce',
+        _('RoCE counters'),
+        _(
+            "PFC pause frames, queue drops and ECN marks per switch, and the server NICs' counters (ethtool -S), "
+            'before and after the load; uploaded and judged.'
+        ),
+    ),
     ('throughput', _('iperf3 -P 8 pairs'), _('Same-leaf, leaf-to-leaf and to storage, with a ping during the load.')),
     ('security', _('Security matrix'), _('A host of each class pings a host of every other class.')),
+    ('ansible', _('Ansible check mode'), _('The shipped playbook with --check --diff: what it would change.')),
 )
 
 

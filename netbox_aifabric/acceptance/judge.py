@@ -31,7 +31,7 @@ __all__ = (
 MIN_LINE_RATE_FRACTION = 0.9  # iperf3 -P 8 between two servers: at least 90 % of the pair's line rate
 SPIKE_MS = 1.0  # a fabric round trip is tens of microseconds; a max this far above the min is a queue building up
 MAX_OUTPUT = 2_000_000  # characters: an iperf3 -P 8 --json of a minute is ~200 kB
-TOOLS = ('iperf3', 'ping')
+TOOLS = ('iperf3', 'ping', 'ethtool', 'sonic-pfc', 'sonic-queue')  # the last three: counters.py
 PASSED, FAILED = 'passed', 'failed'
 
 

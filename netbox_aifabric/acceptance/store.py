@@ -6,11 +6,13 @@ import re
 from django.db import transaction
 
 from ..apply.engine import plan_of
+from ..intent import intent_of
 from ..models import AcceptanceResult, AcceptanceResultStatusChoices, AcceptanceRun, AcceptanceRunKindChoices
 from ..planner import PlanError
+from .counters import COUNTER_TOOLS, judge_counters
 from .judge import TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
 
-__all__ = ('LAB_STATUS', 'lab_subject', 'store_lab_run', 'store_verdict', 'upload_result')
+__all__ = ('LAB_STATUS', 'lab_subject', 'lossless_priorities', 'store_lab_run', 'store_verdict', 'upload_result')
 
 # the lab's check statuses (lab/checks.py) as result statuses
 LAB_STATUS = {
@@ -88,24 +90,41 @@ def store_verdict(run: AcceptanceRun, verdict, raw: str) -> AcceptanceResult:
     return result
 
 
-def upload_result(run: AcceptanceRun, tool, output, source=None, destination=None, subject=None) -> AcceptanceResult:
-    """Judge a tool's output against the run's fabric and store it on ``run`` (a manual run). Raises
-    ``UploadError`` (the field, what is wrong) before anything is written."""
+def upload_result(
+    run: AcceptanceRun, tool, output, source=None, destination=None, subject=None, before=None
+) -> AcceptanceResult:
+    """Judge a tool's output against the run's fabric and store it on ``run`` (a manual run); ``before``: a counter
+    snapshot's earlier one. Raises ``UploadError`` (the field, what is wrong) before anything is written."""
     if run.kind != AcceptanceRunKindChoices.MANUAL:
         raise UploadError('run', f'run {run.pk} is a {run.kind} run: upload to a manual run')
     if tool not in TOOLS:
         raise UploadError('tool', f'{tool!r} is not one of {", ".join(TOOLS)}')
+    if subject is not None and not isinstance(subject, str):
+        raise UploadError('subject', 'a text expected')
+    if tool in COUNTER_TOOLS:
+        verdict = judge_counters(tool, output, before or None, lossless_priorities(run.fabric), subject or '')
+        raw = f'# before\n{before}\n# after\n{output}' if before else output
+        return store_verdict(run, verdict, raw)
+    if before:
+        raise UploadError('before', 'only counter snapshots have a before')
     if tool == 'iperf3':
         if not source or not destination:
             missing = [f for f, v in (('source', source), ('destination', destination)) if not v]
             raise UploadError(missing[0], 'iperf3 needs the pair: source and destination (server names of the plan)')
         verdict = judge_iperf3(output, pair_rate(_plan(run.fabric), source, destination))
     else:
-        if subject is not None and not isinstance(subject, str):
-            raise UploadError('subject', 'a text expected')
         where = subject or (f'{source} -> {destination}' if source and destination else '')
         verdict = judge_ping(output, where[:200])
     return store_verdict(run, verdict, output)
+
+
+def lossless_priorities(fabric) -> tuple[int, ...]:
+    """The PFC (lossless) priorities of the fabric's RoCE QoS profile, as its devices' contexts carry them."""
+    qos = intent_of(fabric).get('qos') or {}
+    priorities = tuple(qos.get('pfc_priorities') or ())
+    if not priorities:
+        raise UploadError('tool', f'{fabric} has no lossless (PFC) priority in its QoS profile: nothing to judge')
+    return priorities
 
 
 def _plan(fabric):

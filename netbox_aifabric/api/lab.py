@@ -104,8 +104,9 @@ class AcceptanceUploadMixin:
         data = body.validated_data
         try:
             result = upload_result(
-                run, data['tool'], data['output'], data.get('source'), data.get('destination'), data.get('subject')
-            )
+                run, data['tool'], data['output'], data.get('source'), data.get('destination'), data.get('subject'),
+                data.get('before'),
+            )  # fmt: skip
         except UploadError as e:
             return Response({e.field: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
         out = AcceptanceResultSerializer(result, context={'request': request})

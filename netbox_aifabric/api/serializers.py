@@ -633,13 +633,20 @@ class AcceptanceResultSerializer(NetBoxModelSerializer):
 class AcceptanceUploadSerializer(serializers.Serializer):
     """The body of ``POST …/acceptance-runs/{id}/upload/``: a tool's output as it printed it."""
 
-    tool = serializers.CharField(help_text='iperf3 (its --json output) or ping (its output, -q too)')
+    tool = serializers.CharField(
+        help_text='iperf3 (its --json output), ping (its output, -q too), or a counter snapshot: ethtool (ethtool -S '
+        'of an mlx5 NIC), sonic-pfc (show pfc counters), sonic-queue (show queue counters)'
+    )
     output = serializers.CharField(trim_whitespace=False, help_text='What the tool printed')
     source = serializers.CharField(required=False, allow_blank=True, help_text='iperf3: the client server (plan name)')
     destination = serializers.CharField(
         required=False, allow_blank=True, help_text='iperf3: the server it sent to (plan name)'
     )
     subject = serializers.CharField(required=False, allow_blank=True, help_text='ping: what was pinged, e.g. a pair')
+    before = serializers.CharField(
+        required=False, allow_blank=True, trim_whitespace=False,
+        help_text='ethtool, sonic-pfc, sonic-queue: the counter snapshot before the load (output: the one after)',
+    )  # fmt: skip
 
 
 #

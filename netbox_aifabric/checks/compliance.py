@@ -35,6 +35,7 @@ from ..planner import PlanError
 from ..planner.traffic import TrafficError
 from ..render.configs import ConfigRenderer, fabric_devices
 from ..traffic import fabric_traffic
+from .acceptance import acceptance_facts
 from .engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
 from .rules import RULES
 
@@ -112,6 +113,7 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
         automation=automation,
         traffic=traffic,
         flows=flows,
+        acceptance=acceptance_facts(fabric),
     )
 
 

@@ -130,7 +130,9 @@ class Facts:
     missing (e.g. ``{'plan': 'the plan failed: ...'}``); ``planned``: the contexts the plan and intent give now (None
     when the plan fails); ``automation``: ``{device name: DeviceAutomation}`` for every device the plan gives a
     context, None when not gathered; ``traffic``: the traffic matrix's warnings (``PlanWarning`` s: code, field,
-    message) and ``flows`` the matrix's flows (a flow's ``name`` is its NetBox row's pk), None when not computed."""
+    message) and ``flows`` the matrix's flows (a flow's ``name`` is its NetBox row's pk), None when not computed;
+    ``acceptance``: the last apply and the newest acceptance run of each kind (``checks.acceptance.acceptance_facts``),
+    None when not gathered."""
 
     fabric: str
     contexts: dict
@@ -144,6 +146,7 @@ class Facts:
     automation: dict | None = None
     traffic: list | None = None
     flows: list | None = None
+    acceptance: dict | None = None
 
 
 @dataclass

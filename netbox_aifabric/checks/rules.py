@@ -1,10 +1,18 @@
 """Every compliance rule, by family (the order the Compliance tab, the API and the report show them in)."""
 
-from . import automation, drift, fabric, roce, security, traffic
+from . import acceptance, automation, drift, fabric, roce, security, traffic
 
 __all__ = ('RULES', 'rule')
 
-RULES = (*drift.RULES, *fabric.RULES, *roce.RULES, *security.RULES, *automation.RULES, *traffic.RULES)
+RULES = (
+    *drift.RULES,
+    *fabric.RULES,
+    *roce.RULES,
+    *security.RULES,
+    *automation.RULES,
+    *acceptance.RULES,
+    *traffic.RULES,
+)
 _BY_ID = {r.id: r for r in RULES}
 assert len(_BY_ID) == len(RULES), 'rule ids are unique'
 

@@ -81,6 +81,13 @@ class AcceptanceUploadForm(forms.Form):
         help_text=_('iperf3 --json output, or ping output'),
     )
     file = forms.FileField(required=False, label=_('Or a file'))
+    before = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={'rows': 6, 'class': 'font-monospace'}),
+        label=_('Before'),
+        help_text=_('Counter snapshots (ethtool, sonic-pfc, sonic-queue): the one taken before the load'),
+    )
 
     def clean(self):
         data = super().clean()

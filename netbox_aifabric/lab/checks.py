@@ -260,7 +260,8 @@ def convergence_check(done: bool, seconds, timeout) -> Check:
         name='convergence',
         kind='convergence',
         status=PASSED if done else FAILED,
-        expected=f'every session Established and every expected route and type-3 route in place within {timeout:g} s',
+        expected=f'every session Established, every expected route and type-3 route in place and every BFD session '
+        f'up within {timeout:g} s',
         seen=f'{seconds:.2f} s after the daemons started' if done else f'not converged after {timeout:g} s',
     )
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import checks
+from .bfd import bfd_converged, bfd_expectations, evaluate_bfd, wants_bfd
 from .netns import (
     LabUnavailable,
     daemon_path,
@@ -142,6 +143,7 @@ class _Lab:
                 self.note(f'{name}: {len(switch.l2vnis)} L2VNI bridge(s) with VXLAN, local VTEP {switch.vtep}')
 
     def start(self):
+        started = {}
         for name, ns in self.namespaces.items():
             folder = self.run_dir / name
             folder.mkdir()
@@ -149,27 +151,66 @@ class _Lab:
             text = self.configs[name]
             (folder / 'frr.conf').write_text(text if text.endswith('\n') else text + '\n')
             (folder / 'vtysh.conf').write_text('')
+            (folder / 'empty.conf').write_text('')
             daemons = ['zebra', 'staticd']
             if re.search(r'^router bgp ', text, re.M):
                 daemons.append('bgpd')
             if re.search(r'^router ospf', text, re.M):
                 daemons.append('ospfd')
+            if wants_bfd(text):  # bgpd and ospfd register their BFD peers with bfdd through zebra
+                daemons.append('bfdd')
             for daemon in daemons:
-                cmd = ['ip', 'netns', 'exec', ns, daemon_path(daemon), '--config_file', str(folder / 'frr.conf')]
-                cmd += ['--pid_file', str(folder / f'{daemon}.pid'), '--vty_socket', str(folder)]
-                cmd += ['--socket', str(folder / 'zserv.api'), '--vty_port', '0']
-                cmd += ['--log', f'file:{folder / daemon}.log']
-                with open(folder / f'{daemon}.out', 'w') as out:
-                    proc = subprocess.Popen(
-                        cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=folder,
-                        start_new_session=True,
-                    )  # fmt: skip
-                self.daemons.append(proc)
-                if daemon == 'zebra':  # the others connect to its socket: start them once it is there
-                    deadline = time.monotonic() + 10
-                    while not (folder / 'zserv.api').exists() and time.monotonic() < deadline:
-                        time.sleep(0.02)
-            self.note(f'{name}: started {", ".join(daemons)} with {folder / "frr.conf"}')
+                self._start_daemon(name, ns, folder, daemon)
+            started[name] = daemons
+        self._boot(started)
+
+    def _start_daemon(self, name, ns, folder, daemon):
+        # an empty config: each daemon parsing the integrated frr.conf itself misreads the blocks of the others
+        # (bgpd takes the `exit` of a `bfd` block for the end of the configuration); vtysh -b loads it (below)
+        cmd = ['ip', 'netns', 'exec', ns, daemon_path(daemon), '--config_file', str(folder / 'empty.conf')]
+        cmd += ['--pid_file', str(folder / f'{daemon}.pid'), '--vty_socket', str(folder)]
+        cmd += ['--socket', str(folder / 'zserv.api'), '--vty_port', '0']
+        cmd += ['--log', f'file:{folder / daemon}.log']
+        # `frr defaults <profile>` only counts when a daemon starts (FRR takes it from -F, as frrinit.sh passes
+        # /etc/frr/daemons' frr_profile): pushed later by vtysh, bgpd would keep the traditional timers
+        profile = re.search(r'^frr defaults (\S+)$', self.configs[name], re.M)
+        if profile:
+            cmd += ['--profile', profile[1]]
+        with open(folder / f'{daemon}.out', 'w') as out:
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=folder,
+                start_new_session=True,
+            )  # fmt: skip
+        self.daemons.append(proc)
+        if daemon == 'zebra':  # the others connect to its socket: start them once it is there
+            self._wait_for(folder / 'zserv.api')
+
+    @staticmethod
+    def _wait_for(path, seconds=10):
+        deadline = time.monotonic() + seconds
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def _boot(self, started):
+        """Load each switch's integrated frr.conf as FRR's own start-up does (frrinit.sh: ``vtysh -b``): vtysh knows
+        every daemon's commands and sends each line to the daemons that own it. All switches at once (a vtysh -b
+        takes about a second), so their sessions start together."""
+        loading = {}
+        for name, daemons in started.items():
+            folder = self.run_dir / name
+            for daemon in daemons:
+                self._wait_for(folder / f'{daemon}.vty')
+            cmd = [vtysh_path(), '--config_dir', str(folder), '--vty_socket', str(folder), '-b']
+            loading[name] = subprocess.Popen(
+                ['ip', 'netns', 'exec', self.namespaces[name], *cmd], stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            )  # fmt: skip
+        for name, proc in loading.items():
+            output, _ = proc.communicate(timeout=30)
+            problems = [line for line in output.splitlines() if line.strip()]
+            self.note(f'{name}: started {", ".join(started[name])}, loaded its frr.conf with vtysh -b')
+            if proc.returncode != 0 or problems:
+                self.note(f'{name}: vtysh -b exit code {proc.returncode}: {" | ".join(problems[:10])}')
 
     def vtysh(self, name, command):
         folder = self.run_dir / name
@@ -189,6 +230,8 @@ class _Lab:
             }
             if 'l2vpn-evpn' in ((switch.context.get('bgp') or {}).get('address_families') or []):
                 state[name]['type3'] = self.vtysh(name, 'show bgp l2vpn evpn route type multicast json')
+            if wants_bfd(self.configs[name]):
+                state[name]['bfd'] = self.vtysh(name, 'show bfd peers json')
         return state
 
     def ping(self, name, target, size, source=None, count=2):
@@ -226,7 +269,8 @@ def run_lab(contexts, configs, *, keep=False, timeout=DEFAULT_TIMEOUT, mtu_overr
     if missing:
         raise ValueError(f'no frr.conf for {", ".join(missing)}')
     ospf = any(re.search(r'^router ospf', configs[name], re.M) for name in topology.switches)
-    preflight(('zebra', 'staticd', 'bgpd', *(('ospfd',) if ospf else ())))
+    bfd = any(wants_bfd(configs[name]) for name in topology.switches)
+    preflight(('zebra', 'staticd', 'bgpd', *(('ospfd',) if ospf else ()), *(('bfdd',) if bfd else ())))
     log = []
     stale = remove_stale()
     if stale:
@@ -240,16 +284,17 @@ def run_lab(contexts, configs, *, keep=False, timeout=DEFAULT_TIMEOUT, mtu_overr
         booted = time.monotonic()
         lab.start()
         expected = checks.expectations(topology)
+        sessions = bfd_expectations(topology, configs)
         converged, convergence, state = False, None, {}
         while True:
             state = lab.collect()
-            if checks.converged(expected, state):
+            if checks.converged(expected, state) and bfd_converged(sessions, state):
                 converged, convergence = True, round(time.monotonic() - booted, 2)
                 break
             if time.monotonic() - booted > timeout:
                 break
             time.sleep(0.5)
-        results = checks.evaluate(expected, state)
+        results = checks.evaluate(expected, state) + evaluate_bfd(sessions, state)
         results += _ping_checks(lab, topology, expected)
         results += checks.not_verified(topology)
         results.append(checks.convergence_check(converged, convergence, timeout))

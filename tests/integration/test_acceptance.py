@@ -160,6 +160,43 @@ class AcceptanceAPITestCase(APITestCase):
         self.assertIn('spike', response.data['seen'])
         self.assertEqual(AcceptanceResult.objects.get(pk=response.data['id']).raw, fixture('ping_during_load.txt'))
 
+    def test_counter_snapshots_before_and_after_are_judged(self):
+        """ethtool -S of a NIC and SONiC's PFC and queue counters, before and after the load: judged with the demo's
+        lossless priority (its QoS profile's PFC priority 3); a discard or a lossless-queue drop fails."""
+        self.grant_upload()
+        self.assertEqual(self.fabric.qos_profile.pfc_priorities, [3])
+        cases = (
+            ('ethtool', 'ethtool_mlx5', '', 'roce-nic', 'passed'),
+            ('ethtool', 'ethtool_mlx5', '_discards', 'roce-nic', 'failed'),
+            ('sonic-pfc', 'sonic_pfc', '', 'roce-pfc', 'passed'),
+            ('sonic-queue', 'sonic_queue', '_lossless_drops', 'roce-queue-drops', 'failed'),
+        )
+        for tool, name, variant, category, status in cases:
+            body = {
+                'tool': tool,
+                'output': fixture(f'{name}_after{variant}.txt'),
+                'before': fixture(f'{name}_before.txt'),
+                'subject': 'leaf1',
+            }
+            response = self.upload(self.manual, body)
+            self.assertHttpStatus(response, 201)
+            got = (response.data['category'], response.data['status']['value'], response.data['subject'])
+            self.assertEqual(got, (category, status, 'leaf1'), tool + variant)
+            raw = AcceptanceResult.objects.get(pk=response.data['id']).raw
+            self.assertTrue(raw.startswith('# before\n') and fixture(f'{name}_after{variant}.txt') in raw)
+        pfc = AcceptanceResult.objects.get(run=self.manual, category='roce-pfc')
+        self.assertEqual(pfc.value, (1212 - 12) + (403 - 3) + (907 - 7))  # the fixtures' PFC3 growth
+        for body in (
+            {'tool': 'sonic-pfc', 'output': fixture('ethtool_mlx5_after.txt')},
+            {'tool': 'ethtool', 'output': fixture('ethtool_mlx5_after.txt'), 'before': 'garbage'},
+            {'tool': 'ping', 'output': fixture('ping_jumbo_ok.txt'), 'before': fixture('ping_jumbo_ok.txt')},
+        ):
+            count = AcceptanceResult.objects.count()
+            response = self.upload(self.manual, body)
+            self.assertHttpStatus(response, 400)
+            self.assertEqual(list(response.data), ['output' if body['tool'] == 'sonic-pfc' else 'before'])
+            self.assertEqual(AcceptanceResult.objects.count(), count)
+
     def test_bad_uploads_name_the_field_and_write_nothing(self):
         self.grant_upload()
         source, destination, _ = self.pair()
@@ -258,6 +295,12 @@ class AcceptanceViewsTestCase(TestCase):
         self.assertHttpStatus(response, 400)
         self.assertContains(response, 'not ping output', status_code=400)
         self.assertEqual(self.manual.results.count(), 1)
+        body = {'tool': 'sonic-queue', 'output': fixture('sonic_queue_after.txt')}
+        response = self.client.post(url, {**body, 'before': fixture('sonic_queue_before.txt'), 'subject': 'leaf2'})
+        self.assertHttpStatus(response, 302)
+        self.assertEqual(self.manual.results.get(category='roce-queue-drops').status, 'passed')
+        response = self.client.post(url, {**body, 'before': fixture('ping_loss.txt')})
+        self.assertContains(response, 'not SONiC &quot;show queue counters&quot; output', status_code=400)
 
     def test_upload_form_needs_change_on_the_run(self):
         self.add_permissions('netbox_aifabric.view_acceptancerun', 'netbox_aifabric.add_acceptanceresult')

@@ -76,3 +76,61 @@ def test_script_uploads_to_a_run_and_netbox_judges(live_server, tmp_path):
         assert iperf3.status == ('passed' if passed else 'failed')
         assert (ping.category, ping.status) == ('latency', 'failed')  # the fixture's spike under load
     assert (run.passed + run.failed, run.status) == (len(results), 'failed')
+
+
+COUNTER_SSH = """#!/bin/sh
+shift
+case "$*" in
+  'show pfc counters') name=sonic_pfc ;;
+  'show queue counters') name=sonic_queue ;;
+  'ethtool -S '*) name=ethtool_mlx5 ;;
+  *) echo "$*"; exit 0 ;;
+esac
+mark="$MARKS/$(echo "$*" | tr -c 'a-z0-9' _)"
+if [ -e "$mark" ]; then cat "$FIXTURES/${name}_after.txt"; else touch "$mark"; cat "$FIXTURES/${name}_before.txt"; fi
+"""
+
+
+def test_roce_counters_are_uploaded_before_and_after_and_judged(live_server, tmp_path):
+    """The roce section against a live NetBox: every switch's show pfc counters and show queue counters and every
+    NIC's ethtool -S, before and after, uploaded as pairs and judged; the ansible section skips without the playbook
+    (the working directory has no examples/ansible/playbook.yml)."""
+    load_demo()
+    fabric = Fabric.objects.get(slug='ai-lab-fabric')
+    user = User.objects.create_superuser('roce', 'roce@example.invalid', 'secret-password')
+    token = Token.objects.create(user=user)
+    run = AcceptanceRun.objects.create(fabric=fabric, kind='manual', user=user)
+    client = Client()
+    client.force_login(user)
+    script = tmp_path / 'acceptance.sh'
+    script.write_bytes(client.get(f'/plugins/aifabric/fabrics/{fabric.pk}/acceptance/script/').content)
+    fake, marks = tmp_path / 'fake-ssh', tmp_path / 'marks'
+    fake.write_text(COUNTER_SSH)
+    fake.chmod(0o755)
+    marks.mkdir()
+    env = {
+        **os.environ, 'SWITCH_SSH': str(fake), 'HOST_SSH': str(fake), 'NOS': 'sonic', 'FIXTURES': str(FIXTURES),
+        'MARKS': str(marks), 'OUT': str(tmp_path / 'out'), 'NETBOX_URL': live_server.url,
+        'NETBOX_TOKEN': f'nbt_{token.key}.{token.token}', 'RUN_ID': str(run.pk),
+    }  # fmt: skip
+    env.pop('ANSIBLE_PLAYBOOK', None)
+    proc = subprocess.run(
+        ['bash', str(script), 'roce', 'ansible'], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    calls = [line.split() for line in script.read_text().splitlines() if line.startswith('  roce after ')]
+    switches = [c for c in calls if c[2] == 'switch']
+    nics = [c for c in calls if c[2] == 'nic']
+    assert switches and nics
+    results = list(run.results.order_by('pk'))
+    by_category = {}
+    for r in results:
+        by_category.setdefault(r.category, []).append(r)
+    assert {k: len(v) for k, v in by_category.items()} == {
+        'roce-pfc': len(switches), 'roce-queue-drops': len(switches), 'roce-nic': len(nics),
+    }  # fmt: skip
+    assert {r.status for r in results} == {'passed'}  # the fixtures: pause on PFC3 only, no lossless drop
+    pfc = by_category['roce-pfc'][0]
+    assert pfc.value == (1212 - 12) + (403 - 3) + (907 - 7) and pfc.raw.startswith('# before')
+    summary = (tmp_path / 'out' / 'summary.txt').read_text()
+    assert 'skip: ansible check mode: no playbook at examples/ansible/playbook.yml' in summary

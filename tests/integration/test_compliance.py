@@ -12,6 +12,7 @@ from ipam.models import ASN, IPAddress, Prefix
 from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
+from netbox_aifabric.acceptance.store import store_lab_run
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
@@ -41,7 +42,14 @@ def applied_demo():
     Fabric.objects.filter(pk=fabric.pk).update(platform=Platform.objects.get(slug='sonic'))
     fabric.refresh_from_db()
     apply_fabric(fabric)
+    prove(fabric)
     return fabric
+
+
+def prove(fabric):
+    """A passed lab run after the apply (rule automation-acceptance, tested in test_acceptance_compliance.py)."""
+    check = {'name': 'bgp leaf1 -> spine1 10.255.2.0 (uplink)', 'kind': 'bgp', 'status': 'passed'}
+    store_lab_run(fabric, None, {'checks': [{**check, 'expected': 'Established', 'seen': 'Established'}]})
 
 
 def failed(result):

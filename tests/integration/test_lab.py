@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from netbox_aifabric.lab import FAILED, NOT_VERIFIED, run_lab
+from netbox_aifabric.facts.context import BFD_TIMERS
+from netbox_aifabric.lab import FAILED, NOT_VERIFIED, PASSED, run_lab
 from netbox_aifabric.lab.fabric import render_frr
 from netbox_aifabric.lab.netns import delete_namespace, own_namespaces, unavailable_reason
 from tests.render_fixtures import contexts_of, guide_contexts, single_leaf_racks_spec
@@ -54,8 +55,19 @@ def by_name(result):
     return {c.name: c for c in result.checks}
 
 
-def test_routed_guide():
-    result = lab(guide_contexts('routed'))
+def with_bfd(contexts):
+    """The fabric's ``bfd`` on: every switch's context carries the timers (as facts/context.py builds them)."""
+    for ctx in contexts.values():
+        if ctx.get('role') in ('spine', 'leaf'):
+            ctx['bfd'] = dict(BFD_TIMERS)
+    return contexts
+
+
+def test_routed_guide_with_bfd():
+    """The guide's routed cluster with BFD on: bfdd beside zebra, staticd and bgpd, every underlay session's BFD peer
+    up with the profile's timers (the MLAG peer's over the LAG: not verified here)."""
+    contexts = with_bfd(guide_contexts('routed'))
+    result = lab(contexts)
     assert not result.failed(), [c.as_dict() for c in result.failed()]
     assert result.ok and result.converged and result.convergence_seconds < TIMEOUT
     checks = by_name(result)
@@ -69,7 +81,29 @@ def test_routed_guide():
     # the MLAG pair's peer link is a LAG: its iBGP session and what only it carries are not verified, never passed
     assert checks['bgp leaf1 -> leaf2 10.255.3.1 (mlag-peer over Port-Channel1000)'].status == NOT_VERIFIED
     assert checks['route leaf1 -> leaf2 10.255.0.6/32'].status == NOT_VERIFIED
+    bfd = {c.name: c for c in result.checks if c.kind == 'bfd'}
+    uplinks = {(n, b['address']) for n, c in contexts.items() if c.get('bfd') for b in c['bgp']['neighbors']
+               if b['kind'] == 'uplink'}  # fmt: skip
+    assert sorted((n.split()[1], n.split()[4]) for n, c in bfd.items() if c.status == PASSED) == sorted(uplinks)
+    up = 'up, transmit 300 ms, receive 300 ms, multiplier 3'
+    assert all(c.seen == up for c in bfd.values() if c.status == PASSED)
+    assert [c.status for c in bfd.values() if 'mlag-peer' in c.name] == [NOT_VERIFIED] * 2
     assert result.seconds < 120
+
+
+def test_negative_control_wrong_bfd_profile():
+    """leaf1 binds its session to spine1 to a BFD profile its config does not define: exactly that BFD check fails
+    (the session itself comes up, with FRR's defaults)."""
+    contexts = with_bfd(guide_contexts('routed'))
+    configs = render_frr(contexts)
+    line = ' neighbor 10.255.2.0 peer-group UNDERLAY\n'
+    assert line in configs['leaf1']
+    configs['leaf1'] = configs['leaf1'].replace(line, line + ' neighbor 10.255.2.0 bfd profile WRONG\n')
+    result = lab(contexts, configs)
+    assert by_status(result, FAILED) == ['bfd leaf1 -> spine1 10.255.2.0 (bgp uplink over Ethernet65)']
+    assert by_name(result)['bfd leaf1 -> spine1 10.255.2.0 (bgp uplink over Ethernet65)'].seen.endswith(
+        'profile WRONG is not defined in the config'
+    )
 
 
 def test_single_leaf_racks_ecmp_over_both_spines_and_jumbo_loopback_pings():

@@ -11,7 +11,14 @@ from collections import defaultdict
 
 import pytest
 
-from netbox_aifabric.acceptance.runbook import NOS_COMMANDS, build_runbook, iperf3_pairs, runbook_script
+from netbox_aifabric.acceptance.runbook import (
+    ANSIBLE_PLAYBOOK,
+    NOS_COMMANDS,
+    SECTIONS,
+    build_runbook,
+    iperf3_pairs,
+    runbook_script,
+)
 from tests.render_fixtures import contexts_of, guide_contexts, guide_spec, plan_of, single_leaf_racks_spec
 
 pytestmark = pytest.mark.pure
@@ -53,7 +60,15 @@ def expected_counts(plan, contexts):
     evpn = [c for c in contexts.values() if 'l2vpn-evpn' in ((c.get('bgp') or {}).get('address_families') or [])]
     anycast = {v['vid'] for c in evpn for v in c['vlans'] if v.get('l2vni') and v.get('gateway')}
     with_prefix = sum(1 for c in classes if c['prefix'])
+    roce = bool(next(c['qos'] for c in contexts.values() if c.get('qos'))['pfc_priorities'])
+    nics = sum(
+        len([p for p in c['interfaces'] if p['kind'] == 'rdma'] or [p for p in c['interfaces'] if p.get('lag')])
+        for n, c in contexts.items()
+        if n not in switches
+    )
     return {
+        'roce': (len(switches) + nics) if roce else 0,
+        'ansible': 1,
         'physical': ends,
         'mtu': len(jumbo) + len(leaves) * (len(leaves) - 1) // 2,
         'evpn': len(evpn) + len(anycast),
@@ -66,8 +81,9 @@ def expected_counts(plan, contexts):
 def test_counts_follow_the_plan(case):
     plan, contexts = CASES[case]()
     book = build_runbook(plan, contexts)
-    counts = {s: len(book.section(s)) for s in ('physical', 'mtu', 'evpn', 'throughput', 'security')}
+    counts = {s: len(book.section(s)) for s in SECTIONS}
     assert counts == expected_counts(plan, contexts)
+    assert counts['roce'] > 0
     assert (counts['evpn'] > 0) == (case == 'evpn-vxlan')
     assert all(counts[k] > 0 for k in ('physical', 'mtu', 'throughput', 'security'))
 
@@ -163,3 +179,76 @@ def test_evpn_checks_name_the_peers_and_vnis_of_each_switch():
     assert {c.split(':', 1)[0] for c in steps['leaf1'].commands} == {'nvue'}
     gateway = next(v for v in leaf1['vlans'] if v.get('gateway'))
     assert gateway['gateway'] in steps[f'anycast gateway VLAN {gateway["vid"]}'].expect
+
+
+FIXTURES = __import__('pathlib').Path(__file__).parent / 'fixtures'
+# a stand-in for ssh that prints each counter command's "before" fixture the first time, its "after" the second
+COUNTER_SSH = """#!/bin/sh
+shift
+case "$*" in
+  'show pfc counters') name=sonic_pfc ;;
+  'show queue counters') name=sonic_queue ;;
+  'ethtool -S '*) name=ethtool_mlx5 ;;
+  *) echo "$*"; exit 0 ;;
+esac
+mark="$MARKS/$(echo "$*" | tr -c 'a-z0-9' _)"
+if [ -e "$mark" ]; then cat "$FIXTURES/${name}_after.txt"; else touch "$mark"; cat "$FIXTURES/${name}_before.txt"; fi
+"""
+FAKE_ANSIBLE = '#!/bin/sh\necho "ansible-playbook $*"\necho "leaf1 : ok=3 changed=0 unreachable=0 failed=0"\n'
+
+
+def test_roce_counters_before_and_after_and_ansible_check_mode(tmp_path):
+    """The roce section snapshots every switch's and NIC's counters before and after the load, the ansible section
+    runs the playbook in check mode; both with stand-ins (ssh printing the counter fixtures, ansible-playbook)."""
+    plan, contexts = CASES['routed']()
+    book = build_runbook(plan, contexts, {n: 'sonic' for n in contexts})
+    path = tmp_path / 'a.sh'
+    path.write_text(runbook_script(book))
+    bin_dir, marks = tmp_path / 'bin', tmp_path / 'marks'
+    bin_dir.mkdir(), marks.mkdir()
+    for name, text in (('fake-ssh', COUNTER_SSH), ('ansible-playbook', FAKE_ANSIBLE)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    playbook = tmp_path / 'playbook.yml'
+    playbook.write_text('- hosts: all\n')
+    env = {
+        **os.environ, 'OUT': str(tmp_path / 'out'), 'SWITCH_SSH': str(bin_dir / 'fake-ssh'),
+        'HOST_SSH': str(bin_dir / 'fake-ssh'), 'FIXTURES': str(FIXTURES), 'MARKS': str(marks),
+        'PATH': f'{bin_dir}:{os.environ["PATH"]}', 'ANSIBLE_PLAYBOOK': str(playbook), 'ANSIBLE_INVENTORY': 'inv.yml',
+    }  # fmt: skip
+    env.pop('NETBOX_URL', None)
+    proc = subprocess.run(['bash', str(path), 'roce', 'ansible'], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = (tmp_path / 'out' / 'summary.txt').read_text().splitlines()
+    steps = book.section('roce')
+    switches = [s for s in steps if s.kind == 'switch']
+    nics = [s for s in steps if s.kind == 'nic']
+    sonic = [c for c in switches[0].commands if c.startswith('sonic: ')]
+    judged = [line for line in summary if line.startswith('review: roce ') and 'NetBox judges it' in line]
+    # per switch: show pfc counters and show queue counters are judged, show queue wredcounters is for review
+    assert len(judged) == 2 * len(switches) + len(nics)
+    assert len([line for line in summary if line.startswith('review: roce ')]) == len(sonic) * len(switches) + len(nics)
+    nic = nics[0]
+    before = tmp_path / 'out' / f'roce_before_{nic.where}_{nic.destination}_1.txt'
+    after = tmp_path / 'out' / f'roce_after_{nic.where}_{nic.destination}_1.txt'
+    assert before.read_text() == (FIXTURES / 'ethtool_mlx5_before.txt').read_text()
+    assert after.read_text() == (FIXTURES / 'ethtool_mlx5_after.txt').read_text()
+    assert 'pass: ansible check mode: nothing to change' in summary
+    ran = (tmp_path / 'out' / 'ansible_check.txt').read_text()
+    assert ran.startswith(f'ansible-playbook -i inv.yml {playbook} --check --diff')
+    # without the playbook (the shipped one is absent here): skipped, never passed
+    env['ANSIBLE_PLAYBOOK'] = str(tmp_path / 'missing.yml')
+    env['OUT'] = str(tmp_path / 'out2')
+    subprocess.run(['bash', str(path), 'ansible'], capture_output=True, text=True, env=env)
+    summary = (tmp_path / 'out2' / 'summary.txt').read_text()
+    assert f'skip: ansible check mode: no playbook at {tmp_path / "missing.yml"}' in summary
+    assert book.section('ansible')[0].destination == ANSIBLE_PLAYBOOK == 'examples/ansible/playbook.yml'
+
+
+def test_no_roce_steps_for_a_tcp_only_fabric():
+    plan, contexts = CASES['routed']()
+    for ctx in contexts.values():
+        if ctx.get('qos'):
+            ctx['qos']['pfc_priorities'] = []
+            ctx['qos']['ecn']['enabled'] = False
+    assert build_runbook(plan, contexts).section('roce') == []

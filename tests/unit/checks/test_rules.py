@@ -2,6 +2,8 @@
 contexts (or plan, or drift) broken on purpose, that fails exactly that rule with exactly the findings expected and
 leaves every other rule passing."""
 
+from datetime import UTC, datetime
+
 import netaddr
 import pytest
 
@@ -10,6 +12,17 @@ from netbox_aifabric.checks.rules import RULES, rule
 from tests.render_fixtures import GUIDES, JUMP_HOSTS, design_of, guide_contexts, guide_intent, guide_spec, plan_of
 
 pytestmark = pytest.mark.pure
+
+# a lab run that passed after the last apply (checks.acceptance.acceptance_facts' shape; tested in test_acceptance.py)
+PROVEN = {
+    'last_applied': datetime(2026, 1, 1, tzinfo=UTC),
+    'latest': {
+        'lab': {
+            'id': 1, 'name': 'AI Lab lab', 'time': datetime(2026, 1, 2, tzinfo=UTC), 'status': 'passed',
+            'passed': 50, 'failed': 0, 'not_verified': 10,
+        }
+    },
+}  # fmt: skip
 
 
 def facts_of(guide='evpn-vxlan', drift=()):
@@ -32,6 +45,7 @@ def facts_of(guide='evpn-vxlan', drift=()):
         },
         traffic=[],  # no flows entered: the matrix warns of nothing
         flows=[],
+        acceptance=PROVEN,
     )
 
 
