@@ -32,6 +32,9 @@ class AIFabricConfig(PluginConfig):
     def ready(self):
         super().ready()
         from . import signals  # noqa: F401  (connects the context refresh)
+        from .device_context import replace_device_context_view
+
+        replace_device_context_view()  # the device's Config Context tab: the aifabric key once, by section
         from .checks.job import schedule_compliance
 
         schedule_compliance()

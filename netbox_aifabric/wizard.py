@@ -27,11 +27,13 @@ from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultiple
 from utilities.forms.rendering import FieldSet
 
 from .apply.engine import ApplyConflictError, diff_fabric, summarize
+from .apply.hardware import BREAKOUT, check_port_map_shape
 from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
 from .apply.service import MissingPermissionsError, apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .diff import readable_diff
+from .forms.fields import InvalidFieldsMixin
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
 from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
@@ -57,7 +59,7 @@ class RadioChoices(forms.RadioSelect):
     template_name = 'netbox_aifabric/widgets/radio_cards.html'
 
 
-class DesignForm(forms.Form):
+class DesignForm(InvalidFieldsMixin, forms.Form):
     name = forms.CharField(label=_('Name'), max_length=100)
     slug = SlugField()
     site = DynamicModelChoiceField(queryset=Site.objects.all(), label=_('Site'))
@@ -79,10 +81,13 @@ class DesignForm(forms.Form):
         required=False,
         help_text=Fabric._meta.get_field('leaf_pairing').help_text,
     )
+    bfd = forms.BooleanField(label=_('BFD'), required=False, help_text=Fabric._meta.get_field('bfd').help_text)
     description = forms.CharField(label=_('Description'), max_length=200, required=False)
 
     fieldsets = (
-        FieldSet('name', 'slug', 'site', 'design_option', 'underlay', 'leaf_pairing', 'description', name=_('Design')),
+        FieldSet(
+            'name', 'slug', 'site', 'design_option', 'underlay', 'leaf_pairing', 'bfd', 'description', name=_('Design')
+        ),
     )
 
 
@@ -107,6 +112,43 @@ NOS_CHOICES = [('', _('None: the platform chosen below'))] + [(t.platform_slug, 
 
 def _nos(label, help_text):
     return forms.ChoiceField(label=label, choices=NOS_CHOICES, required=False, help_text=help_text)
+
+
+class BreakoutListField(forms.CharField):
+    """A role's breakouts, ``port_map.<role>.breakout``: entries ``<ports>:<lanes>x<speed>G`` separated by commas
+    or new lines (``swp49..swp50:4x25G``); each one checked for its shape here, its ports against the device type
+    when the fabric is planned."""
+
+    def __init__(self, role, **kwargs):
+        self.role = role
+        super().__init__(required=False, **kwargs)
+
+    def clean(self, value):
+        value = super().clean(value)
+        entries = [entry.strip() for line in (value or '').splitlines() for entry in line.split(',') if entry.strip()]
+        bad = [e for e in entries if check_port_map_shape({self.role: {BREAKOUT: [e]}})]
+        if bad:
+            raise ValidationError(
+                _('{entries}: write "<ports>:<lanes>x<speed>G", e.g. "swp49..swp50:4x25G" (lanes 2, 4 or 8).').format(
+                    entries=', '.join(bad)
+                )
+            )
+        return entries
+
+
+def _breakouts(role, label):
+    return BreakoutListField(
+        role,
+        label=label,
+        help_text=_(
+            'Ports of the {role} device type split into lanes before any use, e.g. "swp49..swp50:4x25G" or '
+            '"Ethernet49/1:4x25G" (comma-separated); needs the {role} device type above'
+        ).format(role=role),
+    )
+
+
+# The topology step's breakout fields: the role whose port map they fill
+BREAKOUT_FIELDS = {'leaf_breakouts': 'leaf', 'spine_breakouts': 'spine'}
 
 
 class TopologyForm(FabricDevicesForm):
@@ -141,13 +183,29 @@ class TopologyForm(FabricDevicesForm):
         help_text=Fabric._meta.get_field('oversubscription_target').help_text,
     )
     rack = _optional(Rack, _('Rack'))
+    leaf_breakouts = _breakouts('leaf', _('Leaf breakouts'))
+    spine_breakouts = _breakouts('spine', _('Spine breakouts'))
 
     fieldsets = (
         FABRIC_SIZE_FIELDSET,
         FABRIC_LINKS_FIELDSET,
         FieldSet('leaf_nos', 'spine_nos', name=_('Network OS')),
         FABRIC_DEVICES_FIELDSET,
+        FieldSet('leaf_breakouts', 'spine_breakouts', name=_('Breakouts')),
     )
+
+    def clean(self):
+        data = super().clean()
+        for field, role in BREAKOUT_FIELDS.items():
+            if data.get(field) and not data.get(f'{role}_device_type'):
+                self.add_error(
+                    field,
+                    _(
+                        'A breakout splits ports of a device type: choose the {role} device type (a generic one has no '
+                        'ports to split).'
+                    ).format(role=role),  # fmt: skip
+                )
+        return data
 
 
 class PrefixTextField(forms.CharField):
@@ -172,7 +230,7 @@ class PrefixTextField(forms.CharField):
         return str(network.cidr)
 
 
-class PoolsForm(forms.Form):
+class PoolsForm(InvalidFieldsMixin, forms.Form):
     loopback_pool = PrefixTextField(label=_('Loopback pool'), help_text=_('Router-id loopbacks, a /32 each'))
     vtep_pool = PrefixTextField(label=_('VTEP pool'), required=False, help_text=_('EVPN/VXLAN: a /32 per leaf pair'))
     p2p_pool = PrefixTextField(label=_('Point-to-point pool'), required=False, help_text=_('Leaf–spine /31s'))
@@ -235,9 +293,10 @@ class PoolsForm(forms.Form):
         return data
 
 
-class IntentForm(forms.Form):
+class IntentForm(InvalidFieldsMixin, forms.Form):
+    # quick_add: NetBox's "+" beside the select opens the traffic-class form in a modal and selects the new class
     traffic_classes = DynamicModelMultipleChoiceField(
-        queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes')
+        queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes'), quick_add=True
     )
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     tenants = DynamicModelMultipleChoiceField(
@@ -263,7 +322,7 @@ STEP_NAMES = [name for name, _label, _form in STEPS]
 FORMS = {name: form for name, _label, form in STEPS if form is not None}
 FIELD_STEP = {field: name for name, form in FORMS.items() for field in form.base_fields}
 # Fabric fields the pools step fills from its own fields
-FIELD_STEP.update({'leaf_asn_range': 'pools'})
+FIELD_STEP.update({'leaf_asn_range': 'pools', 'port_map': 'topology'})
 
 
 def required_pools(cleaned):
@@ -411,10 +470,12 @@ def build_fabric(cleaned, save, user=None):
         underlay=design.get('underlay'),
         leaf_pairing=design.get('leaf_pairing') or LeafPairingChoices.MLAG,
         description=design.get('description', ''),
+        bfd=bool(design.get('bfd')),
+        port_map=_port_map(topology),
         spine_asn=pools.get('spine_asn'),
         management_gateway=pools.get('management_gateway') or None,
         bmc_attachment=pools.get('bmc_attachment') or BmcAttachmentChoices.OOB,
-        **{k: v for k, v in topology.items() if k not in NOS_FIELDS},
+        **{k: v for k, v in topology.items() if k not in NOS_FIELDS and k not in BREAKOUT_FIELDS},
         **{k: v for k, v in intent.items() if k not in ('traffic_classes', 'tenants')},
     )
     if intent.get('l2vni_base') is None:
@@ -439,13 +500,37 @@ def build_fabric(cleaned, save, user=None):
         'traffic_classes': list(intent.get('traffic_classes') or []),
         'tenants': list(intent.get('tenants') or []),
     }
-    fabric.full_clean(exclude=[] if save else ['leaf_asn_range'])
+    try:
+        fabric.full_clean(exclude=[] if save else ['leaf_asn_range'])
+    except ValidationError as e:
+        e.fabric = fabric  # the wizard finds which breakout field a port-map error belongs to
+        raise
     if save:
         fabric.save()
         fabric.traffic_classes.set(fabric._m2m_values['traffic_classes'])
         fabric.tenants.set(fabric._m2m_values['tenants'])
         _check_adds(user, [fabric])
     return fabric
+
+
+def _port_map(topology):
+    """The fabric's ``port_map`` of the topology step: ``{role: {"breakout": [entries]}}`` for each role given."""
+    return {role: {BREAKOUT: topology[field]} for field, role in BREAKOUT_FIELDS.items() if topology.get(field)}
+
+
+def port_map_error_field(fabric):
+    """The wizard field of a planner error on the fabric's port map: ``<role>_breakouts`` for an error on
+    ``port_map.<role>.breakout`` (a port the device type lacks, lanes faster than the port), ``<role>_device_type``
+    for another use of that role (its device type has too few ports of a speed), else None (the step's own error)."""
+    from .apply.spec import fabric_spec
+
+    try:
+        fabric_spec(fabric, pending=True)
+    except PlanError as e:
+        parts = e.field.split('.')
+        if len(parts) == 3 and parts[0] == 'port_map' and parts[1] in BREAKOUT_FIELDS.values():
+            return f'{parts[1]}_breakouts' if parts[2] == BREAKOUT else f'{parts[1]}_device_type'
+    return None
 
 
 def _set_nos(fabric, topology, created):
@@ -582,6 +667,12 @@ class FabricWizardView(View):
                 target = FIELD_STEP.get(field, 'design' if field in ('name', 'slug', '__all__') else None)
                 if field == 'leaf_asn_range':
                     field = 'leaf_asn_start'
+                if field == 'port_map' and step == 'topology':
+                    # the breakout or device-type field at fault
+                    field = port_map_error_field(e.fabric)
+                    for message in messages_:
+                        form.add_error(field, message)
+                    continue
                 if target == step and field in form.fields:
                     for message in messages_:
                         form.add_error(field, message)

@@ -31,6 +31,10 @@ pages = [
     ('fabric-bom', '/plugins/aifabric/fabrics/1/bom/', False),
     ('fabric-acceptance', '/plugins/aifabric/fabrics/1/acceptance/', False),
     ('wizard', None, False),
+    # the wizard's fields in error, breakouts, the quick add; then an NVUE fabric created and applied from the wizard,
+    # its leaf's Render Config, the Configurations tab and the leaf's Config Context tab
+    ('wizard-fields', None, False),
+    ('wizard-nvue', None, False),
 ]
 
 
@@ -81,6 +85,91 @@ def walk_wizard(page, outdir):
     print('wizard-preview', page.url)
 
 
+def step(page):
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+
+
+def design(page, name, slug):
+    page.goto(base + '/plugins/aifabric/wizard/?reset=1')
+    page.wait_for_load_state('networkidle')
+    page.fill('input[name=name]', name)
+    page.eval_on_selector('input[name=slug]', f"el => {{ el.value = '{slug}'; }}")
+    page.click('.ts-control >> nth=0')
+    page.wait_for_timeout(1500)
+    page.keyboard.press('Enter')
+    page.check('input[name=design_option][value=evpn-vxlan]')
+    page.check('input[name=bfd][type=checkbox]')
+    step(page)
+
+
+def walk_wizard_fields(page, outdir):
+    """BFD, an SN2700 leaf with a breakout of lanes faster than the port (the error at its field, outlined), then the
+    traffic classes' quick add open in its modal."""
+    design(page, 'Breakout cluster', 'breakout-cluster')
+    page.click('select[name=leaf_device_type] + .ts-wrapper .ts-control')
+    page.keyboard.type('SN2700')
+    page.wait_for_timeout(2000)
+    page.keyboard.press('Enter')
+    page.keyboard.press('Escape')
+    for name, value in (('max_spines', '2'), ('max_parallel_uplinks', '1'), ('storage_count', '0')):
+        page.fill(f'input[name={name}]', value)
+    page.fill('input[name=leaf_breakouts]', 'swp1:4x50G, swp2..swp8:4x25G')
+    step(page)
+    page.locator('#id_leaf_breakouts').scroll_into_view_if_needed()
+    page.screenshot(path=f'{outdir}/wizard-breakouts-error.png')
+    print('wizard-breakouts-error', page.url)
+    page.fill('input[name=leaf_breakouts]', 'swp1..swp8:4x25G')
+    step(page)
+    step(page)
+    page.click('select[name=traffic_classes] ~ button[title="Quick add"]')
+    page.locator('input[name=quickadd-name]').wait_for(state='visible')
+    page.fill('input[name=quickadd-name]', 'Inference')
+    page.fill('input[name=quickadd-vid]', '60')
+    page.wait_for_timeout(500)
+    page.screenshot(path=f'{outdir}/wizard-quick-add.png')
+    print('wizard-quick-add', page.url)
+
+
+def walk_wizard_nvue(page, outdir):
+    """An NVUE fabric from the wizard, created and applied; its leaf's Render Config and Config Context tabs and the
+    fabric's Configurations tab."""
+    design(page, 'NVUE cluster', 'nvue-cluster')
+    page.select_option('select[name=leaf_nos]', 'cumulus', force=True)
+    step(page)
+    step(page)
+    for name in ('traffic_classes', 'tenants', 'qos_profile'):
+        page.click(f'select[name={name}] + .ts-wrapper .ts-control')
+        page.wait_for_timeout(1500)
+        for _ in range(5 if name == 'traffic_classes' else 1):
+            page.keyboard.press('Enter')
+            page.wait_for_timeout(300)
+        page.keyboard.press('Escape')
+    step(page)
+    page.click('button[name=_apply]', timeout=300_000)
+    page.wait_for_load_state('networkidle')
+    fabric_url = page.url
+    page.goto(base + '/dcim/devices/?q=nvue-cluster-leaf1')
+    page.click('table tbody tr td a[href*="/dcim/devices/"]')
+    page.wait_for_load_state('networkidle')
+    leaf_url = page.url
+    page.goto(leaf_url + 'render-config/')
+    page.wait_for_load_state('networkidle')
+    page.screenshot(path=f'{outdir}/wizard-render-config.png')
+    print('wizard-render-config', page.url)
+    page.goto(fabric_url + 'configurations/')
+    page.wait_for_load_state('networkidle')
+    page.screenshot(path=f'{outdir}/wizard-configurations.png', full_page=True)
+    print('wizard-configurations', page.url)
+    page.goto(leaf_url + 'config-context/?format=json')
+    page.wait_for_load_state('networkidle')
+    page.click('#aifabric-section-bgp button')
+    page.wait_for_timeout(800)
+    page.evaluate('window.scrollTo(0, 0)')
+    page.screenshot(path=f'{outdir}/device-context.png', full_page=True)
+    print('device-context', page.url)
+
+
 with sync_playwright() as p:
     browser = p.chromium.launch(
         executable_path='/usr/bin/chromium',
@@ -110,6 +199,12 @@ with sync_playwright() as p:
             continue
         if name == 'wizard':
             walk_wizard(page, outdir)
+            continue
+        if name == 'wizard-fields':
+            walk_wizard_fields(page, outdir)
+            continue
+        if name == 'wizard-nvue':
+            walk_wizard_nvue(page, outdir)
             continue
         if name == 'validation-error':
             page.goto(base + '/plugins/aifabric/qos-profiles/add/')

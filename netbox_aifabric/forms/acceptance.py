@@ -14,11 +14,12 @@ from ..models.acceptance import (
     AcceptanceRunKindChoices,
     AcceptanceRunStatusChoices,
 )
+from .fields import InvalidFieldsMixin
 
 __all__ = ('AcceptanceResultFilterForm', 'AcceptanceRunFilterForm', 'AcceptanceRunForm', 'AcceptanceUploadForm')
 
 
-class AcceptanceRunForm(NetBoxModelForm):
+class AcceptanceRunForm(InvalidFieldsMixin, NetBoxModelForm):
     """A manual run (the lab makes its own runs): results are uploaded to it afterwards."""
 
     fabric = DynamicModelChoiceField(queryset=Fabric.objects.all(), label=_('Fabric'))
@@ -60,7 +61,7 @@ class AcceptanceResultFilterForm(NetBoxModelFilterSetForm):
     )
 
 
-class AcceptanceUploadForm(forms.Form):
+class AcceptanceUploadForm(InvalidFieldsMixin, forms.Form):
     """A tool's output as it printed it: pasted, or as a file (the file wins)."""
 
     tool = forms.ChoiceField(choices=[(t, t) for t in TOOLS], label=_('Tool'))

@@ -14,6 +14,7 @@ from utilities.forms.rendering import FieldSet
 
 from ..choices import BurstinessChoices, ServerGroupChoices
 from ..models import Fabric, TrafficClass, TrafficFlow
+from .fields import InvalidFieldsMixin
 
 __all__ = ('TrafficFlowBulkEditForm', 'TrafficFlowFilterForm', 'TrafficFlowForm', 'TrafficFlowImportForm')
 
@@ -29,7 +30,7 @@ FIELDS = (
 )
 
 
-class TrafficFlowForm(NetBoxModelForm):
+class TrafficFlowForm(InvalidFieldsMixin, NetBoxModelForm):
     fabric = DynamicModelChoiceField(queryset=Fabric.objects.all(), label=_('Fabric'))
     source_class = DynamicModelChoiceField(queryset=TrafficClass.objects.all(), required=False, label=_('Source class'))
     destination_class = DynamicModelChoiceField(

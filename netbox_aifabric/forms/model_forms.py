@@ -11,12 +11,12 @@ from utilities.forms.widgets import HTMXSelect
 
 from ..choices import FabricNodeRoleChoices
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-from .fields import DSCPListField, PriorityListField
+from .fields import DSCPListField, InvalidFieldsMixin, PriorityListField
 
 __all__ = ('EVPNTenantForm', 'FabricAdoptForm', 'FabricForm', 'FabricNodeForm', 'QoSProfileForm', 'TrafficClassForm')
 
 
-class TrafficClassForm(PrimaryModelForm):
+class TrafficClassForm(InvalidFieldsMixin, PrimaryModelForm):
     slug = SlugField()
     vlan = DynamicModelChoiceField(queryset=VLAN.objects.all(), required=False, label=_('VLAN'), selector=True)
     vrf = DynamicModelChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
@@ -79,7 +79,7 @@ def preset_initial(slug):
     return {**{k: v for k, v in preset.items() if k not in PRESET_NOT_FILLED}, 'preset': slug}
 
 
-class QoSProfileForm(PrimaryModelForm):
+class QoSProfileForm(InvalidFieldsMixin, PrimaryModelForm):
     # Not a model field: choosing a preset re-renders the form (NetBox's HTMX select) with the preset's values
     start_from = forms.ChoiceField(
         label=_('Start from preset'),
@@ -174,7 +174,7 @@ class QoSProfileForm(PrimaryModelForm):
                     self.initial[name] = value
 
 
-class EVPNTenantForm(PrimaryModelForm):
+class EVPNTenantForm(InvalidFieldsMixin, PrimaryModelForm):
     slug = SlugField()
     tenant = DynamicModelChoiceField(queryset=Tenant.objects.all(), required=False, label=_('Tenant'))
     vrf = DynamicModelChoiceField(queryset=VRF.objects.all(), required=False, label=_('VRF'))
@@ -221,7 +221,7 @@ def _optional(model, label):
     )
 
 
-class FabricDevicesForm(forms.Form):
+class FabricDevicesForm(InvalidFieldsMixin, forms.Form):
     """The device types, roles and platform of a fabric's devices: fields shared by the fabric form and the
     wizard's topology step (each adds its own ``rack``)."""
 
@@ -378,7 +378,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
         )
 
 
-class FabricNodeForm(NetBoxModelForm):
+class FabricNodeForm(InvalidFieldsMixin, NetBoxModelForm):
     fabric = DynamicModelChoiceField(queryset=Fabric.objects.all(), label=_('Fabric'))
     device = DynamicModelChoiceField(
         queryset=Device.objects.all(),
@@ -395,7 +395,7 @@ class FabricNodeForm(NetBoxModelForm):
         fields = ('fabric', 'role', 'node_id', 'name', 'pair', 'device', 'tags')
 
 
-class FabricAdoptForm(forms.Form):
+class FabricAdoptForm(InvalidFieldsMixin, forms.Form):
     """Pick existing devices of the fabric's site by their device role and adopt them as nodes of one role."""
 
     device_role = DynamicModelChoiceField(queryset=DeviceRole.objects.all(), label=_('Device role'))

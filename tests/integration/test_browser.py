@@ -153,3 +153,115 @@ def test_walk_the_wizard_for_the_guide_cluster(live_server, browser_page):
     page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/topology/')
     for name in ('browser-cluster-spine1', 'browser-cluster-leaf2', 'browser-cluster-gpu4'):
         assert page.locator(f'svg text:has-text("{name}")').count() == 1
+
+
+def _login(page, live_server):
+    User.objects.create_superuser('admin', 'admin@example.invalid', 'browser-test-password')
+    page.goto(f'{live_server.url}/login/')
+    page.fill('input[name=username]', 'admin')
+    page.fill('input[name=password]', 'browser-test-password')
+    page.click('button[type=submit]')
+    page.wait_for_load_state('networkidle')
+
+
+def _next(page):
+    page.click('button[name=_next]')
+    page.wait_for_load_state('networkidle')
+
+
+def _design(page, live_server, site, name, slug):
+    page.goto(f'{live_server.url}/plugins/aifabric/wizard/?reset=1')
+    page.wait_for_load_state('networkidle')
+    page.fill('input[name=name]', name)
+    page.eval_on_selector('input[name=slug]', f"el => {{ el.value = '{slug}'; }}")
+    _choose(page, 'site', site.pk)
+    page.check('input[name=design_option][value=evpn-vxlan]')
+    _next(page)
+
+
+def test_wizard_outlines_errors_and_adds_a_traffic_class_inline(live_server, browser_page):
+    """A field in error has NetBox's red outline (Bootstrap's is-invalid, as the browser draws it); the traffic
+    classes' quick add creates a class in a modal and selects it, without leaving the wizard."""
+    from netbox_aifabric.models import TrafficClass
+
+    load_demo()
+    page = browser_page
+    _login(page, live_server)
+    _design(page, live_server, Fabric.objects.get(slug='ai-lab-fabric').site, 'Outline cluster', 'outline-cluster')
+    _next(page)  # topology: the defaults
+
+    page.fill('input[name=loopback_pool]', '10.254.0.1/24')
+    _next(page)
+    field = page.locator('input[name=loopback_pool]')
+    assert 'is-invalid' in field.get_attribute('class').split()
+    # NetBox's stylesheet: the invalid border colour (#d63939), not the usual grey
+    assert field.evaluate('el => getComputedStyle(el).borderTopColor') == 'rgb(214, 57, 57)'
+    assert 'is-invalid' not in page.locator('input[name=p2p_pool]').get_attribute('class').split()
+    page.fill('input[name=loopback_pool]', '10.254.0.0/24')
+    _next(page)
+
+    # intent: "+" beside the traffic classes opens NetBox's quick-add form in a modal
+    page.click('select[name=traffic_classes] ~ button[title="Quick add"]')
+    modal = page.locator('#htmx-modal-content')
+    # NetBox prefixes the quick-add form's fields with quickadd-
+    modal.locator('input[name=quickadd-name]').wait_for(state='visible')
+    modal.locator('input[name=quickadd-name]').fill('Inference')
+    modal.locator('input[name=quickadd-slug]').evaluate("el => { el.value = 'inference'; }")
+    modal.locator('select[name=quickadd-purpose]').evaluate(
+        "el => { el.value = 'user-access'; el.dispatchEvent(new Event('change')); }"
+    )
+    modal.locator('input[name=quickadd-vid]').fill('60')
+    modal.locator('button[name=_quickadd]').click()
+    page.wait_for_function(
+        "() => Array.from(document.querySelector('select[name=traffic_classes]').selectedOptions)"
+        ".some(o => o.textContent.includes('Inference'))"
+    )
+    created = TrafficClass.objects.get(slug='inference')
+    assert created.vid == 60
+    assert page.url.endswith('?step=intent')  # still in the wizard
+    selected = page.eval_on_selector(
+        'select[name=traffic_classes]', 'el => Array.from(el.selectedOptions).map(o => o.value)'
+    )
+    assert selected == [str(created.pk)]
+
+
+def test_wizard_with_nvue_to_rendered_configs(live_server, browser_page):
+    """The newcomer's path: wizard → NVUE as the NOS → create and apply → a leaf's Render Config shows its NVUE
+    config → the fabric's Configurations tab shows every switch rendered."""
+    from netbox_aifabric.models import EVPNTenant, QoSProfile, TrafficClass
+
+    load_demo()
+    page = browser_page
+    _login(page, live_server)
+    _design(page, live_server, Fabric.objects.get(slug='ai-lab-fabric').site, 'NVUE cluster', 'nvue-cluster')
+    # topology: NVIDIA Cumulus NVUE for the leaves (the spines follow)
+    page.eval_on_selector('select[name=leaf_nos]', "el => { el.value = 'cumulus'; }")
+    _next(page)
+    _next(page)  # pools: the proposed free ones
+    _choose(page, 'traffic_classes', *TrafficClass.objects.values_list('pk', flat=True))
+    _choose(page, 'qos_profile', QoSProfile.objects.get(slug='nvidia-cumulus-lossless').pk)
+    _choose(page, 'tenants', EVPNTenant.objects.get(slug='ai-cluster').pk)
+    _next(page)
+    page.click('button[name=_apply]', timeout=180_000)  # the apply runs in the request: 30-55 s on 2 busy cores
+    page.wait_for_load_state('networkidle')
+    assert page.locator('text=Fabric NVUE cluster created and applied.').is_visible(), page.inner_text('body')[:2000]
+
+    fabric = Fabric.objects.get(slug='nvue-cluster')
+    switches = fabric.spine_count + fabric.leaf_count
+    leaf = Device.objects.get(name='nvue-cluster-leaf1')
+    assert leaf.platform.slug == 'cumulus'
+    page.goto(f'{live_server.url}/dcim/devices/{leaf.pk}/render-config/')
+    page.wait_for_load_state('networkidle')
+    text = page.inner_text('body')
+    assert '- set:' in text  # NVUE's startup.yaml
+    assert 'hostname: nvue-cluster-leaf1' in text
+    loopback = leaf.primary_ip4.address  # the plan's loopback of this leaf, from the wizard's pool
+    assert f'{loopback}: {{}}' in text, text[:3000]
+
+    page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/configurations/')
+    page.wait_for_load_state('networkidle')
+    assert page.locator(f'text={switches} configurations rendered').is_visible()
+    rows = page.locator('#fabric-configs tbody tr, #fabric-configs tr:has(td)')
+    rendered_rows = [r for r in rows.all_inner_texts() if ' lines, ' in r]
+    assert len(rendered_rows) == switches == 4
+    assert all('NVIDIA' in r or 'Cumulus' in r for r in rendered_rows), rendered_rows

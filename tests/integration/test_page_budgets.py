@@ -1,0 +1,58 @@
+"""Page budgets: the SQL queries of the fabric's detail page and of each of its tabs, for the demo fabric applied,
+held to the counts recorded in ``page_query_counts.json`` (NetBox's query-count style). A page whose count grows
+fails and names the page, its recorded and its new count; after a deliberate change, re-record them with
+``UPDATE_QUERY_COUNTS=1 scripts/test tests/integration/test_page_budgets.py`` and commit the JSON with the reason.
+The times are for ``benchmarks/bench_pages.py`` (the M fabric), not for a test."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from users.models import User
+from utilities.testing import TestCase
+
+from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.seed import load_demo
+from netbox_aifabric.ui.pages import fabric_pages
+
+pytestmark = pytest.mark.netbox
+
+COUNTS = Path(__file__).with_name('page_query_counts.json')
+
+
+def page_queries(client, url):
+    """SQL queries of ``GET url`` (warmed once: caches filled as on a running server)."""
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return len(captured)
+
+
+class PageBudgetTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+        cls.admin = User.objects.create_superuser('budget', 'budget@example.invalid', None)
+
+    def test_fabric_pages_stay_within_their_query_counts(self):
+        self.client.force_login(self.admin)
+        measured = {name: page_queries(self.client, url) for name, url in fabric_pages(self.fabric)}
+        self.assertIn('plan', measured)
+        self.assertIn('configs', measured)
+        if os.environ.get('UPDATE_QUERY_COUNTS'):
+            COUNTS.write_text(json.dumps(measured, indent=2, sort_keys=True) + '\n')
+            return
+        recorded = json.loads(COUNTS.read_text())
+        missing = sorted(set(measured) - set(recorded))
+        self.assertFalse(missing, f'pages without a recorded count (record them: UPDATE_QUERY_COUNTS=1): {missing}')
+        grown = {name: f'{recorded[name]} → {count}' for name, count in measured.items() if count > recorded[name]}
+        self.assertFalse(grown, f'pages whose SQL query count grew: {grown}')
