@@ -39,6 +39,7 @@ from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
 from .permissions import ObjectPermissions
 from .spec import fabric_spec
+from .writer import BULK_MODELS, BulkWriter
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
 
@@ -888,7 +889,9 @@ def _set_m2m(obj, item, objects, changed):
 PROGRESS_EVERY = 50  # objects between two progress reports
 
 
-def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None, user=None):
+def apply_fabric(
+    fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None, user=None, per_object=False
+):
     """Apply the fabric's plan in one transaction: create and update owned objects, delete (when confirmed) owned
     objects the plan no longer has. Raises :class:`ApplyConflictError` (and writes nothing) on any conflict.
 
@@ -899,13 +902,18 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callabl
     views: every object changed or deleted before the write, every object created or changed after it (inside the
     transaction); else :class:`~netbox_aifabric.apply.permissions.ObjectPermissionError` and nothing is written.
 
+    New objects of :data:`~.writer.BULK_MODELS` are written by the bulk writer (:mod:`~.writer`), with NetBox's side
+    effects produced explicitly. ``per_object=True`` writes every object with one ``save()`` instead: the reference
+    the equivalence oracle (``tests/integration/test_apply_equivalence.py``) holds the bulk writer equal to, not a
+    product path.
+
     Returns:
         ``(plan, changes)`` as :func:`diff_fabric`.
     """
     # NetBox caches custom fields and object types per request (and job); give a shell or script apply the same
     cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
     try:
-        return _apply(fabric, confirm_delete, progress, user)
+        return _apply(fabric, confirm_delete, progress, user, per_object)
     finally:
         if cache_token is not None:
             query_cache.reset(cache_token)
@@ -926,7 +934,46 @@ def _before_writes(permissions, desired, changes, owned, owned_objects, adopted,
                 permissions.add(owned_objects.get(change.key), 'delete')
 
 
-def _apply(fabric, confirm_delete, progress, user=None):
+@dataclass
+class _Run:
+    """The state of one apply's writes: the changes by key, the objects written or used so far, progress."""
+
+    fabric: Fabric
+    changes: list
+    owned: dict
+    owned_objects: dict
+    permissions: ObjectPermissions
+    progress: Callable | None
+    writer: BulkWriter | None = None  # None: one save() per object (the equivalence oracle's reference)
+    objects: dict = field(default_factory=dict)
+    tag: Tag | None = None
+    done: int = 0
+    total: int = 0
+    components: dict = field(default_factory=dict)  # device pk -> {interface name: interface} (bulk path)
+
+    def __post_init__(self):
+        self.by_key = {c.key: c for c in self.changes}
+
+    def report(self, model=''):
+        if self.progress is not None:
+            self.progress(self.done, self.total, model)
+
+    def tick(self, model):
+        self.done += 1
+        if self.done % PROGRESS_EVERY == 0:
+            self.report(model)
+
+    def own(self, item, obj, adopted=False):
+        OwnedObject.objects.create(
+            fabric=self.fabric,
+            key=item.key,
+            object_type=ContentType.objects.get_for_model(item.model),
+            object_id=obj.pk,
+            adopted=adopted,
+        )
+
+
+def _apply(fabric, confirm_delete, progress, user=None, per_object=False):
     permissions = ObjectPermissions(user)
     with transaction.atomic():
         _lock(fabric)
@@ -940,125 +987,170 @@ def _apply(fabric, confirm_delete, progress, user=None):
             raise ApplyConflictError(changes)
         _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete)
         permissions.check()
-        writes = [
-            c for c in changes if c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete)
-        ]
-        total, done = len(writes), 0
-
-        def report(model=''):
-            if progress is not None:
-                progress(done, total, model)
-
-        report()
-
+        run = _Run(fabric, changes, owned, owned_objects, permissions, progress)
+        if not per_object:
+            run.writer = BulkWriter(fabric, permissions)
+        run.total = sum(
+            c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete) for c in changes
+        )
+        run.report()
         if confirm_delete:
-            # Deletions first (dependents before what they depend on), so replacements find their place free
-            deletions = sorted(
-                (c for c in changes if c.action == 'delete'),
-                key=lambda c: (
-                    DELETE_ORDER.index(c.key.split(':', 1)[0])
-                    if c.key.split(':', 1)[0] in DELETE_ORDER
-                    else len(DELETE_ORDER),
-                    c.key,
-                ),
-            )
-            for change in deletions:
-                # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
-                obj = owned[change.key].object_type.model_class().objects.filter(pk=owned[change.key].object_id).first()
-                if obj is not None and not owned[change.key].adopted:
-                    obj.snapshot()
-                    obj.delete()
-                owned[change.key].delete()
-                done += 1
-                if done % PROGRESS_EVERY == 0:
-                    report(change.model)
-
-        by_key = {c.key: c for c in changes}
-        objects = {}
-        tag = None
-        for item in desired:
-            change = by_key[item.key]
-            if change.action in ('create', 'update', 'adopt'):
-                done += 1
-                if done % PROGRESS_EVERY == 0:
-                    report(change.model)
-            if item.attribute_of:
-                if change.action == 'update':
-                    target = objects[item.attribute_of]
-                    target.refresh_from_db()  # its own save in this apply may be newer than this instance
-                    target.snapshot()
-                    for name, value in _resolved(item.values, objects).items():
-                        _set(target, name, value)
-                    target.full_clean()
-                    target.save()
-                    permissions.add(target, 'change')
-                continue
-            if change.action in ('keep', 'use'):
-                objects[item.key] = owned_objects.get(item.key) or item.model.objects.get(
-                    **_resolved(item.lookup, objects)
-                )
-            elif change.action in ('update', 'adopt'):
-                obj = owned_objects.get(item.key) or item.model.objects.get(**_resolved(item.lookup, objects))
-                if change.fields:
-                    obj.snapshot()
-                    for name, value in _resolved(item.values, objects).items():
-                        _set(obj, name, value)
-                    obj.full_clean()
-                    obj.save()
-                    _set_m2m(obj, item, objects, change.fields)
-                permissions.add(obj, 'change')
-                if change.action == 'adopt':
-                    if tag is not None and hasattr(obj, 'tags'):
-                        obj.tags.add(tag)
-                    OwnedObject.objects.create(
-                        fabric=fabric,
-                        key=item.key,
-                        object_type=ContentType.objects.get_for_model(item.model),
-                        object_id=obj.pk,
-                        adopted=True,
-                    )
-                objects[item.key] = obj
-            elif change.action == 'create':
-                if item.key in owned:  # owned before, deleted outside the plugin since: recreate it
-                    owned[item.key].delete()
-                attrs = {
-                    k: v
-                    for k, v in _resolved({**item.lookup, **item.values, **item.create_only}, objects).items()
-                    if '__' not in k
-                }
-                existing = (
-                    item.model.objects.filter(**_resolved(item.lookup, objects)).first() if item.from_parent else None
-                )
-                if existing is not None:  # made by its (owned) parent just now: take it over
-                    obj = existing
-                    obj.snapshot()
-                    for name, value in attrs.items():
-                        setattr(obj, name, value)
-                else:
-                    obj = item.model(**attrs)
-                obj.full_clean()
-                obj.save()
-                _set_m2m(obj, item, objects, item.m2m)
-                if tag is not None and hasattr(obj, 'tags'):
-                    obj.tags.add(tag)
-                permissions.add(obj, 'add')
-                OwnedObject.objects.create(
-                    fabric=fabric,
-                    key=item.key,
-                    object_type=ContentType.objects.get_for_model(item.model),
-                    object_id=obj.pk,
-                )
-                objects[item.key] = obj
-            if item.key == 'tag':
-                tag = objects[item.key]
-
+            _delete_owned(run)
+        _write(run, desired)
         permissions.check()  # after the writes, inside the transaction: a violation rolls everything back
-        report()
+        run.report()
         allocations = dict(plan.allocations)
         if fabric.applied_allocations != allocations:
             Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=allocations)
             fabric.applied_allocations = allocations
     return plan, changes
+
+
+def _delete_owned(run):
+    """Deletions first (dependents before what they depend on), so replacements find their place free."""
+    deletions = sorted(
+        (c for c in run.changes if c.action == 'delete'),
+        key=lambda c: (
+            DELETE_ORDER.index(c.key.split(':', 1)[0]) if c.key.split(':', 1)[0] in DELETE_ORDER else len(DELETE_ORDER),
+            c.key,
+        ),
+    )
+    for change in deletions:
+        record = run.owned[change.key]
+        # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
+        obj = record.object_type.model_class().objects.filter(pk=record.object_id).first()
+        if obj is not None and not record.adopted:
+            obj.snapshot()
+            obj.delete()
+        record.delete()
+        run.tick(change.model)
+
+
+def _write(run, desired):
+    """Every create, update and adoption of the plan. The per-object path writes in the plan's order; the bulk path
+    in dependency levels (what nothing refers to first), flushing its staged objects before anything refers to them."""
+    items = desired if run.writer is None else _by_level(desired)
+    for item in items:
+        change = run.by_key[item.key]
+        if run.writer is not None and (item.attribute_of or any(run.writer.is_staged(k) for k in _refs(item))):
+            run.writer.flush()  # before anything refers to a staged object, and before a device's own save
+        if change.action in ('create', 'update', 'adopt'):
+            run.tick(change.model)
+        if item.attribute_of:
+            if change.action == 'update':
+                _write_attribute(run, item)
+        elif change.action in ('keep', 'use'):
+            run.objects[item.key] = run.owned_objects.get(item.key) or item.model.objects.get(
+                **_resolved(item.lookup, run.objects)
+            )
+        elif change.action in ('update', 'adopt'):
+            _write_existing(run, item, change)
+        elif change.action == 'create':
+            _write_create(run, item)
+        if item.key == 'tag':
+            run.tag = run.objects[item.key]
+            if run.writer is not None:
+                run.writer.tag = run.tag
+    if run.writer is not None:
+        run.writer.flush()
+
+
+def _refs(item):
+    """The keys of the desired objects ``item`` refers to (its lookup, values, many-to-many members, its target)."""
+    keys = [item.attribute_of] if item.attribute_of else []
+    for mapping in (item.lookup, item.values, item.create_only):
+        for value in mapping.values():
+            for member in value if isinstance(value, list) else [value]:
+                if isinstance(member, Ref):
+                    keys.append(member.key)
+    keys.extend(ref.key for refs in item.m2m.values() for ref in refs)
+    return keys
+
+
+def _by_level(desired):
+    """``desired`` ordered by dependency level (0: refers to no desired object; n: to ones of level < n), the plan's
+    order kept within a level: all devices, then all LAGs, then all member ports … so the bulk writer's batches are
+    whole families of objects. Values set on a device (its IPs, its context) come last, as in the plan: its save
+    records its component counts, which must include every interface of the apply."""
+    level = {}
+    for item in desired:
+        level[item.key] = 1 + max((level[key] for key in _refs(item) if key in level), default=-1)
+    last = max(level.values(), default=0) + 1
+    return sorted(desired, key=lambda item: last if item.attribute_of else level[item.key])
+
+
+def _write_attribute(run, item):
+    """Values set on an object desired under another key (a device's primary and out-of-band IPs, its context)."""
+    target = run.objects[item.attribute_of]
+    target.refresh_from_db()  # its own save in this apply may be newer than this instance
+    target.snapshot()
+    for name, value in _resolved(item.values, run.objects).items():
+        _set(target, name, value)
+    target.full_clean()
+    target.save()
+    run.permissions.add(target, 'change')
+
+
+def _write_existing(run, item, change):
+    """An owned object brought up to date, or an existing one adopted (owned and tagged from now on)."""
+    obj = run.owned_objects.get(item.key) or item.model.objects.get(**_resolved(item.lookup, run.objects))
+    if change.fields:
+        obj.snapshot()
+        for name, value in _resolved(item.values, run.objects).items():
+            _set(obj, name, value)
+        obj.full_clean()
+        obj.save()
+        _set_m2m(obj, item, run.objects, change.fields)
+    run.permissions.add(obj, 'change')
+    if change.action == 'adopt':
+        if run.tag is not None and hasattr(obj, 'tags'):
+            obj.tags.add(run.tag)
+        run.own(item, obj, adopted=True)
+    run.objects[item.key] = obj
+
+
+def _write_create(run, item):
+    """A new object: staged for the bulk writer where its model allows, else saved (with its tag and ownership)."""
+    if item.key in run.owned:  # owned before, deleted outside the plugin since: recreate it
+        run.owned[item.key].delete()
+    attrs = {
+        k: v
+        for k, v in _resolved({**item.lookup, **item.values, **item.create_only}, run.objects).items()
+        if '__' not in k
+    }
+    existing = _made_by_parent(run, item) if item.from_parent else None
+    if existing is None and run.writer is not None and item.model in BULK_MODELS:
+        obj = item.model(**attrs)
+        run.writer.stage(item.key, obj, _m2m_resolved(item, run.objects))
+        run.objects[item.key] = obj
+        return
+    if existing is not None:  # made by its (owned) parent just now: take it over
+        obj = existing
+        obj.snapshot()
+        for name, value in attrs.items():
+            setattr(obj, name, value)
+    else:
+        obj = item.model(**attrs)
+    obj.full_clean()
+    obj.save()
+    _set_m2m(obj, item, run.objects, item.m2m)
+    if run.tag is not None and hasattr(obj, 'tags'):
+        obj.tags.add(run.tag)
+    run.permissions.add(obj, 'add')
+    run.own(item, obj)
+    run.objects[item.key] = obj
+
+
+def _made_by_parent(run, item):
+    """The object its (owned) parent made (an interface of the device type's templates), or None. The bulk path
+    reads a device's interfaces once, the per-object path looks each one up."""
+    lookup = _resolved(item.lookup, run.objects)
+    if run.writer is None or item.model is not Interface:
+        return item.model.objects.filter(**lookup).first()
+    device = lookup['device']
+    if device.pk not in run.components:
+        run.components[device.pk] = {i.name: i for i in Interface.objects.filter(device=device)}
+    return run.components[device.pk].get(lookup['name'])
 
 
 def refresh_contexts(fabric: Fabric) -> int:
