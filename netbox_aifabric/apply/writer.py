@@ -31,12 +31,14 @@ from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import prefetch_related_objects
 from django.db.models.signals import m2m_changed, post_save
-from django_prometheus.models import model_inserts
+from django_prometheus.models import model_inserts, model_updates
 
 from core.choices import ObjectChangeActionChoices
-from core.events import OBJECT_CREATED
+from core.events import OBJECT_CREATED, OBJECT_UPDATED
 from core.models import ObjectChange
-from dcim.models import Interface
+from dcim.choices import CableEndChoices
+from dcim.models import Cable, CableTermination, Interface
+from dcim.models.cables import trace_paths
 from dcim.models.device_components import ComponentModel
 from extras.events import enqueue_event
 from extras.models import Tag, TaggedItem
@@ -48,9 +50,10 @@ from ..models import OwnedObject
 
 __all__ = ('BULK_MODELS', 'BulkWriter')
 
-# Models whose save() has no effect beyond the signals above and the derivations of _as_save_would; the rest (devices
-# instantiate components, cables trace paths, prefixes renumber their parents' depth) stay one save() per object
-BULK_MODELS = frozenset({Interface, IPAddress, VLAN, ASN, RouteTarget, L2VPN, L2VPNTermination})
+# Models whose save() has no effect beyond the signals above and the derivations of _as_save_would, and cables (their
+# save() replayed by _write_cables); the rest (devices instantiate components, prefixes renumber their parents'
+# depth …) stay one save() per object
+BULK_MODELS = frozenset({Interface, Cable, IPAddress, VLAN, ASN, RouteTarget, L2VPN, L2VPNTermination})
 
 
 @dataclass
@@ -91,6 +94,9 @@ class BulkWriter:
             self._write(model, entries)
 
     def _write(self, model, entries):
+        if model is Cable:
+            self._write_cables(entries)
+            return
         objs = [entry.obj for entry in entries]
         _as_save_would(objs)
         model.objects.bulk_create(objs)
@@ -100,14 +106,69 @@ class BulkWriter:
         generic = [f.name for f in model._meta.private_fields if isinstance(f, GenericForeignKey)]
         prefetch_related_objects(objs, *m2m_names, *generic)
         _signals(model, objs)
-        _change_log(model, objs)
+        _change_log(model, objs, ObjectChangeActionChoices.ACTION_CREATE)
+        self._own(model, entries)
+
+    def _own(self, model, entries):
         object_type = ContentType.objects.get_for_model(model)
         OwnedObject.objects.bulk_create(
             OwnedObject(fabric=self.fabric, key=entry.key, object_type=object_type, object_id=entry.obj.pk)
             for entry in entries
         )
-        for obj in objs:
-            self.permissions.add(obj, 'add')
+        for entry in entries:
+            self.permissions.add(entry.obj, 'add')
+
+    def _write_cables(self, entries):
+        """Cables as ``Cable.save()`` writes them, step by step for all at once: the cable (its first change-log
+        entry has no terminations and no tag yet), its terminations, the terminating interfaces (an update each),
+        the tag and the cable's second entry, then NetBox's path tracing once per cable end, after all cables exist."""
+        cables = [entry.obj for entry in entries]
+        Cable.objects.bulk_create(cables)
+        for cable in cables:
+            cable._pk = cable.pk  # what Cable.save() keeps for __str__
+        prefetch_related_objects(cables, 'tags')
+        _signals(Cable, cables)
+        _change_log(Cable, cables, ObjectChangeActionChoices.ACTION_CREATE, events=False)
+        terminations = []
+        for cable in cables:
+            for end, ends in (
+                (CableEndChoices.SIDE_A, cable.a_terminations),
+                (CableEndChoices.SIDE_B, cable.b_terminations),
+            ):
+                for termination in ends:
+                    terminations.append(CableTermination(cable=cable, cable_end=end, termination=termination))
+        for termination in terminations:
+            termination.cache_related_objects()
+        CableTermination.objects.bulk_create(terminations)
+        _signals(CableTermination, terminations)
+        _change_log(CableTermination, terminations, ObjectChangeActionChoices.ACTION_CREATE)
+        self._cabled(terminations)
+        self._tags(Cable, cables)
+        for cable in cables:
+            cable._prefetched_objects_cache.pop('tags', None)  # read again: the tag is there now
+        prefetch_related_objects(cables, 'tags')
+        _signals(Cable, cables, created=False)
+        _change_log(Cable, cables, ObjectChangeActionChoices.ACTION_UPDATE, event=OBJECT_CREATED)
+        for cable in cables:
+            cable._terminations_modified = True
+            trace_paths.send(Cable, instance=cable, created=True, status_written=True)  # NetBox's path tracing
+            cable._terminations_modified = False
+        self._own(Cable, entries)
+
+    def _cabled(self, terminations):
+        """The terminating interfaces, fresh from the database as CableTermination.save() reads them, told their
+        cable (NetBox's set_cable_termination) and written in one UPDATE, each with its change-log entry."""
+        fresh = Interface.objects.in_bulk([t.termination_id for t in terminations])
+        interfaces = []
+        for termination in terminations:
+            interface = fresh[termination.termination_id]
+            interface.snapshot()
+            interface.set_cable_termination(termination)
+            interfaces.append(interface)
+        Interface.objects.bulk_update(interfaces, ['cable', 'cable_end', 'cable_connector', 'cable_positions'])
+        prefetch_related_objects(interfaces, *[f.name for f in Interface._meta.many_to_many])
+        _signals(Interface, interfaces, created=False)
+        _change_log(Interface, interfaces, ObjectChangeActionChoices.ACTION_UPDATE, event=OBJECT_UPDATED)
 
     def _m2m(self, model, entries):
         for name in {name for entry in entries for name in entry.m2m}:
@@ -144,33 +205,36 @@ def _as_save_would(objs):
             obj.dns_name = obj.dns_name.lower()
 
 
-def _signals(model, objs):
+def _signals(model, objs, created=True):
     """``post_save`` per object, as NetBox sends it after a bulk_create, with the change log stood down (written in
     bulk by :func:`_change_log`)."""
     token = current_request.set(None)
     try:
         for obj in objs:
-            post_save.send(sender=model, instance=obj, created=True, raw=False, using='default', update_fields=None)
+            post_save.send(sender=model, instance=obj, created=created, raw=False, using='default', update_fields=None)
     finally:
         current_request.reset(token)
 
 
-def _change_log(model, objs):
-    """One ObjectChange per object (its own ``to_objectchange``), and the ``object created`` events: what
+def _change_log(model, objs, action, events=True, event=OBJECT_CREATED):
+    """One ObjectChange per object (its own ``to_objectchange(action)``), and ``event`` queued per object: what
     ``handle_changed_object`` records for a save inside a request."""
     request = current_request.get()
     if request is None:
         return  # no request, no change log and no events (as for a save)
     changes = []
     for obj in objs:
-        change = obj.to_objectchange(ObjectChangeActionChoices.ACTION_CREATE)
+        change = obj.to_objectchange(action)
         if change is not None and change.has_changes:
             change.user, change.request_id = request.user, request.id
             change.user_name = request.user.username  # what ObjectChange.save() fills in
             changes.append(change)
     ObjectChange.objects.bulk_create(changes)
+    if not events:
+        return
     queue = events_queue.get()
     for obj in objs:
-        enqueue_event(queue, obj, request, OBJECT_CREATED)
+        enqueue_event(queue, obj, request, event)
     events_queue.set(queue)
-    model_inserts.labels(model._meta.model_name).inc(len(objs))
+    counter = model_inserts if action == ObjectChangeActionChoices.ACTION_CREATE else model_updates
+    counter.labels(model._meta.model_name).inc(len(objs))

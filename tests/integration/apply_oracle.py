@@ -143,7 +143,7 @@ class Names:
             if isinstance(generic, GenericForeignKey) and key == generic.fk_field and isinstance(value, int):
                 type_id = data.get(generic.ct_field)
                 return self.of(ContentType.objects.get_for_id(type_id).model_class(), value) if type_id else value
-        if model is Cable and key in ('a_terminations', 'b_terminations'):  # Cable.serialize_object's ends: termination ids
+        if model is Cable and key in ('a_terminations', 'b_terminations'):  # Cable.serialize_object's termination ids
             return [self.of(CableTermination, pk) for pk in value]
         if key == 'path' and isinstance(value, str) and value.isdigit() and len(value) % TREE_STEP == 0:
             # a tree model's materialized path: its ancestors' ids, zero-padded

@@ -27,6 +27,17 @@ from .apply_oracle import differences, record_apply
 pytestmark = pytest.mark.netbox
 
 
+M_SHAPE = {
+    'spine_count': 4,
+    'max_spines': 4,
+    'leaf_count': 16,
+    'max_leaves': 16,
+    'max_parallel_uplinks': 1,
+    'server_count': 128,
+    'storage_count': 0,
+}
+
+
 def per_object(fabric):
     apply_fabric(fabric, per_object=True)
 
@@ -55,6 +66,15 @@ class ApplyEquivalenceTestCase(TestCase):
         self.assertGreater(len(reference.search), 149)
         self.assertGreaterEqual(len(reference.events), 149)
         self.assertSameApply(reference, bulk)
+
+    @pytest.mark.slow
+    def test_fabric_m_bulk_equals_per_object(self):
+        """The demo fabric grown to M's shape (4 spines, 16 leaves in MLAG pairs, 128 GPU servers): minutes."""
+        Fabric.objects.filter(pk=self.fabric.pk).update(**M_SHAPE)
+        self.fabric.refresh_from_db()
+        reference = record_apply(self.fabric, self.user, per_object)
+        self.assertGreater(sum(key.startswith('netbox_aifabric.ownedobject') for key in reference.objects), 2000)
+        self.assertSameApply(reference, record_apply(self.fabric, self.user, apply_fabric))
 
     def test_the_oracle_sees_a_missing_side_effect(self):
         """An apply that loses the change log of one model is told apart, and the difference names it."""
