@@ -101,7 +101,9 @@ class Names:
     def _name(self, model, pk):
         if (model, pk) in self.owned:
             return f'owned:{self.owned[model, pk]}'
-        obj = model.objects.get(pk=pk)
+        obj = model.objects.filter(pk=pk).first()
+        if obj is None:  # deleted later in the same apply (a fabric node the sync replaced)
+            return f'{model._meta.label_lower}:(deleted)'
         if hasattr(obj, 'device_id') and hasattr(obj, 'name'):
             return f'{self.of(Device, obj.device_id)}|{obj.name}'
         if model is CableTermination:

@@ -16,7 +16,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import TestCase
 
 from core.models import ObjectChange
-from ipam.models import IPAddress
+from ipam.models import IPAddress, Prefix
 
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import Fabric
@@ -70,7 +70,8 @@ class ApplyEquivalenceTestCase(TestCase):
     @pytest.mark.slow
     def test_fabric_m_bulk_equals_per_object(self):
         """The demo fabric grown to M's shape (4 spines, 16 leaves in MLAG pairs, 128 GPU servers): minutes."""
-        Fabric.objects.filter(pk=self.fabric.pk).update(**M_SHAPE)
+        peer_pool = Prefix.objects.create(prefix='10.254.3.0/27', status='container')  # 15 peer links' room
+        Fabric.objects.filter(pk=self.fabric.pk).update(**M_SHAPE, mlag_peer_pool=peer_pool)
         self.fabric.refresh_from_db()
         reference = record_apply(self.fabric, self.user, per_object)
         self.assertGreater(sum(key.startswith('netbox_aifabric.ownedobject') for key in reference.objects), 2000)
