@@ -235,7 +235,7 @@ def record_apply(fabric, user, apply) -> ApplyRecord:
         with transaction.atomic():
             request_token, queue_token = current_request.set(request), events_queue.set({})
             try:
-                apply(fabric)
+                apply(Fabric.objects.get(pk=fabric.pk))  # a fresh instance: nothing cached from an earlier run
                 record = _record(Names(before), events_queue.get(), Fabric.objects.get(pk=fabric.pk))
             finally:
                 current_request.reset(request_token)
