@@ -6,10 +6,10 @@
 Runs inside a NetBox process (the development configuration from scripts/run: ``.dev/``, ``NETBOX_CONFIGURATION``
 defaults to ``aifabric_dev``) against the same database as the NetBox server at ``--url``, and in one invocation:
 
-1. creates (once) four fabrics as Fabric rows, each with its own site, pools and ASNs: ``bench-warmup`` and
-   ``bench-s`` (the guide's cluster: 2 spines, 2 leaves, 4 GPU servers, 1 storage node), ``bench-m`` and
-   ``bench-m-rest`` (the shape of ``examples/size-m.yaml``: 4 spines, 16 leaves in MLAG pairs, 128 GPU servers,
-   EVPN/VXLAN);
+1. creates (once) five fabrics as Fabric rows, each with its own site, pools and ASNs: ``bench-warmup`` and
+   ``bench-s`` (the guide's cluster: 2 spines, 2 leaves, 4 GPU servers, 1 storage node), ``bench-m``,
+   ``bench-m-object`` and ``bench-m-rest`` (the shape of ``examples/size-m.yaml``: 4 spines, 16 leaves in MLAG
+   pairs, 128 GPU servers, EVPN/VXLAN);
 2. applies ``bench-warmup`` (imports and caches; it also creates or uses the manufacturer, device types, roles and
    route target that every fabric shares, so S, M and the REST side all use them as they are), then times the first
    ``apply_fabric`` of ``bench-s`` and of ``bench-m``, inside NetBox's ``event_tracking`` as the REST apply runs, so
@@ -18,6 +18,8 @@ defaults to ``aifabric_dev``) against the same database as the NetBox server at 
    engine's own ``desired_objects`` list, one ``POST`` per object (tagged like the engine tags them), ``Ref``s
    resolved to the ids the server returned, one ``PATCH`` per switch for its primary IPv4, a ``GET`` for each
    existing object the engine would use as it is;
+   ``bench-m-object`` is applied in-process with one ``save()`` per object (``apply_fabric(per_object=True)``, the
+   equivalence oracle's reference; ``--no-per-object`` skips it);
 4. checks that both sides created the same objects (per type, counted by the fabric's tag), times unchanged
    re-applies of S and M (best of ``--repeat``) and counts their SQL queries;
 5. deletes what it applied (``--keep`` keeps it; leftovers of an interrupted run are deleted at the start).
@@ -88,6 +90,17 @@ FABRICS = {
         64800,
         (64801, 64816),
     ),
+    'bench-m-object': (
+        'M',
+        {
+            'loopback_pool': '10.230.0.0/27',
+            'vtep_pool': '10.231.0.0/27',
+            'mlag_peer_pool': '10.232.0.0/27',
+            'p2p_pool': '10.234.0.0/25',
+        },
+        65200,
+        (65201, 65216),
+    ),
     'bench-m-rest': (
         'M',
         {
@@ -105,6 +118,7 @@ SLUGS = {
     'S': 'bench-s',
     'M': 'bench-m',
     'M-REST': 'bench-m-rest',
+    'M-OBJECT': 'bench-m-object',
 }  # the roles of the fabrics above
 TENANT = {'slug': 'bench-cluster', 'name': 'Bench cluster', 'vrf': 'BENCH', 'l3vni': 50901}
 TENANT_CLASSES = GUIDE_TENANT['classes']
@@ -278,7 +292,7 @@ def fake_request(user):
     )
 
 
-def apply_in_process(slug, user, profiler=None, capture=False, statements=None):
+def apply_in_process(slug, user, profiler=None, capture=False, statements=None, per_object=False):
     """``(seconds, queries, changes)`` of one ``apply_fabric`` inside NetBox's event tracking. Queries are counted
     with ``CaptureQueriesContext`` when ``capture`` (the no-op re-applies), else with a cheap execute wrapper (the
     first applies: tens of thousands of queries, whose SQL text need not be kept). ``statements``, a Counter, counts
@@ -308,11 +322,18 @@ def apply_in_process(slug, user, profiler=None, capture=False, statements=None):
             profiler.enable()
         start = time.perf_counter()
         with event_tracking(fake_request(user)):
-            _plan, changes = apply_fabric(fabric)
+            _plan, changes = apply_fabric(fabric, per_object=per_object)
         seconds = time.perf_counter() - start
         if profiler is not None:
             profiler.disable()
     return seconds, len(captured) if capture else count[0], changes
+
+
+def peak_rss_mib():
+    """The process's peak resident set size so far, in MiB (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def statement_kind(sql):
@@ -490,6 +511,9 @@ def main(argv=None) -> int:
     parser.add_argument('--no-rest', action='store_true', help='skip the pynetbox side')
     parser.add_argument('--profile', metavar='FILE', help='profile the first in-process apply of M into FILE')
     parser.add_argument('--repeat', type=int, default=3, help='no-op re-applies per size (best is shown)')
+    parser.add_argument(
+        '--no-per-object', action='store_true', help='skip the per-object reference apply of M (one save() per object)'
+    )
     parser.add_argument('--keep', action='store_true', help='keep the applied objects (default: delete them)')
     args = parser.parse_args(argv)
 
@@ -540,12 +564,14 @@ def run(args, user):
     profiler = cProfile.Profile() if args.profile else None
     statements = Counter() if args.profile else None
     print('M first apply in-process …', flush=True)
+    rss = peak_rss_mib()
     seconds, queries, changes = apply_in_process(SLUGS['M'], user, profiler, statements=statements)
     engine_counts = tagged_counts(SLUGS['M'])
     results['m_first'] = (created(changes), seconds, queries, sum(engine_counts.values()))
+    results['m_rss'] = (rss, peak_rss_mib())
     print(
         f'M first apply in-process: {created(changes)} objects, {written(changes)} writes, {seconds:.1f} s, '
-        f'{queries} queries ({load()})'
+        f'{queries} queries, peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
     )
     for model, counts in summarize(changes).items():
         print(f'  {model:24} ' + ', '.join(f'{n} {a}' for a, n in counts.items() if n))
@@ -556,6 +582,14 @@ def run(args, user):
         print(f'\nSQL statements of the first apply of M ({queries:,}; {queries / objects:.1f} per object created):')
         for kind, n in statements.most_common(25):
             print(f'  {kind:48} {n:7,}  {n / objects:5.2f} per object')
+
+    if not args.no_per_object:
+        print('M first apply in-process, one save() per object (the reference path) …', flush=True)
+        object_seconds, object_queries, object_changes = apply_in_process(SLUGS['M-OBJECT'], user, per_object=True)
+        results['m_object'] = (created(object_changes), object_seconds, object_queries)
+        print(f'M per object: {created(object_changes)} objects, {object_seconds:.1f} s, {object_queries} queries')
+        if tagged_counts(SLUGS['M-OBJECT']) != engine_counts:
+            raise SystemExit('MISMATCH: the per-object apply tagged other objects than the bulk apply')
 
     if not args.no_rest:
         print(f'M with pynetbox against {args.url} …', flush=True)
@@ -607,6 +641,16 @@ def report(results):
         f'| M, in-process `apply_fabric` | {objects:,} | {seconds:.1f} | {1000 * seconds / objects:.0f} | '
         f'{queries:,} SQL queries |'
     )
+    if 'm_object' in results:
+        objects, object_seconds, object_queries = results['m_object']
+        print(
+            f'| M, in-process, one save() per object | {objects:,} | {object_seconds:.1f} | '
+            f'{1000 * object_seconds / objects:.0f} | {object_queries:,} SQL queries |'
+        )
+    before, after = results['m_rss']
+    print(f'\nM: peak RSS of the process {before:.0f} MiB before the first apply, {after:.0f} MiB after it')
+    if 'm_object' in results:
+        print(f'M: per object / bulk = **{results["m_object"][1] / seconds:.2f}×**')
     if 'm_rest' in results:
         calls, rest_seconds, tagged = results['m_rest']
         shown = ', '.join(f'{n:,} {method}' for method, n in sorted(calls.items(), key=lambda kv: -kv[1]))

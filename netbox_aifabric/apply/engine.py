@@ -39,6 +39,7 @@ from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
 from .permissions import ObjectPermissions
 from .spec import fabric_spec
+from .writer import BULK_MODELS, BulkWriter
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
 
@@ -155,192 +156,198 @@ def _label(model) -> str:
 
 def desired_objects(fabric: Fabric, plan) -> list[Desired]:
     """Every NetBox object the plan implies, in dependency order."""
-    slug = fabric.slug
-    items = [
-        Desired('tag', Tag, {'slug': f'aifabric-{slug}'}, {'name': f'AI fabric {fabric.name}'[:100]}),
-        Desired(
-            'vlan-group',
-            VLANGroup,
-            {'slug': f'{slug}-vlans'},
-            {'name': f'{fabric.name} VLANs'[:100], 'description': f'VLANs of AI fabric {fabric.name}'},
-        ),
-    ]
-    for vlan in plan.vlans:
-        items.append(
-            Desired(
-                f'vlan:{vlan.vid}',
-                VLAN,
-                {'group': Ref('vlan-group'), 'vid': vlan.vid},
-                {'name': vlan.name, 'status': 'active'},
-            )
-        )
-    items.extend(_device_objects(fabric, plan))
     adopted = {n.name for n in fabric.planned_nodes()[0] if n.device_id}
+    return [
+        *_vlan_objects(fabric, plan),
+        *_device_objects(fabric, plan),
+        *_asn_objects(fabric, plan),
+        *_loopback_addresses(plan, adopted),
+        *_link_objects(plan, adopted),
+        *_rack_subnets(fabric, plan),
+        *_management_addresses(fabric, plan, adopted),
+        *_device_attributes(fabric, plan),
+        *_vrf_objects(fabric, plan),
+        *_l2vpn_objects(fabric, plan),
+    ]
+
+
+def _vlan_objects(fabric, plan):
+    """The fabric's tag, its VLAN group and the plan's VLANs."""
+    slug = fabric.slug
+    yield Desired('tag', Tag, {'slug': f'aifabric-{slug}'}, {'name': f'AI fabric {fabric.name}'[:100]})
+    yield Desired(
+        'vlan-group',
+        VLANGroup,
+        {'slug': f'{slug}-vlans'},
+        {'name': f'{fabric.name} VLANs'[:100], 'description': f'VLANs of AI fabric {fabric.name}'},
+    )
+    for vlan in plan.vlans:
+        yield Desired(
+            f'vlan:{vlan.vid}',
+            VLAN,
+            {'group': Ref('vlan-group'), 'vid': vlan.vid},
+            {'name': vlan.name, 'status': 'active'},
+        )
+
+
+def _asn_objects(fabric, plan):
+    """The nodes' ASNs: one of the leaf range is the fabric's own, any other (the spines') may be used as it is."""
     asn_range = fabric.leaf_asn_range
     for asn in sorted({n.asn for n in plan.nodes if n.asn is not None}):
         in_range = asn_range is not None and asn_range.start <= asn <= asn_range.end
         rir = asn_range.rir if asn_range else None
         if rir is None:
             continue
-        items.append(
-            Desired(
-                f'asn:{asn}',
-                ASN,
-                {'asn': asn},
-                {'rir': rir, 'description': f'AI fabric {fabric.name}'},
-                adoptable=not in_range,
-                reason='an ASN of the leaf range is already used elsewhere in NetBox' if in_range else '',
-            )
+        yield Desired(
+            f'asn:{asn}',
+            ASN,
+            {'asn': asn},
+            {'rir': rir, 'description': f'AI fabric {fabric.name}'},
+            adoptable=not in_range,
+            reason='an ASN of the leaf range is already used elsewhere in NetBox' if in_range else '',
         )
+
+
+def _loopback_addresses(plan, adopted):
+    """Each node's router-id loopback address, and the leaves' VTEP address (one per MLAG pair)."""
     for node in plan.nodes:
-        items.append(
-            Desired(
-                f'ip:loopback:{node.role}:{node.id}',
-                IPAddress,
-                {'address__net_host': node.loopback.split('/')[0], 'vrf': None},
-                {
-                    'address': node.loopback,
-                    'status': 'active',
-                    'role': 'loopback',
-                    'description': f'{node.name} router id',
-                    **_on(f'interface:{node.name}:Loopback0'),
-                },
-                adopt=_same_assignment if node.name in adopted else None,
-                reason='the loopback address is already used elsewhere in NetBox',
-            )
+        yield Desired(
+            f'ip:loopback:{node.role}:{node.id}',
+            IPAddress,
+            {'address__net_host': node.loopback.split('/')[0], 'vrf': None},
+            {
+                'address': node.loopback,
+                'status': 'active',
+                'role': 'loopback',
+                'description': f'{node.name} router id',
+                **_on(f'interface:{node.name}:Loopback0'),
+            },
+            adopt=_same_assignment if node.name in adopted else None,
+            reason='the loopback address is already used elsewhere in NetBox',
         )
         if node.vtep and node.mlag_role != 'secondary':
-            items.append(
-                Desired(
-                    f'ip:vtep:leaf:{node.id}',
-                    IPAddress,
-                    {'address__net_host': node.vtep.split('/')[0], 'vrf': None},
-                    {
-                        'address': node.vtep,
-                        'status': 'active',
-                        'role': 'anycast' if node.mlag_peer else 'loopback',
-                        'description': f'{node.name} VTEP'
-                        + (f' (shared with {node.mlag_peer})' if node.mlag_peer else ''),
-                        **_on(f'interface:{node.name}:Loopback1'),
-                    },
-                    reason='the VTEP address is already used elsewhere in NetBox',
-                )
+            yield Desired(
+                f'ip:vtep:leaf:{node.id}',
+                IPAddress,
+                {'address__net_host': node.vtep.split('/')[0], 'vrf': None},
+                {
+                    'address': node.vtep,
+                    'status': 'active',
+                    'role': 'anycast' if node.mlag_peer else 'loopback',
+                    'description': f'{node.name} VTEP' + (f' (shared with {node.mlag_peer})' if node.mlag_peer else ''),
+                    **_on(f'interface:{node.name}:Loopback1'),
+                },
+                reason='the VTEP address is already used elsewhere in NetBox',
             )
+
+
+def _link_objects(plan, adopted):
+    """The /31 of each numbered link (uplinks, MLAG peer links) and the addresses of its two ends."""
     for link in plan.links:
         if not link.subnet:
             continue
         name = f'{link.a_node} {link.a_interface} — {link.b_node} {link.b_interface}'
         key = f'{link.kind}:{link.a_node}:{link.a_interface}'
-        items.append(
-            Desired(
-                f'prefix:{key}',
-                Prefix,
-                {'prefix': link.subnet, 'vrf': None},
-                {'status': 'active', 'description': name[:200]},
-                reason='the /31 is already used elsewhere in NetBox',
-            )
+        yield Desired(
+            f'prefix:{key}',
+            Prefix,
+            {'prefix': link.subnet, 'vrf': None},
+            {'status': 'active', 'description': name[:200]},
+            reason='the /31 is already used elsewhere in NetBox',
         )
         for end, address, node, interface in (
             ('a', link.a_address, link.a_node, link.a_interface),
             ('b', link.b_address, link.b_node, link.b_interface),
         ):
-            items.append(
-                Desired(
-                    f'ip:{key}:{end}',
-                    IPAddress,
-                    {'address__net_host': address.split('/')[0], 'vrf': None},
-                    {
-                        'address': address,
-                        'status': 'active',
-                        'role': None,
-                        'description': f'{node} {interface}',
-                        **_on(f'interface:{node}:{PEER_LINK_LAG if link.kind == "mlag-peer" else interface}'),
-                    },
-                    adopt=_same_assignment if node in adopted else None,
-                    reason='the link address is already used elsewhere in NetBox',
-                )
+            yield Desired(
+                f'ip:{key}:{end}',
+                IPAddress,
+                {'address__net_host': address.split('/')[0], 'vrf': None},
+                {
+                    'address': address,
+                    'status': 'active',
+                    'role': None,
+                    'description': f'{node} {interface}',
+                    **_on(f'interface:{node}:{PEER_LINK_LAG if link.kind == "mlag-peer" else interface}'),
+                },
+                adopt=_same_assignment if node in adopted else None,
+                reason='the link address is already used elsewhere in NetBox',
             )
-    items.extend(_rack_subnets(fabric, plan))
-    items.extend(_management_addresses(fabric, plan, adopted))
+
+
+def _device_attributes(fabric, plan):
+    """Values set on the devices: the loopback as primary IPv4, the ``aifabric`` context (local context data)."""
     for node in plan.nodes:
-        items.append(
-            Desired(
-                f'primary-ip:{node.name}',
-                Device,
-                {},
-                {'primary_ip4': Ref(f'ip:loopback:{node.role}:{node.id}')},
-                attribute_of=f'device:{node.name}',
-            )
+        yield Desired(
+            f'primary-ip:{node.name}',
+            Device,
+            {},
+            {'primary_ip4': Ref(f'ip:loopback:{node.role}:{node.id}')},
+            attribute_of=f'device:{node.name}',
         )
     contexts = build_contexts(plan, intent_of(fabric))
     for name in sorted(contexts):
-        items.append(
-            Desired(
-                f'context:{name}',
-                Device,
-                {},
-                {'local_context_data': JsonKey(CONTEXT_KEY, contexts[name])},
-                attribute_of=f'device:{name}',
-            )
+        yield Desired(
+            f'context:{name}',
+            Device,
+            {},
+            {'local_context_data': JsonKey(CONTEXT_KEY, contexts[name])},
+            attribute_of=f'device:{name}',
         )
+
+
+def _vrf_objects(fabric, plan):
+    """The tenant VRFs' route targets (used when they exist) and the VRFs the fabric makes (not the tenants' own)."""
     for vrf in plan.vrfs:
-        items.append(
-            Desired(
-                f'rt:{vrf.route_target}',
-                RouteTarget,
-                {'name': vrf.route_target},
-                {'description': f'{vrf.name} (L3VNI {vrf.l3vni})'},
-                adoptable=True,
-            )
+        yield Desired(
+            f'rt:{vrf.route_target}',
+            RouteTarget,
+            {'name': vrf.route_target},
+            {'description': f'{vrf.name} (L3VNI {vrf.l3vni})'},
+            adoptable=True,
         )
     user_vrfs = {t.vrf.name for t in fabric.tenants.all().select_related('vrf') if t.vrf is not None}
     for vrf in plan.vrfs:
         if vrf.name in user_vrfs:
             continue  # the tenant's own VRF: used as it is
-        items.append(
-            Desired(
-                f'vrf:{vrf.name}',
-                VRF,
-                {'name': vrf.name},
-                {'enforce_unique': True, 'description': f'AI fabric {fabric.name}: L3VNI {vrf.l3vni}'[:200]},
-                m2m={
-                    'import_targets': [Ref(f'rt:{vrf.route_target}')],
-                    'export_targets': [Ref(f'rt:{vrf.route_target}')],
-                },
-                reason='a VRF with this name already exists elsewhere in NetBox',
-            )
+        yield Desired(
+            f'vrf:{vrf.name}',
+            VRF,
+            {'name': vrf.name},
+            {'enforce_unique': True, 'description': f'AI fabric {fabric.name}: L3VNI {vrf.l3vni}'[:200]},
+            m2m={'import_targets': [Ref(f'rt:{vrf.route_target}')], 'export_targets': [Ref(f'rt:{vrf.route_target}')]},
+            reason='a VRF with this name already exists elsewhere in NetBox',
         )
+
+
+def _l2vpn_objects(fabric, plan):
+    """One VXLAN-EVPN L2VPN per L2VNI, terminated on its VLAN."""
     for vlan in plan.vlans:
         if vlan.l2vni is None:
             continue
-        items.append(
-            Desired(
-                f'l2vpn:{vlan.l2vni}',
-                L2VPN,
-                {'slug': f'{slug}-vni-{vlan.l2vni}'},
-                {
-                    'name': f'{fabric.name} VNI {vlan.l2vni} ({vlan.name})'[:100],
-                    'type': 'vxlan-evpn',
-                    'identifier': vlan.l2vni,
-                    'status': 'active',
-                },
-                reason='an L2VPN with this slug already exists elsewhere in NetBox',
-            )
+        yield Desired(
+            f'l2vpn:{vlan.l2vni}',
+            L2VPN,
+            {'slug': f'{fabric.slug}-vni-{vlan.l2vni}'},
+            {
+                'name': f'{fabric.name} VNI {vlan.l2vni} ({vlan.name})'[:100],
+                'type': 'vxlan-evpn',
+                'identifier': vlan.l2vni,
+                'status': 'active',
+            },
+            reason='an L2VPN with this slug already exists elsewhere in NetBox',
         )
-        items.append(
-            Desired(
-                f'l2vpn-termination:{vlan.l2vni}',
-                L2VPNTermination,
-                {
-                    'l2vpn': Ref(f'l2vpn:{vlan.l2vni}'),
-                    'assigned_object_type': ContentType.objects.get_for_model(VLAN),
-                    'assigned_object_id': Ref(f'vlan:{vlan.vid}'),
-                },
-                {},
-                reason='the VLAN is already terminated on another L2VPN',
-            )
+        yield Desired(
+            f'l2vpn-termination:{vlan.l2vni}',
+            L2VPNTermination,
+            {
+                'l2vpn': Ref(f'l2vpn:{vlan.l2vni}'),
+                'assigned_object_type': ContentType.objects.get_for_model(VLAN),
+                'assigned_object_id': Ref(f'vlan:{vlan.vid}'),
+            },
+            {},
+            reason='the VLAN is already terminated on another L2VPN',
         )
-    return items
 
 
 def _rack_subnets(fabric, plan):
@@ -450,68 +457,12 @@ def _device_objects(fabric, plan):
         'gpu': fabric.server_role,
         'storage': fabric.storage_role,
     }
+    items = list(_type_and_role_objects(chosen_type, chosen_role))
     nodes = {n.name: n for n in fabric.planned_nodes()[0]}
-    items = []
-    generic_types = {('switch' if r in ('spine', 'leaf') else 'server') for r, t in chosen_type.items() if t is None}
-    if generic_types:
-        items.append(
-            Desired(
-                'manufacturer',
-                Manufacturer,
-                {'slug': 'ai-fabric-generic'},
-                {},
-                adoptable=True,
-                create_only={'name': 'AI fabric generic'},
-            )
-        )
-    for kind, model in (('switch', 'AI fabric switch'), ('server', 'AI fabric server')):
-        if kind not in generic_types:
-            continue
-        items.append(
-            Desired(
-                f'device-type:{kind}',
-                DeviceType,
-                {'slug': f'ai-fabric-{kind}'},
-                {},
-                adoptable=True,
-                create_only={'manufacturer': Ref('manufacturer'), 'model': model, 'u_height': 1},
-            )
-        )
-    for role, (name, color) in ROLES.items():
-        if role in chosen_role and chosen_role[role] is not None:
-            continue
-        items.append(
-            Desired(
-                f'role:{role}',
-                DeviceRole,
-                {'slug': f'ai-fabric-{role}'},
-                {},
-                adoptable=True,
-                create_only={'name': f'AI fabric {name.lower()}', 'color': color},
-            )
-        )
-
-    kinds = {a.server: a.kind for a in plan.attachments}
     devices = [(n.name, n.role, 'switch') for n in plan.nodes] + [
         (a.server, a.kind, 'server') for a in plan.attachments
     ]
-    interfaces = {name: {} for name, _, _ in devices}  # device -> interface name -> (type, lag, description)
-    management_ports = set()
-    ports = management_interfaces(fabric)
-    for node in plan.nodes:
-        interfaces[node.name]['Loopback0'] = ('virtual', None, 'router id')
-        if node.management:
-            interfaces[node.name][ports[node.role]] = ('1000base-t', None, 'management (out of band)')
-            management_ports.add((node.name, ports[node.role]))
-        if node.vtep and node.mlag_role != 'secondary':
-            interfaces[node.name]['Loopback1'] = ('virtual', None, 'VTEP')
-    # ports, LAGs and memberships from the cabling facts the contexts are built from (one truth for names)
-    for device, cabling in cabling_facts(plan).items():
-        for lag in cabling.lags:
-            interfaces[device][lag.name] = ('lag', None, _lag_description(lag, device in kinds))
-        for port in cabling.ports:
-            interfaces[device][port.name] = (INTERFACE_TYPES.get(port.speed, 'other'), port.lag, port.description)
-
+    interfaces, management_ports = _interface_table(fabric, plan, devices)
     vlan_modes = server_port_modes(plan)
     # a port of the device type keeps its template's type (a 1G BMC on a 25G SFP28 port is still an SFP28 port)
     template_types = {
@@ -519,33 +470,10 @@ def _device_objects(fabric, plan):
         for role in ('spine', 'leaf')
         if chosen_type[role] is not None
     }
-
     for name, role, kind in devices:
         node = nodes.get(name)
         adopted = node.device if node is not None else None
-        if adopted is not None:
-            items.append(
-                Desired(f'device:{name}', Device, {'pk': adopted.pk}, {}, adopt=_any, reason='the adopted device')
-            )
-        else:
-            values = {
-                'device_type': chosen_type.get(role) or Ref(f'device-type:{kind}'),
-                'role': chosen_role.get(role) or Ref(f'role:{role}'),
-            }
-            if kind == 'switch':
-                values['platform'] = (role == 'spine' and fabric.spine_platform) or fabric.platform
-            if fabric.rack is not None:
-                values['rack'] = fabric.rack
-            items.append(
-                Desired(
-                    f'device:{name}',
-                    Device,
-                    {'site': fabric.site, 'name': name},
-                    values,
-                    create_only={'status': 'planned'},
-                    reason='a device with this name already exists in the site (not owned by the fabric)',
-                )
-            )
+        items.append(_device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role))
         ordered = sorted(interfaces[name].items(), key=lambda item: (item[1][0] != 'virtual', item[1][0] != 'lag'))
         for interface, (kind_, lag, description) in ordered:
             values = {
@@ -575,20 +503,104 @@ def _device_objects(fabric, plan):
                     reason='an interface with this name already exists on the device',
                 )
             )
+    items.extend(_cable_objects(plan))
+    return items
+
+
+def _type_and_role_objects(chosen_type, chosen_role):
+    """The generic manufacturer, device types and roles, for the roles without a chosen one (created or used)."""
+    generic_types = {('switch' if r in ('spine', 'leaf') else 'server') for r, t in chosen_type.items() if t is None}
+    if generic_types:
+        yield Desired(
+            'manufacturer',
+            Manufacturer,
+            {'slug': 'ai-fabric-generic'},
+            {},
+            adoptable=True,
+            create_only={'name': 'AI fabric generic'},
+        )
+    for kind, model in (('switch', 'AI fabric switch'), ('server', 'AI fabric server')):
+        if kind not in generic_types:
+            continue
+        yield Desired(
+            f'device-type:{kind}',
+            DeviceType,
+            {'slug': f'ai-fabric-{kind}'},
+            {},
+            adoptable=True,
+            create_only={'manufacturer': Ref('manufacturer'), 'model': model, 'u_height': 1},
+        )
+    for role, (name, color) in ROLES.items():
+        if role in chosen_role and chosen_role[role] is not None:
+            continue
+        yield Desired(
+            f'role:{role}',
+            DeviceRole,
+            {'slug': f'ai-fabric-{role}'},
+            {},
+            adoptable=True,
+            create_only={'name': f'AI fabric {name.lower()}', 'color': color},
+        )
+
+
+def _interface_table(fabric, plan, devices):
+    """``({device: {interface name: (type, LAG, description)}}, {(device, management port)})``: loopbacks and
+    management ports of the switches, then ports, LAGs and memberships from the cabling facts the contexts are built
+    from (one truth for names)."""
+    kinds = {a.server: a.kind for a in plan.attachments}
+    interfaces = {name: {} for name, _, _ in devices}
+    management_ports = set()
+    ports = management_interfaces(fabric)
+    for node in plan.nodes:
+        interfaces[node.name]['Loopback0'] = ('virtual', None, 'router id')
+        if node.management:
+            interfaces[node.name][ports[node.role]] = ('1000base-t', None, 'management (out of band)')
+            management_ports.add((node.name, ports[node.role]))
+        if node.vtep and node.mlag_role != 'secondary':
+            interfaces[node.name]['Loopback1'] = ('virtual', None, 'VTEP')
+    for device, cabling in cabling_facts(plan).items():
+        for lag in cabling.lags:
+            interfaces[device][lag.name] = ('lag', None, _lag_description(lag, device in kinds))
+        for port in cabling.ports:
+            interfaces[device][port.name] = (INTERFACE_TYPES.get(port.speed, 'other'), port.lag, port.description)
+    return interfaces, management_ports
+
+
+def _device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role):
+    """The device of a node or server: the adopted one as it is, else a new one (planned) of its type and role."""
+    if adopted is not None:
+        return Desired(f'device:{name}', Device, {'pk': adopted.pk}, {}, adopt=_any, reason='the adopted device')
+    values = {
+        'device_type': chosen_type.get(role) or Ref(f'device-type:{kind}'),
+        'role': chosen_role.get(role) or Ref(f'role:{role}'),
+    }
+    if kind == 'switch':
+        values['platform'] = (role == 'spine' and fabric.spine_platform) or fabric.platform
+    if fabric.rack is not None:
+        values['rack'] = fabric.rack
+    return Desired(
+        f'device:{name}',
+        Device,
+        {'site': fabric.site, 'name': name},
+        values,
+        create_only={'status': 'planned'},
+        reason='a device with this name already exists in the site (not owned by the fabric)',
+    )
+
+
+def _cable_objects(plan):
+    """One cable per link, found by its A end, created planned."""
     interface_type = ContentType.objects.get_for_model(Interface)
     for link in plan.links:
         a, b = f'interface:{link.a_node}:{link.a_interface}', f'interface:{link.b_node}:{link.b_interface}'
-        items.append(
-            Desired(
-                f'cable:{link.a_node}:{link.a_interface}:{link.b_node}:{link.b_interface}',
-                Cable,
-                {'terminations__termination_type': interface_type, 'terminations__termination_id': Ref(a)},
-                {},
-                create_only={'a_terminations': [Ref(a)], 'b_terminations': [Ref(b)], 'status': 'planned'},
-                reason='the interface is already cabled',
-            )
+        yield Desired(
+            f'cable:{link.a_node}:{link.a_interface}:{link.b_node}:{link.b_interface}',
+            Cable,
+            {'terminations__termination_type': interface_type, 'terminations__termination_id': Ref(a)},
+            {},
+            create_only={'a_terminations': [Ref(a)], 'b_terminations': [Ref(b)], 'status': 'planned'},
+            reason='the interface is already cabled',
         )
-    return items
 
 
 def _resolve(value, objects):
@@ -655,22 +667,7 @@ def _m2m_resolved(item, objects):
 def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
     """(changes, owned records by key, owned objects by key) without writing anything; ``adopted``, when given,
     receives the existing objects an adoption takes over, by key."""
-    owned = {o.key: o for o in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
-    owned_objects = {}
-    by_type = {}
-    for record in owned.values():
-        by_type.setdefault(record.object_type, []).append(record)
-    m2m_names = {}
-    for item in desired:
-        m2m_names.setdefault(item.model, set()).update(item.m2m)
-    for object_type, records in by_type.items():
-        model = object_type.model_class()
-        queryset = model.objects.prefetch_related(*sorted(m2m_names.get(model, ())))
-        instances = queryset.in_bulk([r.object_id for r in records])
-        for record in records:
-            if record.object_id in instances:
-                owned_objects[record.key] = instances[record.object_id]
-
+    owned, owned_objects = _owned_of(fabric, desired)
     wanted = {item.key for item in desired}
     # Owned objects the plan no longer wants, by (model, id): a new object in their place replaces them
     leaving = {
@@ -693,72 +690,9 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
             diff = _differences(obj, values, m2m)
             changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff, pk=obj.pk))
             continue
-        unresolved = any(v is None for k, v in lookup.items() if isinstance(item.lookup.get(k), Ref))
-        existing = None if unresolved else item.model.objects.filter(**lookup).first()
-        parent_owned = item.from_parent and all(
-            k not in item.lookup or not isinstance(item.lookup[k], Ref) or item.lookup[k].key in owned_objects
-            for k in item.lookup
+        changes.append(
+            _unowned_change(item, lookup, values, m2m, objects, owned_objects, leaving, confirm_delete, adopted)
         )
-        if existing is not None and parent_owned:
-            objects[item.key] = existing
-            changes.append(
-                Change('create', item.key, label, str(existing), reason='made by its device', pk=existing.pk)
-            )
-            continue
-        replaced = leaving.get((item.model, existing.pk)) if existing is not None else None
-        if replaced is not None and not confirm_delete:
-            changes.append(
-                Change(
-                    'conflict',
-                    item.key,
-                    label,
-                    str(existing),
-                    reason=f'held by {replaced}, which the plan no longer has: confirm deletions to replace it',
-                    pk=existing.pk,
-                )
-            )
-            continue
-        if replaced is not None:
-            existing = None  # deleted before the new object is created
-        if existing is not None and item.adopt is not None and item.adopt(existing, values):
-            objects[item.key] = existing
-            if adopted is not None:
-                adopted[item.key] = existing
-            diff = _differences(existing, values, m2m)
-            changes.append(
-                Change(
-                    'adopt', item.key, label, str(existing), diff, reason='existing object taken over', pk=existing.pk
-                )
-            )
-            continue
-        if existing is not None:
-            if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
-                objects[item.key] = existing
-                changes.append(
-                    Change('use', item.key, label, str(existing), reason='existing object, not owned', pk=existing.pk)
-                )
-            else:
-                changes.append(Change('conflict', item.key, label, str(existing), reason=item.reason, pk=existing.pk))
-            continue
-        taken = _unique_taken(item.model, values)
-        if taken is not None and not (confirm_delete and (item.model, taken[0].pk) in leaving):
-            holder, name = taken
-            changes.append(
-                Change(
-                    'conflict',
-                    item.key,
-                    label,
-                    str(holder),
-                    reason=f'its {name} "{values[name]}" is taken by an object the fabric does not own here',
-                    pk=holder.pk,
-                )
-            )
-            continue
-        create_only = _resolved(item.create_only, objects)
-        fields = {k: _shown(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
-        fields.update({name: [ref.key for ref in refs] for name, refs in item.m2m.items()})
-        objects[item.key] = None
-        changes.append(Change('create', item.key, label, _display(item, lookup, values), fields))
 
     deletions = [key for key in owned if key not in wanted]
     for key in sorted(deletions):
@@ -777,6 +711,83 @@ def _compute(fabric, desired, confirm_delete, conflicts=(), adopted=None):
             )
         )
     return changes, owned, owned_objects
+
+
+def _owned_of(fabric, desired):
+    """The fabric's ownership records by key, and the objects they point at by key (read per type, many-to-many
+    members prefetched: the query count does not grow with the fabric)."""
+    owned = {o.key: o for o in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
+    owned_objects = {}
+    by_type = {}
+    for record in owned.values():
+        by_type.setdefault(record.object_type, []).append(record)
+    m2m_names = {}
+    for item in desired:
+        m2m_names.setdefault(item.model, set()).update(item.m2m)
+    for object_type, records in by_type.items():
+        model = object_type.model_class()
+        queryset = model.objects.prefetch_related(*sorted(m2m_names.get(model, ())))
+        instances = queryset.in_bulk([r.object_id for r in records])
+        for record in records:
+            if record.object_id in instances:
+                owned_objects[record.key] = instances[record.object_id]
+    return owned, owned_objects
+
+
+def _unowned_change(item, lookup, values, m2m, objects, owned_objects, leaving, confirm_delete, adopted):
+    """The change for a desired object the fabric does not own yet: made by its owned parent, a conflict, an
+    adoption, an existing object used as it is, or a create. Records the object it resolves to in ``objects``."""
+    label = _label(item.model)
+    unresolved = any(v is None for k, v in lookup.items() if isinstance(item.lookup.get(k), Ref))
+    existing = None if unresolved else item.model.objects.filter(**lookup).first()
+    parent_owned = item.from_parent and all(
+        k not in item.lookup or not isinstance(item.lookup[k], Ref) or item.lookup[k].key in owned_objects
+        for k in item.lookup
+    )
+    if existing is not None and parent_owned:
+        objects[item.key] = existing
+        return Change('create', item.key, label, str(existing), reason='made by its device', pk=existing.pk)
+    replaced = leaving.get((item.model, existing.pk)) if existing is not None else None
+    if replaced is not None and not confirm_delete:
+        return Change(
+            'conflict',
+            item.key,
+            label,
+            str(existing),
+            reason=f'held by {replaced}, which the plan no longer has: confirm deletions to replace it',
+            pk=existing.pk,
+        )
+    if replaced is not None:
+        existing = None  # deleted before the new object is created
+    if existing is not None and item.adopt is not None and item.adopt(existing, values):
+        objects[item.key] = existing
+        if adopted is not None:
+            adopted[item.key] = existing
+        diff = _differences(existing, values, m2m)
+        return Change(
+            'adopt', item.key, label, str(existing), diff, reason='existing object taken over', pk=existing.pk
+        )
+    if existing is not None:
+        if item.adoptable and not _differences(existing, {k: v for k, v in values.items() if k != 'description'}):
+            objects[item.key] = existing
+            return Change('use', item.key, label, str(existing), reason='existing object, not owned', pk=existing.pk)
+        return Change('conflict', item.key, label, str(existing), reason=item.reason, pk=existing.pk)
+    taken = _unique_taken(item.model, values)
+    if taken is not None and not (confirm_delete and (item.model, taken[0].pk) in leaving):
+        holder, name = taken
+        return Change(
+            'conflict',
+            item.key,
+            label,
+            str(holder),
+            reason=f'its {name} "{values[name]}" is taken by an object the fabric does not own here',
+            pk=holder.pk,
+        )
+    create_only = _resolved(item.create_only, objects)
+    fields = {k: _shown(v) for k, v in {**lookup, **values, **create_only}.items() if '__' not in k}
+    fields.update({name: [ref.key for ref in refs] for name, refs in item.m2m.items()})
+    objects[item.key] = None
+    return Change('create', item.key, label, _display(item, lookup, values), fields)
 
 
 def _unique_taken(model, values):
@@ -888,7 +899,9 @@ def _set_m2m(obj, item, objects, changed):
 PROGRESS_EVERY = 50  # objects between two progress reports
 
 
-def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None, user=None):
+def apply_fabric(
+    fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None, user=None, per_object=False
+):
     """Apply the fabric's plan in one transaction: create and update owned objects, delete (when confirmed) owned
     objects the plan no longer has. Raises :class:`ApplyConflictError` (and writes nothing) on any conflict.
 
@@ -899,13 +912,18 @@ def apply_fabric(fabric: Fabric, confirm_delete: bool = False, progress: Callabl
     views: every object changed or deleted before the write, every object created or changed after it (inside the
     transaction); else :class:`~netbox_aifabric.apply.permissions.ObjectPermissionError` and nothing is written.
 
+    New objects of :data:`~.writer.BULK_MODELS` are written by the bulk writer (:mod:`~.writer`), with NetBox's side
+    effects produced explicitly. ``per_object=True`` writes every object with one ``save()`` instead: the reference
+    the equivalence oracle (``tests/integration/test_apply_equivalence.py``) holds the bulk writer equal to, not a
+    product path.
+
     Returns:
         ``(plan, changes)`` as :func:`diff_fabric`.
     """
     # NetBox caches custom fields and object types per request (and job); give a shell or script apply the same
     cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
     try:
-        return _apply(fabric, confirm_delete, progress, user)
+        return _apply(fabric, confirm_delete, progress, user, per_object)
     finally:
         if cache_token is not None:
             query_cache.reset(cache_token)
@@ -926,7 +944,46 @@ def _before_writes(permissions, desired, changes, owned, owned_objects, adopted,
                 permissions.add(owned_objects.get(change.key), 'delete')
 
 
-def _apply(fabric, confirm_delete, progress, user=None):
+@dataclass
+class _Run:
+    """The state of one apply's writes: the changes by key, the objects written or used so far, progress."""
+
+    fabric: Fabric
+    changes: list
+    owned: dict
+    owned_objects: dict
+    permissions: ObjectPermissions
+    progress: Callable | None
+    writer: BulkWriter | None = None  # None: one save() per object (the equivalence oracle's reference)
+    objects: dict = field(default_factory=dict)
+    tag: Tag | None = None
+    done: int = 0
+    total: int = 0
+    components: dict = field(default_factory=dict)  # device pk -> {interface name: interface} (bulk path)
+
+    def __post_init__(self):
+        self.by_key = {c.key: c for c in self.changes}
+
+    def report(self, model=''):
+        if self.progress is not None:
+            self.progress(self.done, self.total, model)
+
+    def tick(self, model):
+        self.done += 1
+        if self.done % PROGRESS_EVERY == 0:
+            self.report(model)
+
+    def own(self, item, obj, adopted=False):
+        OwnedObject.objects.create(
+            fabric=self.fabric,
+            key=item.key,
+            object_type=ContentType.objects.get_for_model(item.model),
+            object_id=obj.pk,
+            adopted=adopted,
+        )
+
+
+def _apply(fabric, confirm_delete, progress, user=None, per_object=False):
     permissions = ObjectPermissions(user)
     with transaction.atomic():
         _lock(fabric)
@@ -940,125 +997,170 @@ def _apply(fabric, confirm_delete, progress, user=None):
             raise ApplyConflictError(changes)
         _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete)
         permissions.check()
-        writes = [
-            c for c in changes if c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete)
-        ]
-        total, done = len(writes), 0
-
-        def report(model=''):
-            if progress is not None:
-                progress(done, total, model)
-
-        report()
-
+        run = _Run(fabric, changes, owned, owned_objects, permissions, progress)
+        if not per_object:
+            run.writer = BulkWriter(fabric, permissions)
+        run.total = sum(
+            c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete) for c in changes
+        )
+        run.report()
         if confirm_delete:
-            # Deletions first (dependents before what they depend on), so replacements find their place free
-            deletions = sorted(
-                (c for c in changes if c.action == 'delete'),
-                key=lambda c: (
-                    DELETE_ORDER.index(c.key.split(':', 1)[0])
-                    if c.key.split(':', 1)[0] in DELETE_ORDER
-                    else len(DELETE_ORDER),
-                    c.key,
-                ),
-            )
-            for change in deletions:
-                # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
-                obj = owned[change.key].object_type.model_class().objects.filter(pk=owned[change.key].object_id).first()
-                if obj is not None and not owned[change.key].adopted:
-                    obj.snapshot()
-                    obj.delete()
-                owned[change.key].delete()
-                done += 1
-                if done % PROGRESS_EVERY == 0:
-                    report(change.model)
-
-        by_key = {c.key: c for c in changes}
-        objects = {}
-        tag = None
-        for item in desired:
-            change = by_key[item.key]
-            if change.action in ('create', 'update', 'adopt'):
-                done += 1
-                if done % PROGRESS_EVERY == 0:
-                    report(change.model)
-            if item.attribute_of:
-                if change.action == 'update':
-                    target = objects[item.attribute_of]
-                    target.refresh_from_db()  # its own save in this apply may be newer than this instance
-                    target.snapshot()
-                    for name, value in _resolved(item.values, objects).items():
-                        _set(target, name, value)
-                    target.full_clean()
-                    target.save()
-                    permissions.add(target, 'change')
-                continue
-            if change.action in ('keep', 'use'):
-                objects[item.key] = owned_objects.get(item.key) or item.model.objects.get(
-                    **_resolved(item.lookup, objects)
-                )
-            elif change.action in ('update', 'adopt'):
-                obj = owned_objects.get(item.key) or item.model.objects.get(**_resolved(item.lookup, objects))
-                if change.fields:
-                    obj.snapshot()
-                    for name, value in _resolved(item.values, objects).items():
-                        _set(obj, name, value)
-                    obj.full_clean()
-                    obj.save()
-                    _set_m2m(obj, item, objects, change.fields)
-                permissions.add(obj, 'change')
-                if change.action == 'adopt':
-                    if tag is not None and hasattr(obj, 'tags'):
-                        obj.tags.add(tag)
-                    OwnedObject.objects.create(
-                        fabric=fabric,
-                        key=item.key,
-                        object_type=ContentType.objects.get_for_model(item.model),
-                        object_id=obj.pk,
-                        adopted=True,
-                    )
-                objects[item.key] = obj
-            elif change.action == 'create':
-                if item.key in owned:  # owned before, deleted outside the plugin since: recreate it
-                    owned[item.key].delete()
-                attrs = {
-                    k: v
-                    for k, v in _resolved({**item.lookup, **item.values, **item.create_only}, objects).items()
-                    if '__' not in k
-                }
-                existing = (
-                    item.model.objects.filter(**_resolved(item.lookup, objects)).first() if item.from_parent else None
-                )
-                if existing is not None:  # made by its (owned) parent just now: take it over
-                    obj = existing
-                    obj.snapshot()
-                    for name, value in attrs.items():
-                        setattr(obj, name, value)
-                else:
-                    obj = item.model(**attrs)
-                obj.full_clean()
-                obj.save()
-                _set_m2m(obj, item, objects, item.m2m)
-                if tag is not None and hasattr(obj, 'tags'):
-                    obj.tags.add(tag)
-                permissions.add(obj, 'add')
-                OwnedObject.objects.create(
-                    fabric=fabric,
-                    key=item.key,
-                    object_type=ContentType.objects.get_for_model(item.model),
-                    object_id=obj.pk,
-                )
-                objects[item.key] = obj
-            if item.key == 'tag':
-                tag = objects[item.key]
-
+            _delete_owned(run)
+        _write(run, desired)
         permissions.check()  # after the writes, inside the transaction: a violation rolls everything back
-        report()
+        run.report()
         allocations = dict(plan.allocations)
         if fabric.applied_allocations != allocations:
             Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=allocations)
             fabric.applied_allocations = allocations
     return plan, changes
+
+
+def _delete_owned(run):
+    """Deletions first (dependents before what they depend on), so replacements find their place free."""
+    deletions = sorted(
+        (c for c in run.changes if c.action == 'delete'),
+        key=lambda c: (
+            DELETE_ORDER.index(c.key.split(':', 1)[0]) if c.key.split(':', 1)[0] in DELETE_ORDER else len(DELETE_ORDER),
+            c.key,
+        ),
+    )
+    for change in deletions:
+        record = run.owned[change.key]
+        # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along
+        obj = record.object_type.model_class().objects.filter(pk=record.object_id).first()
+        if obj is not None and not record.adopted:
+            obj.snapshot()
+            obj.delete()
+        record.delete()
+        run.tick(change.model)
+
+
+def _write(run, desired):
+    """Every create, update and adoption of the plan. The per-object path writes in the plan's order; the bulk path
+    in dependency levels (what nothing refers to first), flushing its staged objects before anything refers to them."""
+    items = desired if run.writer is None else _by_level(desired)
+    for item in items:
+        change = run.by_key[item.key]
+        if run.writer is not None and (item.attribute_of or any(run.writer.is_staged(k) for k in _refs(item))):
+            run.writer.flush()  # before anything refers to a staged object, and before a device's own save
+        if change.action in ('create', 'update', 'adopt'):
+            run.tick(change.model)
+        if item.attribute_of:
+            if change.action == 'update':
+                _write_attribute(run, item)
+        elif change.action in ('keep', 'use'):
+            run.objects[item.key] = run.owned_objects.get(item.key) or item.model.objects.get(
+                **_resolved(item.lookup, run.objects)
+            )
+        elif change.action in ('update', 'adopt'):
+            _write_existing(run, item, change)
+        elif change.action == 'create':
+            _write_create(run, item)
+        if item.key == 'tag':
+            run.tag = run.objects[item.key]
+            if run.writer is not None:
+                run.writer.tag = run.tag
+    if run.writer is not None:
+        run.writer.flush()
+
+
+def _refs(item):
+    """The keys of the desired objects ``item`` refers to (its lookup, values, many-to-many members, its target)."""
+    keys = [item.attribute_of] if item.attribute_of else []
+    for mapping in (item.lookup, item.values, item.create_only):
+        for value in mapping.values():
+            for member in value if isinstance(value, list) else [value]:
+                if isinstance(member, Ref):
+                    keys.append(member.key)
+    keys.extend(ref.key for refs in item.m2m.values() for ref in refs)
+    return keys
+
+
+def _by_level(desired):
+    """``desired`` ordered by dependency level (0: refers to no desired object; n: to ones of level < n), the plan's
+    order kept within a level: all devices, then all LAGs, then all member ports … so the bulk writer's batches are
+    whole families of objects. Values set on a device (its IPs, its context) come last, as in the plan: its save
+    records its component counts, which must include every interface of the apply."""
+    level = {}
+    for item in desired:
+        level[item.key] = 1 + max((level[key] for key in _refs(item) if key in level), default=-1)
+    last = max(level.values(), default=0) + 1
+    return sorted(desired, key=lambda item: last if item.attribute_of else level[item.key])
+
+
+def _write_attribute(run, item):
+    """Values set on an object desired under another key (a device's primary and out-of-band IPs, its context)."""
+    target = run.objects[item.attribute_of]
+    target.refresh_from_db()  # its own save in this apply may be newer than this instance
+    target.snapshot()
+    for name, value in _resolved(item.values, run.objects).items():
+        _set(target, name, value)
+    target.full_clean()
+    target.save()
+    run.permissions.add(target, 'change')
+
+
+def _write_existing(run, item, change):
+    """An owned object brought up to date, or an existing one adopted (owned and tagged from now on)."""
+    obj = run.owned_objects.get(item.key) or item.model.objects.get(**_resolved(item.lookup, run.objects))
+    if change.fields:
+        obj.snapshot()
+        for name, value in _resolved(item.values, run.objects).items():
+            _set(obj, name, value)
+        obj.full_clean()
+        obj.save()
+        _set_m2m(obj, item, run.objects, change.fields)
+    run.permissions.add(obj, 'change')
+    if change.action == 'adopt':
+        if run.tag is not None and hasattr(obj, 'tags'):
+            obj.tags.add(run.tag)
+        run.own(item, obj, adopted=True)
+    run.objects[item.key] = obj
+
+
+def _write_create(run, item):
+    """A new object: staged for the bulk writer where its model allows, else saved (with its tag and ownership)."""
+    if item.key in run.owned:  # owned before, deleted outside the plugin since: recreate it
+        run.owned[item.key].delete()
+    attrs = {
+        k: v
+        for k, v in _resolved({**item.lookup, **item.values, **item.create_only}, run.objects).items()
+        if '__' not in k
+    }
+    existing = _made_by_parent(run, item) if item.from_parent else None
+    if existing is None and run.writer is not None and item.model in BULK_MODELS:
+        obj = item.model(**attrs)
+        run.writer.stage(item.key, obj, _m2m_resolved(item, run.objects))
+        run.objects[item.key] = obj
+        return
+    if existing is not None:  # made by its (owned) parent just now: take it over
+        obj = existing
+        obj.snapshot()
+        for name, value in attrs.items():
+            setattr(obj, name, value)
+    else:
+        obj = item.model(**attrs)
+    obj.full_clean()
+    obj.save()
+    _set_m2m(obj, item, run.objects, item.m2m)
+    if run.tag is not None and hasattr(obj, 'tags'):
+        obj.tags.add(run.tag)
+    run.permissions.add(obj, 'add')
+    run.own(item, obj)
+    run.objects[item.key] = obj
+
+
+def _made_by_parent(run, item):
+    """The object its (owned) parent made (an interface of the device type's templates), or None. The bulk path
+    reads a device's interfaces once, the per-object path looks each one up."""
+    lookup = _resolved(item.lookup, run.objects)
+    if run.writer is None or item.model is not Interface:
+        return item.model.objects.filter(**lookup).first()
+    device = lookup['device']
+    if device.pk not in run.components:
+        run.components[device.pk] = {i.name: i for i in Interface.objects.filter(device=device)}
+    return run.components[device.pk].get(lookup['name'])
 
 
 def refresh_contexts(fabric: Fabric) -> int:

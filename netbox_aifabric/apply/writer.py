@@ -1,0 +1,240 @@
+"""The apply's bulk writer: the creates of one apply written per model with ``bulk_create``, and NetBox's side effects
+of each object produced explicitly, through NetBox's own code, as one ``save()`` per object would have produced them.
+
+NetBox does the same for a device's components (``Device._instantiate_components``: ``bulk_create``, then the
+``post_save`` signal sent per component). Per model and batch, after the objects' own ``clean()`` (at staging, in
+:meth:`BulkWriter.stage`):
+
+1. what the model's ``save()`` derives before its INSERT (``bulk_create`` calls no ``save()``): a component's
+   denormalized site/location/rack, an interface's untagged VLAN without a mode, an address's lowercase DNS name;
+2. ``bulk_create`` of the objects, then of their many-to-many rows and their fabric tag (NetBox's tag check,
+   ``validate_assigned_tags``, runs once per batch: it depends on the object type and the tags only);
+3. ``post_save`` sent per object, as NetBox sends it for components, with the change-log handler stood down
+   (``current_request`` unset for the send: ``handle_changed_object`` does nothing without a request): the search
+   backend's handler marks each object for NetBox's deferred indexing (NetBox 4.7 indexes after the commit, in its
+   ``SearchCacheJob`` or inline) and every other receiver runs as for a save;
+4. the change log: one ``ObjectChange`` per object from the object's own ``to_objectchange('create')`` (its
+   many-to-many members and tags prefetched, so its data is what the per-object path's last coalesced entry holds),
+   stamped with the request's user and id and written with one ``bulk_create``; the ``object created`` event queued
+   per object through NetBox's ``enqueue_event`` into the request's event queue;
+5. the fabric's ownership rows in one ``bulk_create``.
+
+Uniqueness and constraints are left to the diff (which looked every object up under the fabric lock) and to the
+database. Which models go through here is :data:`BULK_MODELS`; every other write stays one ``save()`` per object.
+The equivalence oracle (``tests/integration/test_apply_equivalence.py``) holds the result equal to the per-object
+path's: objects, change log, cable paths, search cache, events.
+"""
+
+from dataclasses import dataclass, field
+
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import prefetch_related_objects
+from django.db.models.signals import m2m_changed, post_save
+from django_prometheus.models import model_inserts, model_updates
+
+from core.choices import ObjectChangeActionChoices
+from core.events import OBJECT_CREATED, OBJECT_UPDATED
+from core.models import ObjectChange
+from dcim.choices import CableEndChoices
+from dcim.models import Cable, CableTermination, Interface
+from dcim.models.cables import trace_paths
+from dcim.models.device_components import ComponentModel
+from extras.events import enqueue_event
+from extras.models import Tag, TaggedItem
+from ipam.models import ASN, VLAN, IPAddress, RouteTarget
+from netbox.context import current_request, events_queue
+from vpn.models import L2VPN, L2VPNTermination
+
+from ..models import OwnedObject
+
+__all__ = ('BULK_MODELS', 'BulkWriter')
+
+# Models whose save() has no effect beyond the signals above and the derivations of _as_save_would, and cables (their
+# save() replayed by _write_cables); the rest (devices instantiate components, prefixes renumber their parents'
+# depth …) stay one save() per object
+BULK_MODELS = frozenset({Interface, Cable, IPAddress, VLAN, ASN, RouteTarget, L2VPN, L2VPNTermination})
+
+
+@dataclass
+class _Staged:
+    key: str
+    obj: object
+    m2m: dict = field(default_factory=dict)  # field name -> members
+
+
+class BulkWriter:
+    """Collects the apply's new objects (:meth:`stage`) and writes them (:meth:`flush`) before anything refers to
+    them; ``permissions`` (:class:`~.permissions.ObjectPermissions`) receives each written object."""
+
+    def __init__(self, fabric, permissions):
+        self.fabric = fabric
+        self.permissions = permissions
+        self.tag = None
+        self.staged: dict[str, _Staged] = {}
+
+    def stage(self, key, obj, m2m):
+        """``obj`` (new, unsaved) to be written at the next flush; its own ``clean()`` runs now."""
+        relations = [f.name for f in obj._meta.concrete_fields if f.is_relation]
+        # NetBox's full_clean() minus what queries per object: foreign keys are objects the apply holds,
+        # uniqueness was the diff's
+        obj.full_clean(exclude=relations, validate_unique=False, validate_constraints=False)
+        self.staged[key] = _Staged(key, obj, m2m)
+
+    def is_staged(self, key) -> bool:
+        return key in self.staged
+
+    def flush(self):
+        """Write everything staged, model by model (staged objects never refer to each other)."""
+        by_model = {}
+        for entry in self.staged.values():
+            by_model.setdefault(type(entry.obj), []).append(entry)
+        self.staged = {}
+        for model, entries in by_model.items():
+            self._write(model, entries)
+
+    def _write(self, model, entries):
+        if model is Cable:
+            self._write_cables(entries)
+            return
+        objs = [entry.obj for entry in entries]
+        _as_save_would(objs)
+        model.objects.bulk_create(objs)
+        self._m2m(model, entries)
+        self._tags(model, objs)
+        m2m_names = [f.name for f in model._meta.many_to_many]
+        generic = [f.name for f in model._meta.private_fields if isinstance(f, GenericForeignKey)]
+        prefetch_related_objects(objs, *m2m_names, *generic)
+        _signals(model, objs)
+        _change_log(model, objs, ObjectChangeActionChoices.ACTION_CREATE)
+        self._own(model, entries)
+
+    def _own(self, model, entries):
+        object_type = ContentType.objects.get_for_model(model)
+        OwnedObject.objects.bulk_create(
+            OwnedObject(fabric=self.fabric, key=entry.key, object_type=object_type, object_id=entry.obj.pk)
+            for entry in entries
+        )
+        for entry in entries:
+            self.permissions.add(entry.obj, 'add')
+
+    def _write_cables(self, entries):
+        """Cables as ``Cable.save()`` writes them, step by step for all at once: the cable (its first change-log
+        entry has no terminations and no tag yet), its terminations, the terminating interfaces (an update each),
+        the tag and the cable's second entry, then NetBox's path tracing once per cable end, after all cables exist."""
+        cables = [entry.obj for entry in entries]
+        Cable.objects.bulk_create(cables)
+        for cable in cables:
+            cable._pk = cable.pk  # what Cable.save() keeps for __str__
+        prefetch_related_objects(cables, 'tags')
+        _signals(Cable, cables)
+        _change_log(Cable, cables, ObjectChangeActionChoices.ACTION_CREATE, events=False)
+        terminations = []
+        for cable in cables:
+            for end, ends in (
+                (CableEndChoices.SIDE_A, cable.a_terminations),
+                (CableEndChoices.SIDE_B, cable.b_terminations),
+            ):
+                for termination in ends:
+                    terminations.append(CableTermination(cable=cable, cable_end=end, termination=termination))
+        for termination in terminations:
+            termination.cache_related_objects()
+        CableTermination.objects.bulk_create(terminations)
+        _signals(CableTermination, terminations)
+        _change_log(CableTermination, terminations, ObjectChangeActionChoices.ACTION_CREATE)
+        self._cabled(terminations)
+        self._tags(Cable, cables)
+        for cable in cables:
+            cable._prefetched_objects_cache.pop('tags', None)  # read again: the tag is there now
+        prefetch_related_objects(cables, 'tags')
+        _signals(Cable, cables, created=False)
+        _change_log(Cable, cables, ObjectChangeActionChoices.ACTION_UPDATE, event=OBJECT_CREATED)
+        for cable in cables:
+            cable._terminations_modified = True
+            trace_paths.send(Cable, instance=cable, created=True, status_written=True)  # NetBox's path tracing
+            cable._terminations_modified = False
+        self._own(Cable, entries)
+
+    def _cabled(self, terminations):
+        """The terminating interfaces, fresh from the database as CableTermination.save() reads them, told their
+        cable (NetBox's set_cable_termination) and written in one UPDATE, each with its change-log entry."""
+        fresh = Interface.objects.in_bulk([t.termination_id for t in terminations])
+        interfaces = []
+        for termination in terminations:
+            interface = fresh[termination.termination_id]
+            interface.snapshot()
+            interface.set_cable_termination(termination)
+            interfaces.append(interface)
+        Interface.objects.bulk_update(interfaces, ['cable', 'cable_end', 'cable_connector', 'cable_positions'])
+        prefetch_related_objects(interfaces, *[f.name for f in Interface._meta.many_to_many])
+        _signals(Interface, interfaces, created=False)
+        _change_log(Interface, interfaces, ObjectChangeActionChoices.ACTION_UPDATE, event=OBJECT_UPDATED)
+
+    def _m2m(self, model, entries):
+        for name in {name for entry in entries for name in entry.m2m}:
+            manager_field = model._meta.get_field(name)
+            through = manager_field.remote_field.through
+            source, target = manager_field.m2m_field_name(), manager_field.m2m_reverse_field_name()
+            through.objects.bulk_create(
+                through(**{f'{source}_id': entry.obj.pk, f'{target}_id': member.pk})
+                for entry in entries
+                for member in entry.m2m.get(name, ())
+            )
+
+    def _tags(self, model, objs):
+        if self.tag is None or not hasattr(model, 'tags'):
+            return
+        # NetBox's check of a tag's allowed object types (it reads the type and the tags only: once per batch)
+        m2m_changed.send(
+            sender=TaggedItem, instance=objs[0], action='pre_add', reverse=False, model=Tag, pk_set={self.tag.pk}
+        )
+        object_type = ContentType.objects.get_for_model(model)
+        TaggedItem.objects.bulk_create(
+            TaggedItem(tag=self.tag, content_type=object_type, object_id=obj.pk) for obj in objs
+        )
+
+
+def _as_save_would(objs):
+    """What the models' own save() sets before the INSERT (as ``Device._instantiate_components`` does)."""
+    for obj in objs:
+        if isinstance(obj, ComponentModel):
+            obj._site, obj._location, obj._rack = obj.device.site, obj.device.location, obj.device.rack
+        if isinstance(obj, Interface) and not obj.mode:
+            obj.untagged_vlan = None
+        if isinstance(obj, IPAddress):
+            obj.dns_name = obj.dns_name.lower()
+
+
+def _signals(model, objs, created=True):
+    """``post_save`` per object, as NetBox sends it after a bulk_create, with the change log stood down (written in
+    bulk by :func:`_change_log`)."""
+    token = current_request.set(None)
+    try:
+        for obj in objs:
+            post_save.send(sender=model, instance=obj, created=created, raw=False, using='default', update_fields=None)
+    finally:
+        current_request.reset(token)
+
+
+def _change_log(model, objs, action, events=True, event=OBJECT_CREATED):
+    """One ObjectChange per object (its own ``to_objectchange(action)``), and ``event`` queued per object: what
+    ``handle_changed_object`` records for a save inside a request."""
+    request = current_request.get()
+    if request is None:
+        return  # no request, no change log and no events (as for a save)
+    changes = []
+    for obj in objs:
+        change = obj.to_objectchange(action)
+        if change is not None and change.has_changes:
+            change.user, change.request_id = request.user, request.id
+            change.user_name = request.user.username  # what ObjectChange.save() fills in
+            changes.append(change)
+    ObjectChange.objects.bulk_create(changes)
+    if not events:
+        return
+    queue = events_queue.get()
+    for obj in objs:
+        enqueue_event(queue, obj, request, event)
+    events_queue.set(queue)
+    counter = model_inserts if action == ObjectChangeActionChoices.ACTION_CREATE else model_updates
+    counter.labels(model._meta.model_name).inc(len(objs))
