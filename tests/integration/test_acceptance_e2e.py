@@ -16,6 +16,7 @@ from netbox_aifabric.acceptance.judge import MIN_LINE_RATE_FRACTION
 from netbox_aifabric.apply.engine import plan_of
 from netbox_aifabric.models import AcceptanceRun, Fabric
 from netbox_aifabric.seed import load_demo
+from tests.unit.acceptance.test_runbook import COUNTER_SSH  # the same ssh stand-in as the unit test
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 
@@ -76,19 +77,6 @@ def test_script_uploads_to_a_run_and_netbox_judges(live_server, tmp_path):
         assert iperf3.status == ('passed' if passed else 'failed')
         assert (ping.category, ping.status) == ('latency', 'failed')  # the fixture's spike under load
     assert (run.passed + run.failed, run.status) == (len(results), 'failed')
-
-
-COUNTER_SSH = """#!/bin/sh
-shift
-case "$*" in
-  'show pfc counters') name=sonic_pfc ;;
-  'show queue counters') name=sonic_queue ;;
-  'ethtool -S '*) name=ethtool_mlx5 ;;
-  *) echo "$*"; exit 0 ;;
-esac
-mark="$MARKS/$(echo "$*" | tr -c 'a-z0-9' _)"
-if [ -e "$mark" ]; then cat "$FIXTURES/${name}_after.txt"; else touch "$mark"; cat "$FIXTURES/${name}_before.txt"; fi
-"""
 
 
 def test_roce_counters_are_uploaded_before_and_after_and_judged(live_server, tmp_path):
