@@ -9,12 +9,14 @@ import pytest
 from django.urls import reverse
 
 from dcim.models import Device
+from users.models import User
 from utilities.testing import TestCase
 
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.facts.context import CONTEXT_KEY
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import load_demo
+from tests.integration.test_object_permissions import constrained
 
 pytestmark = pytest.mark.netbox
 
@@ -81,3 +83,15 @@ class DeviceContextTabTestCase(TestCase):
         body = self.page(other)
         self.assertNotIn('aifabric-context', body)
         self.assertEqual(sum(occurrences(b, ['192.0.2.1']) for b in json_blocks(body)), 2)  # rendered and local
+
+    def test_object_permission_constraints_hold_as_on_netboxs_tab(self):
+        """The replacement is NetBox's view subclassed: a user allowed to view only another device gets 404 on the
+        leaf's tab (NetBox's restricted queryset), and the tab of the device they may view."""
+        other = Device.objects.exclude(pk=self.leaf.pk).first()
+        user = User.objects.create_user(username='one-device-viewer')
+        constrained(user, 'view one device', ['view'], ['dcim.device'], {'name': other.name})
+        self.client.force_login(user)
+        url = reverse('dcim:device_configcontext', kwargs={'pk': self.leaf.pk})
+        self.assertHttpStatus(self.client.get(url), 404)
+        allowed = reverse('dcim:device_configcontext', kwargs={'pk': other.pk})
+        self.assertHttpStatus(self.client.get(allowed), 200)
