@@ -18,16 +18,37 @@ the load (``before``): the judgement is on the growth between the two (on the ab
   Counter/bytes Drop/pkts Drop/bytes``, queues ``UC<n>`` (unicast) and ``MC<n>``. Drops on the unicast queue of a
   lossless priority must not grow.
 
+Arista EOS and NVIDIA NVUE (parsers and the source of each field: counters_nos.py), judged the same way:
+
+- ``eos-errors`` / ``nvue-errors``: the port error counters (FCS/CRC, alignment, symbol, ...) must not grow.
+- ``eos-pfc`` / ``nvue-pfc``: PFC frames per priority, as ``sonic-pfc``: on a priority that is not lossless they fail.
+- ``nvue-queue``: ``tx-uc-buffer-discards`` and ``wred-discards`` of the lossless traffic classes must not grow.
+- ``eos-ecn`` / ``nvue-ecn``: ECN-marked packets (EOS: on the lossless queues) reported; they grow under congestion.
+
 Text that is not that tool's format raises ``UploadError`` on ``output`` (or ``before``) naming what is missing.
 """
 
 import re
 
+from .counters_nos import (
+    EOS_ERROR_FIELDS,
+    PORT,
+    parse_eos_ecn,
+    parse_eos_errors,
+    parse_eos_pfc,
+    parse_nvue_ecn,
+    parse_nvue_errors,
+    parse_nvue_pfc,
+    parse_nvue_queue,
+)
 from .judge import FAILED, PASSED, UploadError, Verdict, _text
 
 __all__ = ('COUNTER_TOOLS', 'judge_counters', 'parse_ethtool', 'parse_sonic_pfc', 'parse_sonic_queue')
 
-COUNTER_TOOLS = ('ethtool', 'sonic-pfc', 'sonic-queue')
+COUNTER_TOOLS = (
+    'ethtool', 'sonic-pfc', 'sonic-queue', 'eos-errors', 'eos-pfc', 'eos-ecn', 'nvue-errors', 'nvue-pfc', 'nvue-queue',
+    'nvue-ecn',
+)  # fmt: skip
 _ETHTOOL_LINE = re.compile(r'^\s+([A-Za-z0-9_.\-\[\]]+):\s+(\d+)\s*$', re.M)
 _NUMBER = re.compile(r'^\d[\d,]*$')
 
@@ -128,7 +149,7 @@ def _judge_ethtool(after, before, lossless, subject):
     return _verdict('nic', f'nic counters {subject}', subject, bad, expected, seen, pause, before)
 
 
-def _judge_sonic_pfc(after, before, lossless, subject):
+def _judge_pfc(after, before, lossless, subject):
     growth = {}
     for direction, ports in after.items():
         for port, values in ports.items():
@@ -160,13 +181,13 @@ def _judge_sonic_queue(after, before, lossless, subject):
     return _verdict('queue-drops', f'queue counters {subject}', subject, bad, expected, seen, total, before)
 
 
-def _verdict(category, name, subject, bad, expected, seen, value, before):
+def _verdict(category, name, subject, bad, expected, seen, value, before, prefix='roce-'):
     span = 'between the two snapshots' if before is not None else '(one snapshot: its absolute values)'
     if bad:
         seen += ' -> ' + '; '.join(bad)
     return Verdict(
         name=name[:300],
-        category=f'roce-{category}',
+        category=f'{prefix}{category}',
         subject=subject[:200],
         status=FAILED if bad else PASSED,
         expected=f'{expected} {span}',
@@ -175,8 +196,83 @@ def _verdict(category, name, subject, bad, expected, seen, value, before):
     )
 
 
-PARSERS = {'ethtool': parse_ethtool, 'sonic-pfc': parse_sonic_pfc, 'sonic-queue': parse_sonic_queue}
-JUDGES = {'ethtool': _judge_ethtool, 'sonic-pfc': _judge_sonic_pfc, 'sonic-queue': _judge_sonic_queue}
+def _judge_stay_zero(after, before, category, name, subject, expected, prefix='roce-'):
+    """``after``/``before``: ``{where: {counter: value}}``; every counter must not grow (a counter cleared between the
+    snapshots, a negative growth, is not a failure)."""
+    grew = {}
+    for where, counters in after.items():
+        old = (before or {}).get(where) or {}
+        for counter, value in counters.items():
+            grew[where, counter] = _growth(value, old.get(counter))
+    bad = [f'{where} {counter} +{n}' for (where, counter), n in sorted(grew.items()) if n and n > 0]
+    total = sum(n for n in grew.values() if n and n > 0)
+    seen = f'{len(grew)} counter(s) of {", ".join(sorted(after)[:4])}{", ..." if len(after) > 4 else ""}: +{total}'
+    return _verdict(category, f'{name} {subject}', subject, bad, expected, seen, total, before, prefix)
+
+
+def _judge_eos_errors(after, before, lossless, subject):
+    expected = f'no growth of {", ".join(EOS_ERROR_FIELDS)} on any interface'
+    return _judge_stay_zero(after, before, 'errors', 'error counters', subject, expected, 'physical-')
+
+
+def _judge_nvue_errors(after, before, lossless, subject):
+    def flat(errors):  # "Total Errors" sums the others: judged alone only when the others are missing
+        rows = {c: v for c, v in errors.items() if c != 'Total Errors'} or errors
+        return {PORT: {f'{c} {d}': v[d] for c, v in rows.items() for d in ('rx', 'tx')}}
+
+    expected = f'no growth of the error counters ({", ".join(sorted(after))}), received or transmitted'
+    old = flat(before) if before is not None else None
+    return _judge_stay_zero(flat(after), old, 'errors', 'error counters', subject, expected, 'physical-')
+
+
+def _judge_nvue_queue(after, before, lossless, subject):
+    classes = {f'TC{p}' for p in lossless}
+
+    def lossless_only(queues):
+        return {f'{port} {tc}': {'tx-uc-buffer-discards': v['buffer_discards'], 'wred-discards': v['wred_discards']}
+                for (port, tc), v in queues.items() if tc in classes}  # fmt: skip
+
+    found = lossless_only(after)
+    if not found:
+        raise UploadError('output', f'no lossless traffic class ({", ".join(sorted(classes))}) in this output')
+    expected = f'no growth of tx-uc-buffer-discards (bytes) and wred-discards on {", ".join(sorted(classes))}'
+    old = lossless_only(before) if before is not None else None
+    return _judge_stay_zero(found, old, 'queue-drops', 'queue counters', subject, expected)
+
+
+def _judge_ecn(marks, before_marks, subject, where):
+    """Report ECN-marked packets: under congestion they grow (DCQCN at work); none is no failure (no congestion)."""
+    growth = sum(max(_growth(a, (before_marks or {}).get(k)) or 0, 0) for k, a in marks.items())
+    seen = f'ECN-marked packets {where}: +{growth}'
+    expected = 'ECN marks reported: they grow under congestion (an incast), DCQCN at work; none without congestion'
+    return _verdict('ecn', f'ecn counters {subject}', subject, [], expected, seen, growth, before_marks)
+
+
+def _judge_eos_ecn(after, before, lossless, subject):
+    queues = {str(p) for p in lossless}
+    marks = {k: v for k, v in after.items() if k[1] in queues}
+    if not marks:
+        raise UploadError('output', f'no lossless queue ({", ".join(sorted(queues))}) in this ECN counters output')
+    old = {k: v for k, v in before.items() if k[1] in queues} if before is not None else None
+    return _judge_ecn(marks, old, subject, f'on the lossless queue(s) {", ".join(sorted(queues))}')
+
+
+def _judge_nvue_ecn(after, before, lossless, subject):
+    return _judge_ecn({PORT: after}, {PORT: before} if before is not None else None, subject, 'transmitted')
+
+
+PARSERS = {
+    'ethtool': parse_ethtool, 'sonic-pfc': parse_sonic_pfc, 'sonic-queue': parse_sonic_queue,
+    'eos-errors': parse_eos_errors, 'eos-pfc': parse_eos_pfc, 'eos-ecn': parse_eos_ecn,
+    'nvue-errors': parse_nvue_errors, 'nvue-pfc': parse_nvue_pfc, 'nvue-queue': parse_nvue_queue,
+    'nvue-ecn': parse_nvue_ecn,
+}  # fmt: skip
+JUDGES = {
+    'ethtool': _judge_ethtool, 'sonic-pfc': _judge_pfc, 'sonic-queue': _judge_sonic_queue,
+    'eos-errors': _judge_eos_errors, 'eos-pfc': _judge_pfc, 'eos-ecn': _judge_eos_ecn,
+    'nvue-errors': _judge_nvue_errors, 'nvue-pfc': _judge_pfc, 'nvue-queue': _judge_nvue_queue,
+    'nvue-ecn': _judge_nvue_ecn,
+}  # fmt: skip
 
 
 def judge_counters(tool: str, output, before=None, lossless=(3,), subject='') -> Verdict:

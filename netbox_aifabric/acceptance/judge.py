@@ -31,7 +31,10 @@ __all__ = (
 MIN_LINE_RATE_FRACTION = 0.9  # iperf3 -P 8 between two servers: at least 90 % of the pair's line rate
 SPIKE_MS = 1.0  # a fabric round trip is tens of microseconds; a max this far above the min is a queue building up
 MAX_OUTPUT = 2_000_000  # characters: an iperf3 -P 8 --json of a minute is ~200 kB
-TOOLS = ('iperf3', 'ping', 'ethtool', 'sonic-pfc', 'sonic-queue')  # the last three: counters.py
+TOOLS = (  # all but iperf3 and ping: counter snapshots (counters.py)
+    'iperf3', 'ping', 'ethtool', 'sonic-pfc', 'sonic-queue', 'eos-errors', 'eos-pfc', 'eos-ecn', 'nvue-errors',
+    'nvue-pfc', 'nvue-queue', 'nvue-ecn',
+)  # fmt: skip
 PASSED, FAILED = 'passed', 'failed'
 
 

@@ -23,16 +23,18 @@ from ..checks.matrix import security_matrix
 
 __all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
 
-NOS_COMMANDS = {  # per port: speed and FEC, error counters (CRC/FCS), link flaps
+NOS_COMMANDS = {  # per port: speed and FEC, error counters (CRC/FCS), link flaps; the "| json" / NVUE error counters
+    # are uploaded and judged (counters.py: eos-errors, nvue-errors), the rest saved for review
     'eos': (
         'show interfaces {port} status',
         'show interfaces {port} phy detail',
-        'show interfaces {port} counters errors',
+        'show interfaces {port} counters errors | json',
         'show interfaces {port} | include (CRC|link status changes)',
     ),
     'nvue': (
         'nv show interface {port} link',
         'nv show interface {port} counters',
+        'nv show interface {port} counters errors',
         'nv show interface {port} link state',
     ),
     'sonic': (
@@ -58,18 +60,19 @@ EVPN_COMMANDS = {  # per switch: EVPN sessions, VNI state, MAC/IP (type-2) and I
 }
 # RoCE counters per switch, snapshotted before and after the load (the throughput section): PFC pause frames, queue
 # drops, ECN marks. SONiC: sonic-utilities doc/Command-Reference.md (show pfc counters, show queue counters, show queue
-# wredcounters); NVUE: NVIDIA Cumulus Linux 5 "Quality of Service" (nv show interface <port> counters qos ...); EOS:
-# the EOS User Manual, QoS chapter (priority-flow-control counters, queue counters, ECN counters).
+# wredcounters); NVUE: the NVUE command reference (nv show interface <port> counters qos pfc-stats /
+# egress-queue-stats / port-stats, Cumulus Linux 5.5 and later); EOS: the JSON of the per-priority PFC counters and the ECN counters per
+# queue (the sources of each field: counters_nos.py); EOS queue drops are saved for review (no documented JSON found).
 ROCE_COMMANDS = {
     'eos': (
-        'show priority-flow-control counters detail',
+        'show interfaces {port} priority-flow-control counters detail | json',
         'show interfaces counters queue drops',
-        'show qos interfaces ecn counters queue',
+        'show qos interfaces ecn counters queue | json',
     ),
     'nvue': (
         'nv show interface {port} counters qos pfc-stats',
         'nv show interface {port} counters qos egress-queue-stats',
-        'nv show interface {port} counters qos congestion-control',
+        'nv show interface {port} counters qos port-stats',
     ),
     'sonic': ('show pfc counters', 'show queue counters', 'show queue wredcounters'),
 }
@@ -382,7 +385,7 @@ print(json.dumps(body))' \
 }}
 
 collect() {{ # collect physical|evpn <switch> <port or switch> <its NOS or ''> '<nos>: <command>'...: saved to review
-  local section=$1 switch=$2 what=$3 nos=${{4:-$NOS}} line file
+  local section=$1 switch=$2 what=$3 nos=${{4:-$NOS}} line file command tool judged=''
   shift 4
   file="$OUT/${{section}}_$(safe "$switch")_$(safe "$what").txt"
   if [[ -z $nos ]]; then
@@ -391,9 +394,19 @@ collect() {{ # collect physical|evpn <switch> <port or switch> <its NOS or ''> '
   fi
   for line in "$@"; do
     [[ ${{line%%: *}} == "$nos" ]] || continue
-    {{ printf '# %s\n' "${{line#*: }}"; on_switch "$switch" "${{line#*: }}"; }} >> "$file" 2>&1
+    command=${{line#*: }}
+    tool=$(counter_tool "$command")
+    if [[ -z $tool ]]; then
+      {{ printf '# %s\n' "$command"; on_switch "$switch" "$command"; }} >> "$file" 2>&1
+      continue
+    fi
+    # a counter NetBox judges (the error counters): its own file too, uploaded as it printed
+    on_switch "$switch" "$command" > "$OUT/counters_$(safe "$switch")_$(safe "$what")_$tool.txt" 2>&1
+    {{ printf '# %s\n' "$command"; cat "$OUT/counters_$(safe "$switch")_$(safe "$what")_$tool.txt"; }} >> "$file"
+    upload "$tool" "$OUT/counters_$(safe "$switch")_$(safe "$what")_$tool.txt" '' '' "$switch $what"
+    judged=" ($tool: NetBox judges it on upload)"
   done
-  result review "$section $switch $what: $file"
+  result review "$section $switch $what: $file$judged"
 }}
 physical() {{ collect physical "$@"; }}
 evpn() {{ collect evpn "$@"; }}
@@ -427,6 +440,13 @@ counter_tool() {{ # the upload tool NetBox judges a counter command's output wit
     'show pfc counters') echo sonic-pfc ;;
     'show queue counters') echo sonic-queue ;;
     'ethtool -S '*) echo ethtool ;;
+    'show interfaces '*' counters errors | json') echo eos-errors ;;
+    'show interfaces '*' priority-flow-control counters detail | json') echo eos-pfc ;;
+    'show qos interfaces ecn counters queue | json') echo eos-ecn ;;
+    'nv show interface '*' counters errors') echo nvue-errors ;;
+    'nv show interface '*' counters qos pfc-stats') echo nvue-pfc ;;
+    'nv show interface '*' counters qos egress-queue-stats') echo nvue-queue ;;
+    'nv show interface '*' counters qos port-stats') echo nvue-ecn ;;
   esac
 }}
 
