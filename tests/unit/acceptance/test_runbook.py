@@ -252,3 +252,71 @@ def test_no_roce_steps_for_a_tcp_only_fabric():
             ctx['qos']['pfc_priorities'] = []
             ctx['qos']['ecn']['enabled'] = False
     assert build_runbook(plan, contexts).section('roce') == []
+
+
+# a stand-in for ssh that prints the EOS and NVUE counter fixtures (before, then after), and one for curl that keeps
+# every upload's body
+NOS_COUNTER_SSH = """#!/bin/sh
+shift
+case "$*" in
+  *' counters errors | json') name=eos_errors ext=json ;;
+  *' priority-flow-control counters detail | json') name=eos_pfc ext=json ;;
+  'show qos interfaces ecn counters queue | json') name=eos_ecn ext=json ;;
+  'nv show interface '*' counters errors') name=nvue_errors ext=txt ;;
+  *' counters qos pfc-stats') name=nvue_pfc ext=txt ;;
+  *' counters qos egress-queue-stats') name=nvue_queue ext=txt ;;
+  *' counters qos port-stats') name=nvue_ecn ext=txt ;;
+  *) echo "$*"; exit 0 ;;
+esac
+mark="$MARKS/$(echo "$*" | tr -c 'a-z0-9' _)"
+if [ -e "$mark" ]; then cat "$FIXTURES/${name}_after.$ext"; else touch "$mark"; cat "$FIXTURES/${name}_before.$ext"; fi
+"""
+FAKE_CURL = '#!/bin/sh\ncat >> "$UPLOADS"\necho >> "$UPLOADS"\necho "{}"\n'
+
+
+@pytest.mark.parametrize(
+    ('nos', 'physical', 'roce'),
+    [
+        ('eos', {'eos-errors'}, {'eos-pfc', 'eos-ecn'}),
+        ('nvue', {'nvue-errors'}, {'nvue-pfc', 'nvue-queue', 'nvue-ecn'}),
+    ],
+)
+def test_eos_and_nvue_counters_are_uploaded_with_the_tool_netbox_judges_them_with(tmp_path, nos, physical, roce):
+    """The script's counter_tool maps each judged EOS/NVUE command to its upload tool: the error counters once per
+    port (physical), the RoCE counters after the load with the snapshot before it; every upload judges."""
+    from netbox_aifabric.acceptance.counters import judge_counters
+
+    plan, contexts = CASES['routed']()
+    book = build_runbook(plan, contexts, {n: nos for n in contexts})
+    path = tmp_path / 'a.sh'
+    path.write_text(runbook_script(book))
+    bin_dir, marks = tmp_path / 'bin', tmp_path / 'marks'
+    bin_dir.mkdir(), marks.mkdir()
+    for name, text in (('fake-ssh', NOS_COUNTER_SSH), ('curl', FAKE_CURL)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    env = {
+        **os.environ, 'OUT': str(tmp_path / 'out'), 'SWITCH_SSH': str(bin_dir / 'fake-ssh'),
+        'HOST_SSH': str(bin_dir / 'fake-ssh'), 'FIXTURES': str(FIXTURES), 'MARKS': str(marks),
+        'PATH': f'{bin_dir}:{os.environ["PATH"]}', 'NETBOX_URL': 'http://netbox.invalid', 'NETBOX_TOKEN': 't',
+        'RUN_ID': '1', 'UPLOADS': str(tmp_path / 'uploads.jsonl'),
+    }  # fmt: skip
+    proc = subprocess.run(['bash', str(path), 'physical', 'roce'], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    bodies = [__import__('json').loads(line) for line in (tmp_path / 'uploads.jsonl').read_text().splitlines() if line]
+    by_tool = defaultdict(list)
+    for body in bodies:
+        by_tool[body['tool']].append(body)
+    switch_ports = len(book.section('physical'))
+    assert len(by_tool.pop(next(iter(physical)))) == switch_ports
+    assert set(by_tool) - {'ethtool'} == roce
+    for tool in roce:
+        assert all(body.get('before') for body in by_tool[tool]), tool
+    for body in bodies:
+        if body['tool'] == 'ethtool':  # the servers' NICs: the fake prints no ethtool output here
+            continue
+        verdict = judge_counters(body['tool'], body['output'], body.get('before'), (3,), body['subject'])
+        # the physical check is one snapshot: its absolute values are judged, and the "before" fixture the fake
+        # prints first carries old FCS errors; the RoCE counters are judged on their growth
+        assert verdict.status == ('failed' if body['tool'] in physical else 'passed'), (body['tool'], verdict.seen)
+        assert 'FCS' in verdict.seen or 'fcsErrors' in verdict.seen or body['tool'] not in physical
