@@ -635,7 +635,8 @@ class AcceptanceUploadSerializer(serializers.Serializer):
 
     tool = serializers.CharField(
         help_text='iperf3 (its --json output), ping (its output, -q too), or a counter snapshot: ethtool (ethtool -S '
-        'of an mlx5 NIC), sonic-pfc (show pfc counters), sonic-queue (show queue counters)'
+        'of an mlx5 NIC), sonic-pfc (show pfc counters), sonic-queue (show queue counters), eos-errors, eos-pfc, '
+        'eos-ecn (EOS | json), nvue-errors, nvue-pfc, nvue-queue, nvue-ecn (NVUE text): see docs/lab.md'
     )
     output = serializers.CharField(trim_whitespace=False, help_text='What the tool printed')
     source = serializers.CharField(required=False, allow_blank=True, help_text='iperf3: the client server (plan name)')
@@ -645,7 +646,7 @@ class AcceptanceUploadSerializer(serializers.Serializer):
     subject = serializers.CharField(required=False, allow_blank=True, help_text='ping: what was pinged, e.g. a pair')
     before = serializers.CharField(
         required=False, allow_blank=True, trim_whitespace=False,
-        help_text='ethtool, sonic-pfc, sonic-queue: the counter snapshot before the load (output: the one after)',
+        help_text='counter snapshots: the one before the load (output: the one after)',
     )  # fmt: skip
 
 

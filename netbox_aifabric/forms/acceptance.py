@@ -87,7 +87,7 @@ class AcceptanceUploadForm(InvalidFieldsMixin, forms.Form):
         strip=False,
         widget=forms.Textarea(attrs={'rows': 6, 'class': 'font-monospace'}),
         label=_('Before'),
-        help_text=_('Counter snapshots (ethtool, sonic-pfc, sonic-queue): the one taken before the load'),
+        help_text=_('Counter snapshots (ethtool, sonic-*, eos-*, nvue-*): the one taken before the load'),
     )
 
     def clean(self):

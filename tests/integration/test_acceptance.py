@@ -197,6 +197,42 @@ class AcceptanceAPITestCase(APITestCase):
             self.assertEqual(list(response.data), ['output' if body['tool'] == 'sonic-pfc' else 'before'])
             self.assertEqual(AcceptanceResult.objects.count(), count)
 
+    def test_eos_and_nvue_counter_snapshots_are_judged_with_the_fabrics_lossless_priority(self):
+        """EOS JSON and NVUE text counter snapshots over REST, before and after the load: judged with the demo's PFC
+        priority 3; the negative control of each NOS (pause frames on another priority, a lossless-class discard,
+        FCS errors) fails; NVUE's undocumented JSON is a 400 naming output, nothing written."""
+        self.grant_upload()
+        cases = (
+            ('eos-pfc', 'eos_pfc', 'json', '', 'roce-pfc', 'passed'),
+            ('eos-pfc', 'eos_pfc', 'json', '_wrong_priority', 'roce-pfc', 'failed'),
+            ('eos-errors', 'eos_errors', 'json', '_fcs', 'physical-errors', 'failed'),
+            ('eos-ecn', 'eos_ecn', 'json', '', 'roce-ecn', 'passed'),
+            ('nvue-pfc', 'nvue_pfc', 'txt', '_wrong_priority', 'roce-pfc', 'failed'),
+            ('nvue-queue', 'nvue_queue', 'txt', '', 'roce-queue-drops', 'passed'),
+            ('nvue-queue', 'nvue_queue', 'txt', '_lossless_drops', 'roce-queue-drops', 'failed'),
+            ('nvue-errors', 'nvue_errors', 'txt', '_fcs', 'physical-errors', 'failed'),
+            ('nvue-ecn', 'nvue_ecn', 'txt', '', 'roce-ecn', 'passed'),
+        )
+        for tool, name, ext, variant, category, status in cases:
+            body = {
+                'tool': tool,
+                'output': fixture(f'{name}_after{variant}.{ext}'),
+                'before': fixture(f'{name}_before.{ext}'),
+                'subject': 'leaf1 Ethernet1/1',
+            }
+            response = self.upload(self.manual, body)
+            self.assertHttpStatus(response, 201)
+            got = (response.data['category'], response.data['status']['value'])
+            self.assertEqual(got, (category, status), tool + variant)
+        self.manual.refresh_from_db()
+        self.assertEqual((self.manual.failed, self.manual.status), (5, 'failed'))
+        count = AcceptanceResult.objects.count()
+        nvue_json = json.dumps({str(p): {'rx-pause-frames': 0, 'tx-pause-frames': 0} for p in range(8)})
+        response = self.upload(self.manual, {'tool': 'nvue-pfc', 'output': nvue_json})
+        self.assertHttpStatus(response, 400)
+        self.assertEqual(list(response.data), ['output'])
+        self.assertEqual(AcceptanceResult.objects.count(), count)
+
     def test_bad_uploads_name_the_field_and_write_nothing(self):
         self.grant_upload()
         source, destination, _ = self.pair()

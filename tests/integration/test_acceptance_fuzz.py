@@ -1,6 +1,7 @@
 """Fuzz of ``POST …/acceptance-runs/{id}/upload/`` (the REST upload of tool output): arbitrary JSON bodies, real
-iperf3/ping output cut short or with a value swapped, and arbitrary text, to the manual run, the lab run and ids that
-do not exist. Never a 5xx; a 4xx names its field and writes nothing (no result, the run untouched)."""
+iperf3/ping output and the counter snapshots of every tool (ethtool, SONiC, EOS, NVUE; as output and as before) cut
+short or with a value swapped, and arbitrary text, to the manual run, the lab run and ids that do not exist. Never a
+5xx; a 4xx names its field and writes nothing (no result, the run untouched)."""
 
 import json
 from pathlib import Path
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from users.models import User
 from utilities.testing import APITestCase
 
+from netbox_aifabric.acceptance.counters import COUNTER_TOOLS
 from netbox_aifabric.acceptance.store import store_lab_run
 from netbox_aifabric.models import AcceptanceResult, AcceptanceRun, Fabric
 from netbox_aifabric.seed import load_demo
@@ -54,9 +56,9 @@ def outputs(draw):
 bodies = st.one_of(
     json_values,
     st.fixed_dictionaries(
-        {'tool': st.sampled_from(('iperf3', 'ping', 'IPERF3', '')) | json_values, 'output': outputs()},
+        {'tool': st.sampled_from(('iperf3', 'ping', 'IPERF3', '', *COUNTER_TOOLS)) | json_values, 'output': outputs()},
         optional={'source': st.sampled_from(SERVERS) | json_values, 'destination': st.sampled_from(SERVERS),
-                  'subject': st.text(max_size=250) | json_values},
+                  'subject': st.text(max_size=250) | json_values, 'before': outputs() | json_values},
     ),
 )  # fmt: skip
 
