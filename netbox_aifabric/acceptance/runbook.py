@@ -61,8 +61,9 @@ EVPN_COMMANDS = {  # per switch: EVPN sessions, VNI state, MAC/IP (type-2) and I
 # RoCE counters per switch, snapshotted before and after the load (the throughput section): PFC pause frames, queue
 # drops, ECN marks. SONiC: sonic-utilities doc/Command-Reference.md (show pfc counters, show queue counters, show queue
 # wredcounters); NVUE: the NVUE command reference (nv show interface <port> counters qos pfc-stats /
-# egress-queue-stats / port-stats, Cumulus Linux 5.5 and later); EOS: the JSON of the per-priority PFC counters and the ECN counters per
-# queue (the sources of each field: counters_nos.py); EOS queue drops are saved for review (no documented JSON found).
+# egress-queue-stats / port-stats, Cumulus Linux 5.5 and later); EOS: the JSON of the per-priority PFC counters and
+# the ECN counters per queue (the sources of each field: counters_nos.py); EOS queue drops are saved for review (no
+# documented JSON found).
 ROCE_COMMANDS = {
     'eos': (
         'show interfaces {port} priority-flow-control counters detail | json',
