@@ -183,6 +183,10 @@ def _judge_sonic_queue(after, before, lossless, subject):
 
 def _verdict(category, name, subject, bad, expected, seen, value, before, prefix='roce-'):
     span = 'between the two snapshots' if before is not None else '(one snapshot: its absolute values)'
+    try:
+        value = float(value)
+    except OverflowError:  # a sum beyond any 64-bit counter: not a counter snapshot
+        raise UploadError('output', 'a counter too large to be a hardware counter (beyond 64 bits)') from None
     if bad:
         seen += ' -> ' + '; '.join(bad)
     return Verdict(
@@ -192,7 +196,7 @@ def _verdict(category, name, subject, bad, expected, seen, value, before, prefix
         status=FAILED if bad else PASSED,
         expected=f'{expected} {span}',
         seen=seen,
-        value=float(value),
+        value=value,
     )
 
 

@@ -51,8 +51,9 @@ EOS_ERROR_FIELDS = (
 )  # fmt: skip
 PORT = 'this port'  # an NVUE per-port command's output does not name its port
 _UNITS = {'bytes': 1, 'b': 1, 'kb': 1024, 'mb': 1024**2, 'gb': 1024**3, 'tb': 1024**4}
-_COUNT = r'(\d+|n/a)'
-_SIZE = r'(\d+(?:\.\d+)?\s+(?:Bytes|B|KB|MB|GB|TB)|\d+|n/a)'
+MAX_COUNTER = 2**64  # hardware counters are 64-bit at most: a bigger number is not a counter
+_COUNT = r'(\d{1,20}|n/a)'  # at most 20 digits (2**64 has 20): never a float overflow
+_SIZE = r'(\d{1,20}(?:\.\d{1,6})?\s+(?:Bytes|B|KB|MB|GB|TB)|\d{1,20}|n/a)'
 
 
 def _text_of(output, field):
@@ -63,8 +64,8 @@ def _text_of(output, field):
 
 
 def _count(value) -> int | None:
-    """A JSON counter: a non-negative int (not a bool)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    """A JSON counter: a non-negative int (not a bool) of at most 64 bits."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_COUNTER:
         return value
     return None
 
@@ -118,7 +119,10 @@ def parse_eos_pfc(output, field='output') -> dict[str, dict[str, list[int | None
             values: list[int | None] = [None] * 8
             for p in range(8):
                 counters = priorities.get(str(p))
-                values[p] = _count(counters.get(key)) if isinstance(counters, dict) else None
+                if isinstance(counters, dict) and key in counters:
+                    values[p] = _count(counters[key])
+                    if values[p] is None:
+                        raise UploadError(field, f'{command}: {port} priority {p} {key}: not a 64-bit packet count')
             found[direction][str(port)] = values
         if all(v is None for d in found.values() for v in d[str(port)]):
             raise UploadError(field, f'{command}: {port} has no rxFrames/txFrames for priorities 0-7')
@@ -184,6 +188,9 @@ def parse_nvue_pfc(output, field='output') -> dict[str, dict[str, list[int | Non
     rows = _rows(_text_of(output, field), header, rf'([0-7])\s+{_COUNT}\s+{_COUNT}\s+{_COUNT}\s+{_COUNT}')
     if not rows:
         raise UploadError(field, f'not "nv show interface <port> counters qos pfc-stats" output: no "{header}" table')
+    missing = sorted(set('01234567') - {r[0] for r in rows})
+    if missing:  # NVUE lists every switch priority: a row missing or unreadable is not this output
+        raise UploadError(field, f'pfc-stats: no readable row for switch-priority {", ".join(missing)}')
     found: dict[str, dict[str, list[int | None]]] = {'rx': {PORT: [None] * 8}, 'tx': {PORT: [None] * 8}}
     for priority, rx, _, tx, _ in rows:
         found['rx'][PORT][int(priority)] = _number(rx)
@@ -200,6 +207,9 @@ def parse_nvue_queue(output, field='output') -> dict[tuple[str, str], dict[str, 
         raise UploadError(
             field, f'not "nv show interface <port> counters qos egress-queue-stats" output: no "{header}" table'
         )
+    missing = sorted(set('01234567') - {r[0] for r in rows})
+    if missing:  # NVUE lists every traffic class: a row missing or unreadable is not this output
+        raise UploadError(field, f'egress-queue-stats: no readable row for traffic-class {", ".join(missing)}')
     return {
         (PORT, f'TC{tc}'): {'tx_frames': _number(frames), 'buffer_discards': _number(discards),
                             'wred_discards': _number(wred)}

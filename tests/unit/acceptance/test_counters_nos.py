@@ -186,7 +186,11 @@ def test_nvue_sections_inside_the_whole_counters_output_parse():
         ('nvue-errors', fixture('eos_errors_after.json'), 'not "nv show interface <port> counters errors" output'),
         ('nvue-pfc', json.dumps({str(p): {'rx-pause-frames': 0} for p in range(8)}), 'not "nv show interface <port> c'),
         ('nvue-queue', fixture('nvue_pfc_after.txt'), 'not "nv show interface <port> counters qos egress-queue-stats"'),
-        ('nvue-queue', fixture('nvue_queue_after.txt').replace('\n3 ', '\n9 '), 'no lossless traffic class (TC3)'),
+        (
+            'nvue-queue',
+            fixture('nvue_queue_after.txt').replace('\n3 ', '\n9 '),
+            'egress-queue-stats: no readable row for tr',
+        ),
         ('nvue-ecn', fixture('nvue_errors_after.txt'), 'not "nv show interface <port> counters qos port-stats" output'),
     ],
 )
@@ -242,3 +246,24 @@ def test_fuzz_any_upload_is_a_verdict_or_a_named_error(tool, output, before):
         assert e.field in ('output', 'before') and e.message
         return
     assert isinstance(verdict, Verdict) and verdict.status in ('passed', 'failed')
+
+
+BIG = '9' * 400
+
+
+@pytest.mark.parametrize(
+    ('tool', 'text'),
+    [
+        ('ethtool', f'NIC statistics:\n     rx_prio3_pause: {BIG}\n'),
+        ('eos-errors', json.dumps({'interfaceErrorCounters': {'Et1': dict.fromkeys(EOS_ERROR_FIELDS, 2**64)}})),
+        ('eos-pfc', json.dumps({'interfaces': {'Et1': {'priorities': {'3': {'rxFrames': int(BIG), 'txFrames': 0}}}}})),
+        ('nvue-ecn', f'Counter  Receive  Transmit\n-------  -------  --------\nECN Marked Packets  n/a  {BIG}\n'),
+        ('nvue-pfc', fixture('nvue_pfc_after.txt').replace('2020 ', f'{BIG} ')),
+        ('nvue-queue', fixture('nvue_queue_after.txt').replace('5120000', BIG)),
+    ],
+)
+def test_a_number_no_counter_can_hold_is_a_named_error(tool, text):
+    """400 digits (or 2**64): float() of it overflows; a named error, never an OverflowError (a 500 over REST)."""
+    with pytest.raises(UploadError) as e:
+        judge_counters(tool, text, None, LOSSLESS)
+    assert e.value.field == 'output', e.value.message
