@@ -29,6 +29,7 @@ class BfdSession:
     timers: tuple[int, int, int] | None  # None: the profile is not defined in the config
     why: str  # 'bgp UNDERLAY', 'ospf Ethernet65'
     built: bool  # False: over a link the lab does not build (not verified)
+    unbuilt: str = 'the kernel lacks bonding'  # why such a link is not built (Topology.unbuilt)
 
 
 def wants_bfd(config: str) -> bool:
@@ -114,7 +115,16 @@ def bfd_expectations(topology: Topology, configs: dict[str, str]) -> list[BfdSes
             built = n.get('interface') in built_ports
             why = f'bgp {n.get("kind") or "neighbor"} over {n.get("interface") or "?"}'
             out.append(
-                BfdSession(name, address, n.get('peer', '?'), profile or None, _timers(parsed, profile), why, built)
+                BfdSession(
+                    name,
+                    address,
+                    n.get('peer', '?'),
+                    profile or None,
+                    _timers(parsed, profile),
+                    why,
+                    built,
+                    topology.unbuilt('bonding'),
+                )
             )
         for port, profile in sorted(parsed['ospf'].items()):
             link = next((lk for lk in topology.uplinks(name) if port == (lk.a_if if lk.a == name else lk.b_if)), None)
@@ -167,7 +177,7 @@ def evaluate_bfd(sessions: list[BfdSession], state) -> list[Check]:
         )
         expected = f'up, {profile}: {timers}'
         if not s.built:
-            why = 'not built: its link is not in the lab (a LAG, as the MLAG peer link: the kernel lacks bonding)'
+            why = f'not built: its link is not in the lab (a LAG, as the MLAG peer link: {s.unbuilt})'
             results.append(Check(name, 'bfd', NOT_VERIFIED, expected, why))
             continue
         passed, seen = _judge(state, s)

@@ -98,7 +98,7 @@ def expectations(topology: Topology) -> Expectations:
                         kind='bgp',
                         status=NOT_VERIFIED,
                         expected='Established',
-                        seen=f'not built: {n.get("interface")} is a LAG, the kernel lacks {driver or "its driver"}'
+                        seen=f'not built: {n.get("interface")} is a LAG; {topology.unbuilt(driver)}'
                         if driver
                         else f'not built: no lab link for {n.get("interface")}',
                     )
@@ -128,7 +128,8 @@ def expectations(topology: Topology) -> Expectations:
                             status=NOT_VERIFIED,
                             expected=f'reachable over the MLAG peer session ({name} and {other} share AS {leaf.asn})',
                             seen='not built: through the spines eBGP drops it (AS loop: the same AS in the path); '
-                            'only the MLAG peer session over the peer-link LAG carries it; the kernel lacks bonding',
+                            'only the MLAG peer session over the peer-link LAG carries it; '
+                            + topology.unbuilt('bonding'),
                         )
                     )
                     continue
@@ -267,10 +268,13 @@ def convergence_check(done: bool, seconds, timeout) -> Check:
 
 
 def not_verified(topology: Topology) -> list[Check]:
-    """What the lab does not build on a kernel without the vrf, bonding, dummy and 802.1Q drivers, per switch."""
+    """What the lab does not build, per switch: it needs the vrf, bonding or 802.1Q drivers (each reason says
+    whether the probed kernel lacks them or the lab does not build it yet)."""
+    no_vrf, no_bond, no_l2 = topology.unbuilt('vrf'), topology.unbuilt('bonding'), topology.unbuilt('bonding', '8021q')
     results = []
     for s in topology.skipped:
-        results.append(Check(f'link {s.what}', 'link', NOT_VERIFIED, 'built and up', f'not built: {s.reason}'))
+        reason = f'not built: {s.reason}; {topology.unbuilt(s.driver)}'
+        results.append(Check(f'link {s.what}', 'link', NOT_VERIFIED, 'built and up', reason))
     for name, switch in topology.switches.items():
         ctx = switch.context
         vrfs = [v for v in ctx.get('vrfs') or [] if v.get('l3vni')]
@@ -281,7 +285,7 @@ def not_verified(topology: Topology) -> list[Check]:
                     'vrf',
                     NOT_VERIFIED,
                     ', '.join(f'Vrf-{v["name"]} L3VNI {v["l3vni"]} with its type-5 routes' for v in vrfs),
-                    'not built: the kernel lacks vrf (no VRF device for the L3VNI, bgpd keeps the VRF instance down)',
+                    f'not built: {no_vrf} (no VRF device for the L3VNI, bgpd keeps the VRF instance down)',
                 )
             )
         gateways = [v for v in ctx.get('vlans') or [] if v.get('gateway')]
@@ -292,8 +296,9 @@ def not_verified(topology: Topology) -> list[Check]:
                     'vlan',
                     NOT_VERIFIED,
                     ', '.join(f'Vlan{v["vid"]} {v["gateway"]}' for v in gateways) + ' up and their subnets announced',
-                    'not built: gateway SVIs and tagged server ports need 802.1Q (8021q), the server bonds bonding; '
-                    'without them zebra has no connected route and bgpd announces none of these subnets',
+                    'not built: gateway SVIs and tagged server ports need 802.1Q (8021q), the server bonds bonding '
+                    f'({topology.unbuilt("8021q", "bonding")}); without them zebra has no connected route and bgpd '
+                    'announces none of these subnets',
                 )
             )
         bonds = [lag['name'] for lag in ctx.get('lags') or [] if lag.get('kind') == 'lag']
@@ -304,7 +309,7 @@ def not_verified(topology: Topology) -> list[Check]:
                     'bonding',
                     NOT_VERIFIED,
                     f'{len(bonds)} bond(s) ({", ".join(bonds[:4])}{", ..." if len(bonds) > 4 else ""}) with servers',
-                    'not built: the kernel lacks bonding; no server hosts, so no server-to-server ping, no anycast '
+                    f'not built: {no_bond}; no server hosts, so no server-to-server ping, no anycast '
                     'gateway, no security matrix from the hosts',
                 )
             )
@@ -315,7 +320,7 @@ def not_verified(topology: Topology) -> list[Check]:
                     'evpn',
                     NOT_VERIFIED,
                     'server-to-server traffic over VXLAN between VTEPs',
-                    'not built: servers attach through bonds and 802.1Q trunks (the kernel lacks bonding and 8021q)',
+                    f'not built: servers attach through bonds and 802.1Q trunks ({no_l2})',
                 )
             )
         if ctx.get('management'):
@@ -325,7 +330,7 @@ def not_verified(topology: Topology) -> list[Check]:
                     'vrf',
                     NOT_VERIFIED,
                     'VRF mgmt with the out-of-band address and its default route',
-                    "not built: the kernel lacks vrf (and the management plane is the host's, not the frr.conf's)",
+                    f"not built: {no_vrf} (and the management plane is the host's, not the frr.conf's)",
                 )
             )
     return results

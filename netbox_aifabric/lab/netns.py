@@ -19,6 +19,7 @@ __all__ = (
     'PREFIX',
     'LabUnavailable',
     'daemon_path',
+    'kernel_lacks',
     'kill_pids',
     'netns_pids',
     'own_namespaces',
@@ -86,6 +87,35 @@ def preflight(daemons=('zebra', 'staticd', 'bgpd')):
     if made.returncode != 0:
         raise LabUnavailable(f'cannot create a network namespace: {made.stderr.strip()}')
     run([_which('ip'), 'netns', 'del', probe], check=False)
+
+
+# What the lab would build with each driver, as one probe command inside a throw-away namespace (the 802.1Q probe
+# puts a VLAN on a veth made first: a VLAN needs a parent)
+_DRIVER_PROBES = {
+    'vrf': [['link', 'add', 'p-vrf', 'type', 'vrf', 'table', '10']],
+    'bonding': [['link', 'add', 'p-bond', 'type', 'bond']],
+    'dummy': [['link', 'add', 'p-dummy', 'type', 'dummy']],
+    '8021q': [
+        ['link', 'add', 'p-veth0', 'type', 'veth', 'peer', 'name', 'p-veth1'],
+        ['link', 'add', 'link', 'p-veth0', 'name', 'p-veth0.10', 'type', 'vlan', 'id', '10'],
+    ],
+}
+
+
+def kernel_lacks() -> frozenset[str]:
+    """The drivers of ``_DRIVER_PROBES`` this host's kernel lacks, each probed by creating its device in a namespace
+    of its own (deleted after). Needs root (``preflight`` first)."""
+    ip = _which('ip')
+    lacks = set()
+    for driver, commands in _DRIVER_PROBES.items():
+        probe = f'{PREFIX}{os.getpid()}-probe-{driver}'
+        run([ip, 'netns', 'add', probe], check=False)
+        try:
+            if any(run([ip, '-n', probe, *cmd], check=False).returncode != 0 for cmd in commands):
+                lacks.add(driver)
+        finally:
+            run([ip, 'netns', 'del', probe], check=False)
+    return frozenset(lacks)
 
 
 def own_namespaces(pid=None):

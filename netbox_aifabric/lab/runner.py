@@ -24,6 +24,7 @@ from .netns import (
     LabUnavailable,
     daemon_path,
     delete_namespace,
+    kernel_lacks,
     kill_pids,
     preflight,
     remove_stale,
@@ -271,6 +272,7 @@ def run_lab(contexts, configs, *, keep=False, timeout=DEFAULT_TIMEOUT, mtu_overr
     ospf = any(re.search(r'^router ospf', configs[name], re.M) for name in topology.switches)
     bfd = any(wants_bfd(configs[name]) for name in topology.switches)
     preflight(('zebra', 'staticd', 'bgpd', *(('ospfd',) if ospf else ()), *(('bfdd',) if bfd else ())))
+    topology.lacks = kernel_lacks()  # 'not verified' says whether the kernel lacks a driver or the lab a feature
     log = []
     stale = remove_stale()
     if stale:

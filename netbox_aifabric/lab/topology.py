@@ -57,11 +57,25 @@ class Switch:
         return {str(ipaddress.ip_interface(address).ip) for _, address in self.loopbacks}
 
 
+# The kernel drivers the lab would need for what it leaves out (LAGs, VRFs, SVIs/tagged ports, dummy loopbacks)
+LAB_DRIVERS = frozenset({'bonding', 'vrf', '8021q', 'dummy'})
+
+
 @dataclass
 class Topology:
     switches: dict[str, Switch]
     links: list[Link]
     skipped: list[Skipped]
+    # the drivers this host's kernel lacks (netns.kernel_lacks() probes them; without a probe: assume all missing)
+    lacks: frozenset[str] = LAB_DRIVERS
+
+    def unbuilt(self, *drivers: str) -> str:
+        """Why something needing ``drivers`` is not built: the kernel lacks them, or (on a kernel that has them)
+        the lab does not build it yet. Never a claim about a kernel that was not probed as lacking it."""
+        missing = [d for d in drivers if d in self.lacks]
+        if missing:
+            return f'the kernel lacks {" and ".join(missing)}'
+        return f'the lab does not build it yet (the kernel has {" and ".join(drivers)})'
 
     def uplinks(self, switch: str, to: str | None = None) -> list[Link]:
         """The links of ``switch`` (as ``a`` or ``b``), those to ``to`` only when given."""
@@ -80,8 +94,9 @@ class Topology:
         return [name for name, s in self.switches.items() if s.role != 'spine']
 
 
-def build_topology(contexts: dict[str, dict]) -> Topology:
-    """The lab's topology from ``{device name: aifabric context}`` (servers' contexts are ignored)."""
+def build_topology(contexts: dict[str, dict], lacks: frozenset[str] = LAB_DRIVERS) -> Topology:
+    """The lab's topology from ``{device name: aifabric context}`` (servers' contexts are ignored); ``lacks``: the
+    kernel drivers the host lacks."""
     switches = {}
     for name, ctx in sorted(contexts.items()):
         if ctx.get('role') not in SWITCH_ROLES:
@@ -137,4 +152,4 @@ def build_topology(contexts: dict[str, dict]) -> Topology:
                 )
             )
     # a LAG between two switches (the MLAG peer link) is not in `interfaces` by itself: its members are (above)
-    return Topology(switches=switches, links=links, skipped=skipped)
+    return Topology(switches=switches, links=links, skipped=skipped, lacks=lacks)

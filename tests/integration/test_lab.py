@@ -166,3 +166,19 @@ def test_keep_leaves_the_lab_running():
         for ns in kept.namespaces.values():
             delete_namespace(ns)
         shutil.rmtree(kept.run_dir, ignore_errors=True)
+
+
+def test_kernel_probe_names_what_fails_and_leaves_nothing(monkeypatch):
+    """``kernel_lacks`` reports a driver lacking exactly when creating its device fails: a probe for a link kind no
+    kernel has is reported, veth (which the lab itself needs) never is; its namespaces are gone afterwards."""
+    from netbox_aifabric.lab import netns
+    from netbox_aifabric.lab.topology import LAB_DRIVERS
+
+    assert netns.kernel_lacks() <= LAB_DRIVERS
+    probes = {
+        'veth': [['link', 'add', 'p-a', 'type', 'veth', 'peer', 'name', 'p-b']],
+        'no-such-kind': [['link', 'add', 'p-x', 'type', 'no-such-kind']],
+    }
+    monkeypatch.setattr(netns, '_DRIVER_PROBES', probes)
+    assert netns.kernel_lacks() == {'no-such-kind'}
+    assert own_namespaces(os.getpid()) == []

@@ -197,3 +197,26 @@ def test_bfd_a_profile_the_config_does_not_define_fails_that_session():
     parsed = parse_bfd_config(config)
     assert parsed['profiles'] == {'A': (100, 300, 3)}
     assert parsed['bgp'] == {'10.0.0.1': 'A', '10.0.0.3': 'B'}  # 10.0.0.5: no BFD
+
+
+def test_not_verified_says_lacking_only_for_drivers_the_kernel_lacks():
+    """A reason never claims the kernel lacks a driver the probe found: on a kernel with every driver each
+    not-verified check says the lab does not build it yet; on one without, that the kernel lacks it."""
+    from netbox_aifabric.lab.checks import not_verified
+    from netbox_aifabric.lab.topology import LAB_DRIVERS
+
+    contexts = guide_contexts('evpn-vxlan')
+    full = build_topology(contexts, lacks=frozenset())
+    bare = build_topology(contexts, lacks=LAB_DRIVERS)
+    checks_full = not_verified(full) + expectations(full).unverified
+    checks_bare = not_verified(bare) + expectations(bare).unverified
+    assert len(checks_full) == len(checks_bare) > 0  # the same things are left out either way
+    assert not any('lacks' in c.seen for c in checks_full), [c.seen for c in checks_full if 'lacks' in c.seen]
+    assert all('does not build it yet' in c.seen for c in checks_full)
+    assert all('the kernel lacks' in c.seen for c in checks_bare)
+    # only the missing driver is named as missing
+    vrf_only = not_verified(build_topology(contexts, lacks=frozenset({'vrf'})))
+    assert {c.kind: 'lacks vrf' in c.seen for c in vrf_only if c.kind in ('vrf', 'bonding')} == {
+        'vrf': True,
+        'bonding': False,
+    }
