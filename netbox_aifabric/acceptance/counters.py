@@ -279,11 +279,17 @@ JUDGES = {
 }  # fmt: skip
 
 
-def judge_counters(tool: str, output, before=None, lossless=(3,), subject='') -> Verdict:
+# Counters kept per egress queue (traffic class), not per priority: judged on the queues the lossless priorities map to
+QUEUE_TOOLS = frozenset({'sonic-queue', 'nvue-queue', 'eos-ecn'})
+
+
+def judge_counters(tool: str, output, before=None, lossless=(3,), subject='', queues=None) -> Verdict:
     """Judge a counter snapshot (``output``: after the load; ``before``: the one before it, optional) of ``tool``
-    with the fabric's lossless (PFC) priorities."""
+    with the fabric's lossless (PFC) priorities, and for per-queue counters the queues (traffic classes) those
+    priorities map to (``queues``; default: the same numbers, the usual identity map)."""
     if tool not in PARSERS:
         raise UploadError('tool', f'{tool!r} is not one of {", ".join(COUNTER_TOOLS)}')
     after = PARSERS[tool](output)
     earlier = PARSERS[tool](before, 'before') if before not in (None, '') else None
-    return JUDGES[tool](after, earlier, tuple(lossless), subject or tool)
+    judged = tuple(queues if queues is not None and tool in QUEUE_TOOLS else lossless)
+    return JUDGES[tool](after, earlier, judged, subject or tool)

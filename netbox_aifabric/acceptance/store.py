@@ -6,6 +6,7 @@ import re
 from django.db import transaction
 
 from ..apply.engine import plan_of
+from ..facts.qos import qos_facts
 from ..intent import intent_of
 from ..models import AcceptanceResult, AcceptanceResultStatusChoices, AcceptanceRun, AcceptanceRunKindChoices
 from ..planner import PlanError
@@ -102,7 +103,8 @@ def upload_result(
     if subject is not None and not isinstance(subject, str):
         raise UploadError('subject', 'a text expected')
     if tool in COUNTER_TOOLS:
-        verdict = judge_counters(tool, output, before or None, lossless_priorities(run.fabric), subject or '')
+        priorities, queues = lossless_priorities(run.fabric), lossless_queues(run.fabric)
+        verdict = judge_counters(tool, output, before or None, priorities, subject or '', queues)
         raw = f'# before\n{before}\n# after\n{output}' if before else output
         return store_verdict(run, verdict, raw)
     if before:
@@ -125,6 +127,17 @@ def lossless_priorities(fabric) -> tuple[int, ...]:
     if not priorities:
         raise UploadError('tool', f'{fabric} has no lossless (PFC) priority in its QoS profile: nothing to judge')
     return priorities
+
+
+def lossless_queues(fabric) -> tuple[int, ...]:
+    """The egress queues (traffic classes) of the lossless priorities, by the profile's priority -> traffic class
+    map as the switches apply it (a priority the map leaves out keeps its own number)."""
+    intent = intent_of(fabric)
+    facts = qos_facts(intent.get('qos'), intent.get('traffic_classes') or [])
+    priorities = lossless_priorities(fabric)
+    if facts is None:
+        return priorities
+    return tuple(sorted({facts.priority_to_tc.get(p, p) for p in priorities}))
 
 
 def _plan(fabric):

@@ -197,6 +197,24 @@ class AcceptanceAPITestCase(APITestCase):
             self.assertEqual(list(response.data), ['output' if body['tool'] == 'sonic-pfc' else 'before'])
             self.assertEqual(AcceptanceResult.objects.count(), count)
 
+    def test_queue_counters_follow_the_profiles_priority_to_traffic_class_map(self):
+        """The demo's profile maps its lossless priority 3 to traffic class 3: the fixtures' 17 drops on UC0 pass.
+        Mapped to traffic class 0 instead (roce_tc), the same upload fails on UC0: the queue judged is the class
+        the switches put that priority in, not the priority's number."""
+        self.grant_upload()
+        profile = self.fabric.qos_profile
+        body = {
+            'tool': 'sonic-queue',
+            'output': fixture('sonic_queue_after.txt'),
+            'before': fixture('sonic_queue_before.txt'),
+        }
+        self.assertEqual(self.upload(self.manual, body).data['status']['value'], 'passed')
+        self.assertEqual(dict(zip(profile.roce_priority, profile.roce_tc, strict=True))[3], 3)
+        profile.roce_tc = [0 if p == 3 else tc for p, tc in zip(profile.roce_priority, profile.roce_tc, strict=True)]
+        profile.save()
+        response = self.upload(self.manual, body)
+        self.assertEqual((response.data['status']['value'], 'UC0' in response.data['seen']), ('failed', True))
+
     def test_eos_and_nvue_counter_snapshots_are_judged_with_the_fabrics_lossless_priority(self):
         """EOS JSON and NVUE text counter snapshots over REST, before and after the load: judged with the demo's PFC
         priority 3; the negative control of each NOS (pause frames on another priority, a lossless-class discard,

@@ -101,3 +101,16 @@ def test_a_bad_before_snapshot_names_before():
     with pytest.raises(UploadError) as e:
         judge_counters('ethtool', fixture('ethtool_mlx5_after.txt'), fixture('sonic_pfc_before.txt'))
     assert e.value.field == 'before'
+
+
+def test_per_queue_counters_are_judged_on_the_queue_the_lossless_priority_maps_to():
+    """Priority 3 lossless, its traffic class (egress queue) 0 by the profile's map: SONiC's UC0 drops (17, lossy on
+    the identity map) now fail, UC3's do not; PFC counters stay per priority whatever the queues."""
+    after, before = fixture('sonic_queue_after.txt'), fixture('sonic_queue_before.txt')
+    assert judge_counters('sonic-queue', after, before, (3,), 'x').status == 'passed'
+    mapped = judge_counters('sonic-queue', after, before, (3,), 'x', queues=(0,))
+    assert mapped.status == 'failed' and 'UC0' in mapped.seen
+    drops_on_uc3 = fixture('sonic_queue_after_lossless_drops.txt')
+    assert judge_counters('sonic-queue', drops_on_uc3, before, (3,), 'x', queues=(0,)).status == 'failed'  # UC0 too
+    pfc_after, pfc_before = fixture('sonic_pfc_after.txt'), fixture('sonic_pfc_before.txt')
+    assert judge_counters('sonic-pfc', pfc_after, pfc_before, (3,), 'x', queues=(0,)).status == 'passed'
