@@ -656,7 +656,8 @@ def _differences(obj, values, m2m=None):
     for name, members in (m2m or {}).items():
         current = {member.pk for member in getattr(obj, name).all()} if obj.pk else set()  # prefetched
         if current != {_comparable(m) for m in members}:
-            diff[name] = sorted(_shown(m) for m in members)
+            # a None member is one this apply creates first (a new class's VLAN on an existing bond)
+            diff[name] = sorted((_shown(m) for m in members), key=lambda v: (v is None, str(v)))
     return diff
 
 
@@ -727,6 +728,8 @@ def _owned_of(fabric, desired):
     for object_type, records in by_type.items():
         model = object_type.model_class()
         queryset = model.objects.prefetch_related(*sorted(m2m_names.get(model, ())))
+        if model is L2VPNTermination:  # its str() names its VLAN and L2VPN: read with it, not one query per VLAN
+            queryset = queryset.select_related('l2vpn').prefetch_related('assigned_object')
         instances = queryset.in_bulk([r.object_id for r in records])
         for record in records:
             if record.object_id in instances:

@@ -96,7 +96,7 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
             with step('automation'):
                 automation = automation_facts(fabric, plan, planned)
         with step('traffic'):
-            traffic, flows = _traffic_facts(fabric, plan, errors)
+            traffic, flows = _traffic_facts(fabric, plan, intent, errors)
     source = 'devices'
     if not contexts and plan is not None:
         contexts, source = planned, 'plan'
@@ -117,11 +117,12 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
     )
 
 
-def _traffic_facts(fabric, plan, errors):
+def _traffic_facts(fabric, plan, intent, errors):
     """``(warnings, flows)`` of the fabric's traffic matrix; ``(None, None)`` with the reason in ``errors`` when a
-    flow cannot be placed (the Traffic tab shows that error)."""
+    flow cannot be placed (the Traffic tab shows that error). The security matrix from the intent's classes (read
+    once, for every family)."""
     try:
-        _rows, matrix = fabric_traffic(fabric, plan)
+        _rows, matrix = fabric_traffic(fabric, plan, classes=intent['traffic_classes'])
     except TrafficError as e:
         errors['traffic'] = f'the traffic matrix fails: {e}'
         return None, None
@@ -310,8 +311,9 @@ def _resolve(objs, fabric):
             continue
         if model == 'dcim.interface':
             wanted = {(o.device, o.name) for o in members if o.pk is None}
+            names_of = {d.pk: name for name, d in devices.items()}  # not i.device: one query per interface
             for i in Interface.objects.filter(device__in=devices.values(), name__in={n for _, n in wanted}):
-                found[model, i.device.name, i.name] = i
+                found[model, names_of[i.device_id], i.name] = i
         elif model in lookups:
             for instance in lookups[model](unnamed):
                 found[model, None, instance.name] = instance
