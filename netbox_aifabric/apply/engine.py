@@ -202,7 +202,8 @@ def _asn_objects(fabric, plan):
             f'asn:{asn}',
             ASN,
             {'asn': asn},
-            {'rir': rir, 'description': f'AI fabric {fabric.name}'},
+            # the number too: an owned ASN is found by its record, so a number changed by hand is a difference
+            {'asn': asn, 'rir': rir, 'description': f'AI fabric {fabric.name}'},
             adoptable=not in_range,
             reason='an ASN of the leaf range is already used elsewhere in NetBox' if in_range else '',
         )
@@ -252,7 +253,7 @@ def _link_objects(plan, adopted):
             f'prefix:{key}',
             Prefix,
             {'prefix': link.subnet, 'vrf': None},
-            {'status': 'active', 'description': name[:200]},
+            {'prefix': link.subnet, 'status': 'active', 'description': name[:200]},  # a /31 changed by hand differs
             reason='the /31 is already used elsewhere in NetBox',
         )
         for end, address, node, interface in (
@@ -775,7 +776,7 @@ def _unowned_change(item, lookup, values, m2m, objects, owned_objects, leaving, 
             objects[item.key] = existing
             return Change('use', item.key, label, str(existing), reason='existing object, not owned', pk=existing.pk)
         return Change('conflict', item.key, label, str(existing), reason=item.reason, pk=existing.pk)
-    taken = _unique_taken(item.model, values)
+    taken = _unique_taken(item.model, {k: v for k, v in values.items() if k not in item.lookup})
     if taken is not None and not (confirm_delete and (item.model, taken[0].pk) in leaving):
         holder, name = taken
         return Change(

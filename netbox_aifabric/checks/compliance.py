@@ -6,10 +6,10 @@ linked (URL and last change-log entry), as far as the user may see them.
 - Drift: the apply engine's own diff (``apply.engine.diff_fabric(fabric, confirm_delete=True)``): what an apply would
   update, create, delete or refuse is what differs between NetBox and the applied plan; a device's context that differs
   from the plan's is the Automation family's ``automation-stale``, not drift.
-- Drift beyond the diff (``owned_drift``): an owned ASN whose number was edited by hand (the diff finds an owned object
-  by its record and compares its other fields only), and NetBox objects the fabric does not own inside its pools (a
-  Prefix or IP address in its loopback, VTEP, point-to-point or MLAG peer pool, a Prefix in a server pool, an ASN in
-  its leaf range), except those the diff already reports as conflicts.
+- Drift beyond the diff (``owned_drift``): NetBox objects the fabric does not own inside its pools (a Prefix or IP
+  address in its loopback, VTEP, point-to-point or MLAG peer pool, a Prefix in a server pool, an ASN in its leaf
+  range), except those the diff already reports as conflicts. (An owned ASN renumbered by hand is in the diff: the
+  engine compares the number too, and a re-apply sets it back.)
 - Automation: the fabric's devices the plan gives a context, their config templates (as NetBox resolves them) and the
   switches rendered with them (``render.configs.ConfigRenderer``, as ``render-config`` renders).
 - Traffic: the fabric's flows laid on the plan (``traffic.fabric_traffic``): the matrix's warnings and its flows.
@@ -192,22 +192,8 @@ OWN_POOLS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool')  # each
 
 
 def owned_drift(fabric, records, changes) -> list[DriftItem]:
-    """What the apply engine's diff does not see: owned ASNs renumbered by hand, and foreign objects in the pools."""
-    return _asns_renumbered(records) + pool_intruders(fabric, records, changes)
-
-
-def _asns_renumbered(records) -> list[DriftItem]:
-    """An owned ASN (key ``asn:<number>``) whose number is no longer that: the diff looks an owned object up by its
-    record and compares its other fields (RIR, description), not the number it was found by."""
-    wanted = {r.object_id: (key, int(key.split(':')[1])) for key, r in records.items() if key.startswith('asn:')}
-    items = []
-    for asn in ASN.objects.filter(pk__in=list(wanted)).order_by('asn'):
-        key, number = wanted[asn.pk]
-        if asn.asn != number:
-            items.append(
-                DriftItem('update', key, Obj('ipam.asn', str(asn), pk=asn.pk), {'asn': number}, {'asn': asn.asn})
-            )
-    return items
+    """What the apply engine's diff does not see: foreign objects in the pools."""
+    return pool_intruders(fabric, records, changes)
 
 
 def _pools(fabric):

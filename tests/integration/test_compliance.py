@@ -13,7 +13,7 @@ from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.acceptance.store import store_lab_run
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.engine import apply_fabric, diff_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
@@ -156,6 +156,32 @@ class PoolDriftTestCase(TestCase):
         self.assertEqual((obj.model, obj.pk, obj.url), ('ipam.asn', asn.pk, asn.get_absolute_url()))
         self.assertEqual((finding.expected, finding.found), (f'asn={number}', f'asn={free}'))
         self.assertEqual((obj.change['action'], obj.change['user']), ('update', self.user.username))
+        # the Plan tab's diff shows it too, and a re-apply numbers the same object back
+        changes = [c for c in diff_fabric(self.fabric)[1] if c.action not in ('keep', 'use')]
+        self.assertEqual(
+            [(c.action, c.key, c.pk, c.fields) for c in changes], [('update', f'asn:{number}', asn.pk, {'asn': number})]
+        )
+        apply_fabric(self.fabric)
+        asn.refresh_from_db()
+        self.assertEqual(asn.asn, number)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
+
+    def test_an_owned_p2p_prefix_renumbered_by_hand(self):
+        prefix = self.owned(Prefix, 'prefix:uplink:').order_by('prefix').first()
+        subnet = str(prefix.prefix)
+        with by_hand(self.user):
+            prefix.snapshot()
+            prefix.prefix = '10.99.99.0/31'
+            prefix.save()
+        (finding,) = self.assert_only('drift-edited', run_compliance(self.fabric))
+        self.assertEqual(
+            (finding.objects[0].pk, finding.expected, finding.found),
+            (prefix.pk, f'prefix={subnet}', 'prefix=10.99.99.0/31'),
+        )
+        apply_fabric(self.fabric)
+        prefix.refresh_from_db()
+        self.assertEqual(str(prefix.prefix), subnet)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
 
     def test_an_owned_asn_deleted_by_hand(self):
         asn = self.owned(ASN, 'asn:').order_by('asn').first()
@@ -476,3 +502,4 @@ class ComplianceReportTestCase(TestCase):
         self.assertEqual((obj, url), (f'{LEAF1} {port.name}', port.get_absolute_url()))
         self.assertIn('drift-edited (error) Owned objects as the plan made them', message)
         self.assertIn('expected mtu=9216, found mtu=1500', message)
+
