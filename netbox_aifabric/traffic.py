@@ -8,7 +8,7 @@ from netbox.plugins import get_plugin_config
 from .apply.engine import plan_of
 from .apply.spec import role_ports
 from .facts.security import allowed
-from .models import TrafficClass, TrafficFlow
+from .models import TrafficFlow
 from .planner import PlanError
 from .planner.bom import bill_of_materials
 from .planner.result import PlanWarning
@@ -55,6 +55,8 @@ def allowed_pairs_of(classes) -> frozenset[tuple[str, str]]:
 def fabric_traffic(fabric, plan=None, classes=None):
     """``(rows, result)``: the fabric's flows and the matrix laid on its plan. Raises PlanError (the plan or a flow).
 
+    The security matrix is the fabric's own classes' (what its ACLs are rendered from): a class only another fabric
+    carries is in no allowed pair, whatever it lets reach it, so a flow naming it is a ``forbidden-flow``.
     ``classes``: the fabric's classes as ``intent_of`` dicts when the caller has them (no query), else read."""
     plan = plan or plan_of(fabric)
     rows = flows_of(fabric)
@@ -71,7 +73,7 @@ def fabric_traffic(fabric, plan=None, classes=None):
         for row in rows
     ]
     if classes is None:
-        pairs = allowed_pairs(TrafficClass.objects.prefetch_related('reachable_from'))
+        pairs = allowed_pairs(fabric.traffic_classes.prefetch_related('reachable_from'))
     else:
         pairs = allowed_pairs_of(classes)
     return rows, traffic_matrix(plan, flows, pairs)

@@ -21,6 +21,9 @@ from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.models import Fabric, OwnedObject, TrafficClass, TrafficFlow
 from netbox_aifabric.request import as_request_of
 from netbox_aifabric.seed import load_config_templates, load_demo
+from netbox_aifabric.traffic import fabric_traffic
+
+from .base import FABRIC_SHAPE
 
 pytestmark = pytest.mark.netbox
 
@@ -503,3 +506,49 @@ class ComplianceReportTestCase(TestCase):
         self.assertIn('drift-edited (error) Owned objects as the plan made them', message)
         self.assertIn('expected mtu=9216, found mtu=1500', message)
 
+
+class TrafficScopeTestCase(TestCase):
+    """The traffic matrix's security matrix is the fabric's own classes' (``traffic.fabric_traffic``): a class only
+    another fabric carries, whatever it lets reach it, changes nothing in this fabric's matrix, on the Traffic tab and
+    in the compliance run alike (a flow to it is forbidden here: no ACL of this fabric admits it)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        other = Fabric.objects.create(name='Other fabric', slug='other-fabric', site=cls.fabric.site, **FABRIC_SHAPE)
+        cls.backup = TrafficClass.objects.create(
+            name='BACKUP', slug='backup', purpose='storage', vid=60, reachability='none'
+        )
+        other.traffic_classes.add(cls.backup)
+        cls.users = TrafficClass.objects.get(name='USERS')
+        TrafficFlow.objects.create(
+            fabric=cls.fabric,
+            source_group='gpu',
+            source_class=cls.users,
+            destination_group='storage',
+            destination_class=cls.backup,
+            gbps=1,
+        )
+
+    def matrix(self):
+        """The Traffic tab's warnings and the compliance run's forbidden flows."""
+        tab = [(w.code, w.field, w.message) for w in fabric_traffic(self.fabric)[1].warnings]
+        forbidden = failed(run_compliance(self.fabric)).get('traffic-forbidden-flow', [])
+        return tab, [(f.expected, f.found) for f in forbidden]
+
+    def test_another_fabrics_class_changes_nothing(self):
+        closed = self.matrix()
+        self.backup.reachability = 'any'
+        self.backup.save()
+        opened = self.matrix()
+        self.backup.reachability = 'listed'
+        self.backup.save()
+        self.backup.reachable_from.add(self.users)
+        listed = self.matrix()
+        self.assertEqual(opened, closed)
+        self.assertEqual(listed, closed)
+        self.assertIn('forbidden-flow', [code for code, _field, _message in closed[0]])
+        ((expected, found),) = closed[1]
+        self.assertEqual(expected, 'only flows the security matrix allows')
+        self.assertIn('USERS may not reach BACKUP', found)
