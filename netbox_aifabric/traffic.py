@@ -8,7 +8,7 @@ from netbox.plugins import get_plugin_config
 from .apply.engine import plan_of
 from .apply.spec import role_ports
 from .facts.security import allowed
-from .models import TrafficClass, TrafficFlow
+from .models import TrafficFlow
 from .planner import PlanError
 from .planner.bom import bill_of_materials
 from .planner.result import PlanWarning
@@ -16,6 +16,7 @@ from .planner.traffic import Flow, TrafficError, traffic_matrix
 
 __all__ = (
     'allowed_pairs',
+    'allowed_pairs_of',
     'fabric_bom',
     'fabric_breakouts',
     'fabric_reach',
@@ -32,20 +33,31 @@ def flows_of(fabric) -> list[TrafficFlow]:
 def allowed_pairs(classes) -> frozenset[tuple[str, str]]:
     """The security matrix as (source, destination) class names, by the same rule the rendered ACLs and the Security
     tab use (``facts/security.allowed``: ``any`` admits every class, ``none`` none, ``listed`` its
-    ``reachable_from``)."""
-    facts = [
-        {
-            'name': c.name,
-            'reachability': c.reachability,
-            'reachable_from': [other.name for other in c.reachable_from.all()],
-        }
-        for c in classes
-    ]
-    return frozenset((src['name'], dst['name']) for src in facts for dst in facts if allowed(src, dst))
+    ``reachable_from``). ``classes``: TrafficClass objects (``reachable_from`` prefetched)."""
+    return allowed_pairs_of(
+        [
+            {
+                'name': c.name,
+                'reachability': c.reachability,
+                'reachable_from': [other.name for other in c.reachable_from.all()],
+            }
+            for c in classes
+        ]
+    )
 
 
-def fabric_traffic(fabric, plan=None):
-    """``(rows, result)``: the fabric's flows and the matrix laid on its plan. Raises PlanError (the plan or a flow)."""
+def allowed_pairs_of(classes) -> frozenset[tuple[str, str]]:
+    """:func:`allowed_pairs` of class dicts (``name``, ``reachability``, ``reachable_from`` names), the form
+    ``intent.intent_of`` gives them."""
+    return frozenset((src['name'], dst['name']) for src in classes for dst in classes if allowed(src, dst))
+
+
+def fabric_traffic(fabric, plan=None, classes=None):
+    """``(rows, result)``: the fabric's flows and the matrix laid on its plan. Raises PlanError (the plan or a flow).
+
+    The security matrix is the fabric's own classes' (what its ACLs are rendered from): a class only another fabric
+    carries is in no allowed pair, whatever it lets reach it, so a flow naming it is a ``forbidden-flow``.
+    ``classes``: the fabric's classes as ``intent_of`` dicts when the caller has them (no query), else read."""
     plan = plan or plan_of(fabric)
     rows = flows_of(fabric)
     flows = [
@@ -60,8 +72,11 @@ def fabric_traffic(fabric, plan=None):
         )
         for row in rows
     ]
-    classes = TrafficClass.objects.prefetch_related('reachable_from')
-    return rows, traffic_matrix(plan, flows, allowed_pairs(classes))
+    if classes is None:
+        pairs = allowed_pairs(fabric.traffic_classes.prefetch_related('reachable_from'))
+    else:
+        pairs = allowed_pairs_of(classes)
+    return rows, traffic_matrix(plan, flows, pairs)
 
 
 def fabric_traffic_warnings(fabric, plan) -> list[PlanWarning]:

@@ -202,7 +202,8 @@ def _asn_objects(fabric, plan):
             f'asn:{asn}',
             ASN,
             {'asn': asn},
-            {'rir': rir, 'description': f'AI fabric {fabric.name}'},
+            # the number too: an owned ASN is found by its record, so a number changed by hand is a difference
+            {'asn': asn, 'rir': rir, 'description': f'AI fabric {fabric.name}'},
             adoptable=not in_range,
             reason='an ASN of the leaf range is already used elsewhere in NetBox' if in_range else '',
         )
@@ -252,7 +253,7 @@ def _link_objects(plan, adopted):
             f'prefix:{key}',
             Prefix,
             {'prefix': link.subnet, 'vrf': None},
-            {'status': 'active', 'description': name[:200]},
+            {'prefix': link.subnet, 'status': 'active', 'description': name[:200]},  # a /31 changed by hand differs
             reason='the /31 is already used elsewhere in NetBox',
         )
         for end, address, node, interface in (
@@ -656,7 +657,8 @@ def _differences(obj, values, m2m=None):
     for name, members in (m2m or {}).items():
         current = {member.pk for member in getattr(obj, name).all()} if obj.pk else set()  # prefetched
         if current != {_comparable(m) for m in members}:
-            diff[name] = sorted(_shown(m) for m in members)
+            # a None member is one this apply creates first (a new class's VLAN on an existing bond)
+            diff[name] = sorted((_shown(m) for m in members), key=lambda v: (v is None, str(v)))
     return diff
 
 
@@ -727,6 +729,8 @@ def _owned_of(fabric, desired):
     for object_type, records in by_type.items():
         model = object_type.model_class()
         queryset = model.objects.prefetch_related(*sorted(m2m_names.get(model, ())))
+        if model is L2VPNTermination:  # its str() names its VLAN and L2VPN: read with it, not one query per VLAN
+            queryset = queryset.select_related('l2vpn').prefetch_related('assigned_object')
         instances = queryset.in_bulk([r.object_id for r in records])
         for record in records:
             if record.object_id in instances:
@@ -772,7 +776,7 @@ def _unowned_change(item, lookup, values, m2m, objects, owned_objects, leaving, 
             objects[item.key] = existing
             return Change('use', item.key, label, str(existing), reason='existing object, not owned', pk=existing.pk)
         return Change('conflict', item.key, label, str(existing), reason=item.reason, pk=existing.pk)
-    taken = _unique_taken(item.model, values)
+    taken = _unique_taken(item.model, {k: v for k, v in values.items() if k not in item.lookup})
     if taken is not None and not (confirm_delete and (item.model, taken[0].pk) in leaving):
         holder, name = taken
         return Change(

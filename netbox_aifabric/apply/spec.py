@@ -160,7 +160,8 @@ def _overlay(fabric, pending):
     if pending:
         classes, members = m2m_members(fabric, 'traffic_classes'), m2m_members(fabric, 'tenants')
     else:
-        classes, members = fabric.traffic_classes.all(), fabric.tenants.all()
+        # the prefix and VRF the planner reads of each class, with the classes (not one query per class)
+        classes, members = fabric.traffic_classes.select_related('prefix', 'vrf'), fabric.tenants.all()
     classes = [tc for tc in classes if tc.vid is not None]
     fabric_vids = {tc.vid for tc in classes}
     tenants = tuple(

@@ -6,10 +6,10 @@ linked (URL and last change-log entry), as far as the user may see them.
 - Drift: the apply engine's own diff (``apply.engine.diff_fabric(fabric, confirm_delete=True)``): what an apply would
   update, create, delete or refuse is what differs between NetBox and the applied plan; a device's context that differs
   from the plan's is the Automation family's ``automation-stale``, not drift.
-- Drift beyond the diff (``owned_drift``): an owned ASN whose number was edited by hand (the diff finds an owned object
-  by its record and compares its other fields only), and NetBox objects the fabric does not own inside its pools (a
-  Prefix or IP address in its loopback, VTEP, point-to-point or MLAG peer pool, a Prefix in a server pool, an ASN in
-  its leaf range), except those the diff already reports as conflicts.
+- Drift beyond the diff (``owned_drift``): NetBox objects the fabric does not own inside its pools (a Prefix or IP
+  address in its loopback, VTEP, point-to-point or MLAG peer pool, a Prefix in a server pool, an ASN in its leaf
+  range), except those the diff already reports as conflicts. (An owned ASN renumbered by hand is in the diff: the
+  engine compares the number too, and a re-apply sets it back.)
 - Automation: the fabric's devices the plan gives a context, their config templates (as NetBox resolves them) and the
   switches rendered with them (``render.configs.ConfigRenderer``, as ``render-config`` renders).
 - Traffic: the fabric's flows laid on the plan (``traffic.fabric_traffic``): the matrix's warnings and its flows.
@@ -96,7 +96,7 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
             with step('automation'):
                 automation = automation_facts(fabric, plan, planned)
         with step('traffic'):
-            traffic, flows = _traffic_facts(fabric, plan, errors)
+            traffic, flows = _traffic_facts(fabric, plan, intent, errors)
     source = 'devices'
     if not contexts and plan is not None:
         contexts, source = planned, 'plan'
@@ -117,11 +117,12 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
     )
 
 
-def _traffic_facts(fabric, plan, errors):
+def _traffic_facts(fabric, plan, intent, errors):
     """``(warnings, flows)`` of the fabric's traffic matrix; ``(None, None)`` with the reason in ``errors`` when a
-    flow cannot be placed (the Traffic tab shows that error)."""
+    flow cannot be placed (the Traffic tab shows that error). The security matrix from the intent's classes (read
+    once, for every family)."""
     try:
-        _rows, matrix = fabric_traffic(fabric, plan)
+        _rows, matrix = fabric_traffic(fabric, plan, classes=intent['traffic_classes'])
     except TrafficError as e:
         errors['traffic'] = f'the traffic matrix fails: {e}'
         return None, None
@@ -191,22 +192,8 @@ OWN_POOLS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool')  # each
 
 
 def owned_drift(fabric, records, changes) -> list[DriftItem]:
-    """What the apply engine's diff does not see: owned ASNs renumbered by hand, and foreign objects in the pools."""
-    return _asns_renumbered(records) + pool_intruders(fabric, records, changes)
-
-
-def _asns_renumbered(records) -> list[DriftItem]:
-    """An owned ASN (key ``asn:<number>``) whose number is no longer that: the diff looks an owned object up by its
-    record and compares its other fields (RIR, description), not the number it was found by."""
-    wanted = {r.object_id: (key, int(key.split(':')[1])) for key, r in records.items() if key.startswith('asn:')}
-    items = []
-    for asn in ASN.objects.filter(pk__in=list(wanted)).order_by('asn'):
-        key, number = wanted[asn.pk]
-        if asn.asn != number:
-            items.append(
-                DriftItem('update', key, Obj('ipam.asn', str(asn), pk=asn.pk), {'asn': number}, {'asn': asn.asn})
-            )
-    return items
+    """What the apply engine's diff does not see: foreign objects in the pools."""
+    return pool_intruders(fabric, records, changes)
 
 
 def _pools(fabric):
@@ -310,8 +297,9 @@ def _resolve(objs, fabric):
             continue
         if model == 'dcim.interface':
             wanted = {(o.device, o.name) for o in members if o.pk is None}
+            names_of = {d.pk: name for name, d in devices.items()}  # not i.device: one query per interface
             for i in Interface.objects.filter(device__in=devices.values(), name__in={n for _, n in wanted}):
-                found[model, i.device.name, i.name] = i
+                found[model, names_of[i.device_id], i.name] = i
         elif model in lookups:
             for instance in lookups[model](unnamed):
                 found[model, None, instance.name] = instance

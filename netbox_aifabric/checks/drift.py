@@ -1,5 +1,5 @@
 """Drift rules: NetBox against the applied plan, from the apply engine's own diff (``apply.engine.diff_fabric``) and
-what it cannot see (owned ASNs renumbered, foreign objects inside the pools), turned into
+what it cannot see (foreign objects inside the pools), turned into
 :class:`~.engine.DriftItem` s by ``checks.compliance``. Pure."""
 
 from .engine import Facts, Finding, Rule, Skip

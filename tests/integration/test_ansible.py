@@ -33,16 +33,10 @@ def ansible(tool, *args, env):
     return done.stdout
 
 
-@pytest.fixture
-def drifted(live_server, tmp_path):
-    """The applied demo with one uplink MTU of leaf1 changed by hand and a compliance run stored; the environment
-    the inventory reads."""
-    fabric = applied_demo()
-    user = User.objects.create_superuser('ansible', 'ansible@example.invalid', 'secret-password')
+def live_env(live_server, tmp_path, user):
+    """The environment ansible runs in: the live server's URL, a token of ``user``, its own Ansible home."""
     token = Token.objects.create(user=user)
-    break_by_hand(fabric, user)
-    record_run(fabric, run_compliance(fabric), user=user)
-    env = {
+    return {
         **os.environ,
         'PATH': f'{BIN}:{os.environ.get("PATH", "")}',
         'NETBOX_API': live_server.url,
@@ -55,7 +49,17 @@ def drifted(live_server, tmp_path):
         'ANSIBLE_INVENTORY_UNPARSED_FAILED': 'true',  # a broken inventory source fails, not an empty inventory
         'ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED': 'true',
     }
-    return fabric, env
+
+
+@pytest.fixture
+def drifted(live_server, tmp_path):
+    """The applied demo with one uplink MTU of leaf1 changed by hand and a compliance run stored; the environment
+    the inventory reads."""
+    fabric = applied_demo()
+    user = User.objects.create_superuser('ansible', 'ansible@example.invalid', 'secret-password')
+    break_by_hand(fabric, user)
+    record_run(fabric, run_compliance(fabric), user=user)
+    return fabric, live_env(live_server, tmp_path, user)
 
 
 def plain(value):

@@ -13,7 +13,7 @@ from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.acceptance.store import store_lab_run
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.engine import apply_fabric, diff_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
@@ -21,6 +21,9 @@ from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.models import Fabric, OwnedObject, TrafficClass, TrafficFlow
 from netbox_aifabric.request import as_request_of
 from netbox_aifabric.seed import load_config_templates, load_demo
+from netbox_aifabric.traffic import fabric_traffic
+
+from .base import FABRIC_SHAPE
 
 pytestmark = pytest.mark.netbox
 
@@ -156,6 +159,32 @@ class PoolDriftTestCase(TestCase):
         self.assertEqual((obj.model, obj.pk, obj.url), ('ipam.asn', asn.pk, asn.get_absolute_url()))
         self.assertEqual((finding.expected, finding.found), (f'asn={number}', f'asn={free}'))
         self.assertEqual((obj.change['action'], obj.change['user']), ('update', self.user.username))
+        # the Plan tab's diff shows it too, and a re-apply numbers the same object back
+        changes = [c for c in diff_fabric(self.fabric)[1] if c.action not in ('keep', 'use')]
+        self.assertEqual(
+            [(c.action, c.key, c.pk, c.fields) for c in changes], [('update', f'asn:{number}', asn.pk, {'asn': number})]
+        )
+        apply_fabric(self.fabric)
+        asn.refresh_from_db()
+        self.assertEqual(asn.asn, number)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
+
+    def test_an_owned_p2p_prefix_renumbered_by_hand(self):
+        prefix = self.owned(Prefix, 'prefix:uplink:').order_by('prefix').first()
+        subnet = str(prefix.prefix)
+        with by_hand(self.user):
+            prefix.snapshot()
+            prefix.prefix = '10.99.99.0/31'
+            prefix.save()
+        (finding,) = self.assert_only('drift-edited', run_compliance(self.fabric))
+        self.assertEqual(
+            (finding.objects[0].pk, finding.expected, finding.found),
+            (prefix.pk, f'prefix={subnet}', 'prefix=10.99.99.0/31'),
+        )
+        apply_fabric(self.fabric)
+        prefix.refresh_from_db()
+        self.assertEqual(str(prefix.prefix), subnet)
+        self.assertEqual(failed(run_compliance(self.fabric)), {})
 
     def test_an_owned_asn_deleted_by_hand(self):
         asn = self.owned(ASN, 'asn:').order_by('asn').first()
@@ -476,3 +505,50 @@ class ComplianceReportTestCase(TestCase):
         self.assertEqual((obj, url), (f'{LEAF1} {port.name}', port.get_absolute_url()))
         self.assertIn('drift-edited (error) Owned objects as the plan made them', message)
         self.assertIn('expected mtu=9216, found mtu=1500', message)
+
+
+class TrafficScopeTestCase(TestCase):
+    """The traffic matrix's security matrix is the fabric's own classes' (``traffic.fabric_traffic``): a class only
+    another fabric carries, whatever it lets reach it, changes nothing in this fabric's matrix, on the Traffic tab and
+    in the compliance run alike (a flow to it is forbidden here: no ACL of this fabric admits it)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        other = Fabric.objects.create(name='Other fabric', slug='other-fabric', site=cls.fabric.site, **FABRIC_SHAPE)
+        cls.backup = TrafficClass.objects.create(
+            name='BACKUP', slug='backup', purpose='storage', vid=60, reachability='none'
+        )
+        other.traffic_classes.add(cls.backup)
+        cls.users = TrafficClass.objects.get(name='USERS')
+        TrafficFlow.objects.create(
+            fabric=cls.fabric,
+            source_group='gpu',
+            source_class=cls.users,
+            destination_group='storage',
+            destination_class=cls.backup,
+            gbps=1,
+        )
+
+    def matrix(self):
+        """The Traffic tab's warnings and the compliance run's forbidden flows."""
+        tab = [(w.code, w.field, w.message) for w in fabric_traffic(self.fabric)[1].warnings]
+        forbidden = failed(run_compliance(self.fabric)).get('traffic-forbidden-flow', [])
+        return tab, [(f.expected, f.found) for f in forbidden]
+
+    def test_another_fabrics_class_changes_nothing(self):
+        closed = self.matrix()
+        self.backup.reachability = 'any'
+        self.backup.save()
+        opened = self.matrix()
+        self.backup.reachability = 'listed'
+        self.backup.save()
+        self.backup.reachable_from.add(self.users)
+        listed = self.matrix()
+        self.assertEqual(opened, closed)
+        self.assertEqual(listed, closed)
+        self.assertIn('forbidden-flow', [code for code, _field, _message in closed[0]])
+        ((expected, found),) = closed[1]
+        self.assertEqual(expected, 'only flows the security matrix allows')
+        self.assertIn('USERS may not reach BACKUP', found)
