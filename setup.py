@@ -56,6 +56,7 @@ setup(
             'pynetbox==7.9.0',
             'pytest==9.2.0',
             'pytest-django==4.14.0',
+            'pytest-xdist==3.8.0',  # scripts/test -m pure runs the pure tier on every core (-n auto)
             'ruff==0.17.6',
             'mypy==2.4.1',
             'types-PyYAML==6.0.12.20261122',

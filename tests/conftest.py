@@ -92,7 +92,10 @@ def start_wheel_build(folder: Path) -> subprocess.Popen:
 def pytest_collection_finish(session):
     # The wheel build (pip's isolated build environment: about 4 s of CPU, mostly in pip) starts as soon as the
     # wheel test is selected and runs on the second core beside the other tests; the test waits for it.
-    if session.config.option.collectonly or not any(item.nodeid == WHEEL_TEST for item in session.items):
+    # Under pytest-xdist every worker collects every test but runs only some: there the test starts its own build.
+    if session.config.option.collectonly or hasattr(session.config, 'workerinput'):
+        return
+    if not any(item.nodeid == WHEEL_TEST for item in session.items):
         return
     folder = Path(tempfile.mkdtemp(prefix='aifabric-wheel-'))
     session.config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))

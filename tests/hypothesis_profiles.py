@@ -3,7 +3,7 @@
 - ``full`` (the default: CI, ``scripts/test`` without ``-m pure``): every property and fuzz test runs the count it
   names, e.g. ``@settings(max_examples=examples(200))`` runs 200 examples;
 - ``quick`` (``scripts/test -m pure`` passes ``--hypothesis-profile=quick``): a quarter of each count, at least
-  ``QUICK_FLOOR``, so that the pure tier stays under 30 s on two cores. The same properties run, on fewer inputs.
+  ``QUICK_FLOOR``, to shorten the pure tier (see docs/development.md). The same properties run, on fewer inputs.
 
 tests/conftest.py imports this module, so the profiles exist before hypothesis' pytest plugin loads the one named by
 ``--hypothesis-profile``, and before any test module computes its counts.

@@ -19,6 +19,13 @@ from tests.render_fixtures import contexts_of, guide_contexts, single_leaf_racks
 TIMEOUT = 30  # seconds to converge; the guide's fabrics take 2-4 s here
 
 
+# Each lab run boots a fabric (3-4 s of CPU, 8-20 s of wall). `scripts/test -m pure` keeps three runs: BFD (bfdd,
+# `show bfd peers`), EVPN's type-3 collection and a failing check (the lowered MTU). The other four are labelled slow
+# and run in CI (scripts/test without -m pure, or -m 'pure and slow'): their judgements (a session not established,
+# narrower ECMP, a BFD profile not defined) are also tested on synthetic state in tests/unit/lab/test_checks.py; what
+# only they run is a lab that never converges (the timeout) and keep=True (no teardown).
+SLOW = pytest.mark.slow
+
 pytestmark = [
     pytest.mark.pure,
     pytest.mark.lab,
@@ -91,6 +98,7 @@ def test_routed_guide_with_bfd():
     assert result.seconds < 120
 
 
+@SLOW
 def test_negative_control_wrong_bfd_profile():
     """leaf1 binds its session to spine1 to a BFD profile its config does not define: exactly that BFD check fails
     (the session itself comes up, with FRR's defaults)."""
@@ -106,6 +114,7 @@ def test_negative_control_wrong_bfd_profile():
     )
 
 
+@SLOW
 def test_single_leaf_racks_ecmp_over_both_spines_and_jumbo_loopback_pings():
     result = lab(contexts_of(single_leaf_racks_spec(), 'routed'))
     assert result.ok, [c.as_dict() for c in result.failed()]
@@ -127,6 +136,7 @@ def test_evpn_guide_type3_routes():
     assert by_name(result)['evpn type-5 and L3VNI on leaf1'].status == NOT_VERIFIED
 
 
+@SLOW
 def test_negative_control_wrong_remote_as():
     """One neighbour's remote-as changed in leaf1's rendered frr.conf: exactly that session fails, from both ends,
     and what depended on it (spine1's loopback from leaf1; convergence)."""
@@ -157,6 +167,7 @@ def test_negative_control_lowered_mtu():
     )
 
 
+@SLOW
 def test_keep_leaves_the_lab_running():
     kept = lab(guide_contexts('routed'), keep=True)
     try:
