@@ -16,11 +16,12 @@ last_markexpr() {
     printf '%s' "$expr" | tr -s ' ' | sed 's/^ //; s/ $//'
 }
 
-# True when pytest's last -m selects only the pure tier: exactly `pure`, or `pure and <more>`.
+# True when pytest's last -m selects only the pure tier: exactly `pure`, or `pure and <more>` without an `or` (which
+# could select tests outside the pure tier: `pure and lab or netbox`).
 pure_only() {
     local expr
     expr=$(last_markexpr "$@")
-    [[ $expr == pure || $expr == 'pure and '* ]]
+    [[ $expr == pure || ($expr == 'pure and '* && " $expr " != *' or '*) ]]
 }
 
 # pytest_args <scripts/test's arguments>: sets PURE_ONLY (1 or empty) and the arrays that go before the arguments
@@ -43,5 +44,5 @@ pytest_args() {
     expr=$(last_markexpr "$@")
     if [[ " $* " != *' --hypothesis-profile'* ]]; then PYTEST_PROFILE=(--hypothesis-profile=quick); fi
     if [[ " $* " != *' -n'* && " $* " != *' --numprocesses'* ]]; then PYTEST_PREFIX=(-n auto --dist worksteal); fi
-    if [[ " $expr " != *' slow '* ]]; then PYTEST_AFTER=(-m "$expr and not slow"); fi
+    if [[ " $expr " != *' slow '* ]]; then PYTEST_AFTER=(-m "($expr) and not slow"); fi
 }

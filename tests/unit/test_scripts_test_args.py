@@ -42,14 +42,14 @@ def pytest_args(*args):
 @pytest.mark.parametrize(
     ('args', 'before', 'after'),
     [
-        (['-m', 'pure'], QUICK + XDIST, ['-m', 'pure and not slow']),
-        (['-mpure', '-k', 'x'], QUICK + XDIST, ['-m', 'pure and not slow']),
-        (['tests/unit', '-m', ' pure  and lab '], QUICK + XDIST, ['-m', 'pure and lab and not slow']),
-        (['-m', 'pure', '-n', '3'], QUICK, ['-m', 'pure and not slow']),
-        (['-m', 'pure', '--numprocesses=3'], QUICK, ['-m', 'pure and not slow']),
-        (['-m', 'pure', '--hypothesis-profile=full'], XDIST, ['-m', 'pure and not slow']),
+        (['-m', 'pure'], QUICK + XDIST, ['-m', '(pure) and not slow']),
+        (['-mpure', '-k', 'x'], QUICK + XDIST, ['-m', '(pure) and not slow']),
+        (['tests/unit', '-m', ' pure  and lab '], QUICK + XDIST, ['-m', '(pure and lab) and not slow']),
+        (['-m', 'pure', '-n', '3'], QUICK, ['-m', '(pure) and not slow']),
+        (['-m', 'pure', '--numprocesses=3'], QUICK, ['-m', '(pure) and not slow']),
+        (['-m', 'pure', '--hypothesis-profile=full'], XDIST, ['-m', '(pure) and not slow']),
         (['-m', 'pure and slow'], QUICK + XDIST, []),
-        (['-m', 'netbox', '-m', 'pure'], QUICK + XDIST, ['-m', 'pure and not slow']),  # pytest takes the last -m
+        (['-m', 'netbox', '-m', 'pure'], QUICK + XDIST, ['-m', '(pure) and not slow']),  # pytest takes the last -m
     ],
 )
 def test_the_pure_tier_gets_the_quick_profile_xdist_and_leaves_slow_out(args, before, after):
@@ -57,7 +57,15 @@ def test_the_pure_tier_gets_the_quick_profile_xdist_and_leaves_slow_out(args, be
 
 
 @pytest.mark.parametrize(
-    'args', [[], ['-m', 'netbox'], ['-m', 'pure or netbox'], ['-m', 'not slow'], ['-m', 'pure', '-m', 'netbox']]
+    'args',
+    [
+        [],
+        ['-m', 'netbox'],
+        ['-m', 'pure or netbox'],
+        ['-m', 'pure and lab or netbox'],
+        ['-m', 'not slow'],
+        ['-m', 'pure', '-m', 'netbox'],
+    ],
 )
 def test_everything_else_is_passed_on_untouched(args):
     """CI (no arguments) and any other selection: one process, the full example counts, slow included."""
@@ -79,4 +87,4 @@ def test_any_arguments_give_a_decision_and_never_drop_one(args):
     if not pure:
         assert (before, after) == ([], [])
     elif after:
-        assert after[0] == '-m' and after[1].endswith(' and not slow') and after[1].startswith('pure')
+        assert after[0] == '-m' and after[1].endswith(') and not slow') and after[1].startswith('(pure')
