@@ -15,7 +15,7 @@ from utilities.views import ViewTab, register_model_view
 from . import filtersets, forms, tables
 from .models import Fabric, TrafficFlow
 from .planner import PlanError
-from .traffic import fabric_bom, fabric_traffic
+from .traffic import fabric_bom, fabric_traffic, loads_csv
 from .traffic_chart import utilisation_svg
 
 __all__ = (
@@ -110,6 +110,19 @@ class FabricTrafficView(generic.ObjectView):
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_traffic.html'
     tab = ViewTab(label=_('Traffic'), weight=540, permission='netbox_aifabric.view_fabric')
+
+    def get(self, request, **kwargs):
+        """``?export=csv``: the loads per element as CSV (NetBox's export style); otherwise the tab."""
+        if request.GET.get('export') != 'csv':
+            return super().get(request, **kwargs)
+        instance = self.get_object(**kwargs)
+        try:
+            _rows, result = fabric_traffic(instance)
+        except PlanError as e:
+            return HttpResponse(f'{e.field}: {e.message}\n', status=400, content_type='text/plain; charset=utf-8')
+        response = HttpResponse(loads_csv(result), content_type='text/csv; charset=utf-8')
+        response['Content-Disposition'] = f'attachment; filename="{instance.slug}-traffic.csv"'
+        return response
 
     def get_extra_context(self, request, instance):
         try:

@@ -1,7 +1,7 @@
 """``GET /api/plugins/aifabric/fabrics/{id}/bom/``: the fabric's bill of materials and the guide's tier
 (``?spares_percent=`` 0–100, default 10; ``?format=csv``: the lines as CSV); ``GET …/traffic/``: the traffic matrix
-laid on the fabric's plan. Both read only and need the fabric's view permission (object constraints included: a
-fabric outside them is a 404); an invalid fabric or flow is a 400 naming the field."""
+laid on the fabric's plan (``?format=csv``: the loads as CSV). Both read only and need the fabric's view permission
+(object constraints included: a fabric outside them is a 404); an invalid fabric or flow is a 400 naming the field."""
 
 import math
 
@@ -15,7 +15,7 @@ from rest_framework.settings import api_settings
 
 from ..models import Fabric
 from ..planner import PlanError
-from ..traffic import fabric_bom, fabric_traffic
+from ..traffic import fabric_bom, fabric_traffic, loads_csv
 
 __all__ = ('FabricTrafficMixin',)
 
@@ -25,7 +25,8 @@ def _error(e: PlanError):
 
 
 class BomCSVRenderer(BaseRenderer):
-    """``?format=csv`` on the ``bom`` action: the CSV text as is; an error body as ``field: message`` lines."""
+    """``?format=csv`` on the ``bom`` and ``traffic`` actions: the CSV text as is; an error body as ``field: message``
+    lines."""
 
     media_type = 'text/csv'
     format = 'csv'
@@ -69,12 +70,16 @@ class FabricTrafficMixin:
     @extend_schema(
         request=None, responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description='flows, loads, warnings')}
     )
-    @action(detail=True, methods=['get'])
+    @action(detail=True, methods=['get'], renderer_classes=[*api_settings.DEFAULT_RENDERER_CLASSES, BomCSVRenderer])
     def traffic(self, request, pk):
-        """The traffic matrix: per flow its total and cross-leaf Gbit/s, loads per element, warnings."""
+        """The traffic matrix: per flow its total and cross-leaf Gbit/s, loads per element, warnings; ``?format=csv``:
+        the loads as CSV, as the Traffic tab's export."""
         fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
         try:
             _rows, result = fabric_traffic(fabric)
         except PlanError as e:
             return _error(e)
+        if request.accepted_renderer.format == 'csv':
+            disposition = f'attachment; filename="{fabric.slug}-traffic.csv"'
+            return Response(loads_csv(result), headers={'Content-Disposition': disposition})
         return Response({'fabric': fabric.pk, **result.to_dict()})

@@ -25,13 +25,14 @@ RUNS = 'compliance_retention_runs'
 
 def _setting(name):
     value = get_plugin_config('netbox_aifabric', name)
-    if value in (None, 0):
+    if value is None:
         return None
+    # type() rather than isinstance: False and 0.0 equal 0 but are refused by name, as True and 1.5 are
     if type(value) is not int or value < 0:
         raise ImproperlyConfigured(
             f"PLUGINS_CONFIG['netbox_aifabric']['{name}'] must be a whole number (0 or None: no limit), not {value!r}"
         )
-    return value
+    return value or None
 
 
 def retention() -> tuple[int | None, int | None]:

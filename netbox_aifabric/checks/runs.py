@@ -15,7 +15,7 @@ from dcim.models import Device
 from ..models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
 from ..request import as_request_of
 from .compliance import run_compliance
-from .retention import prune_runs
+from .retention import prune_runs, retention
 
 __all__ = ('latest_run', 'record_run', 'run_and_record', 'run_score', 'run_status')
 
@@ -83,6 +83,7 @@ def _finding_rows(run, result, devices) -> list[ComplianceFinding]:
 
 def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
     """Store ``result`` (a linked :class:`~.engine.ComplianceResult` of ``fabric``) as a run with its findings."""
+    retention()  # bad retention settings are refused by name before the run is stored, not after
     counts = result.counts
     rule_results = {
         r.rule.id: {

@@ -180,11 +180,22 @@ class TrafficTabTestCase(DemoMixin, TestCase):
         self.assertNotContains(self.client.get(url), 'data-warning-code="forbidden-flow"')
 
     def test_the_tab_needs_the_fabrics_view_permission_with_its_constraints(self):
-        self.assertHttpStatus(self.client.get(self.url()), 403)
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url() + query), 403)
         constrain(self.user, 'another-fabric')
-        self.assertHttpStatus(self.client.get(self.url()), 404)
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url() + query), 404)
         constrain(self.user, self.fabric.slug)
-        self.assertHttpStatus(self.client.get(self.url()), 200)
+        for query in ('', '?export=csv'):
+            self.assertHttpStatus(self.client.get(self.url() + query), 200)
+
+    def test_the_loads_csv_names_a_flow_it_cannot_place(self):
+        """A flow the matrix cannot place: the export is a 400 naming the flow's field, as REST's, never a 500."""
+        self.add_permissions('netbox_aifabric.view_fabric')
+        TrafficFlow.objects.create(fabric=self.fabric, source_group='storage', destination_group='storage', gbps=1)
+        response = self.client.get(self.url() + '?export=csv')
+        self.assertHttpStatus(response, 400)
+        self.assertIn(b'flows[2].destination_group', response.content)
 
 
 def csv_rows(text):
