@@ -108,12 +108,15 @@ class BillOfMaterials:
         }
 
     def to_csv(self) -> str:
-        """The lines as CSV (NetBox's export style: a header row, then one row per line)."""
+        """The lines as CSV (NetBox's export style: a header row, then one row per line), and last the guide's tier in
+        the same columns: category ``tier``, its name, no quantities, its planning range and reasons as the note."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator='\n')
         writer.writerow(CSV_COLUMNS)
         for line in self.lines:
             writer.writerow([line.category, line.item, line.quantity, line.spares, line.total, line.note])
+        note = f'planning range (not a price): {self.tier.budget}; ' + '; '.join(self.tier_reasons)
+        writer.writerow(['tier', self.tier.name, '', '', '', note])
         return out.getvalue()
 
 

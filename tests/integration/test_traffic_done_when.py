@@ -173,6 +173,9 @@ class DoneWhenTestCase(TestCase):
         # CSV: the tab's export and REST's, the same lines
         for response in (self.ui('bom', '?export=csv'), self.rest('bom', '?format=csv')):
             self.assertTrue(response['Content-Type'].startswith('text/csv'))
-            table = csv.DictReader(io.StringIO(response.content.decode()))
+            *table, tier = csv.DictReader(io.StringIO(response.content.decode()))
             rows = [(r['category'], r['item'], int(r['quantity']), int(r['spares']), int(r['total'])) for r in table]
             self.assertEqual(rows, lines)
+            self.assertEqual((tier['category'], tier['item']), ('tier', 'Expandable'))
+            self.assertTrue(tier['note'].startswith('planning range (not a price): €40,000+ / $40,000+; '))
+            self.assertTrue(all(reason in tier['note'] for reason in reasons))

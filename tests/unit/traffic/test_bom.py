@@ -80,9 +80,14 @@ def test_csv_holds_every_line_as_netbox_exports():
     bom = bill_of_materials(plan('evpn-vxlan'), spares_percent=25)
     rows = list(csv.DictReader(io.StringIO(bom.to_csv())))
     assert tuple(rows[0]) == CSV_COLUMNS
-    assert [(r['category'], r['item'], int(r['quantity']), int(r['spares']), int(r['total'])) for r in rows] == [
+    *lines, tier = rows
+    assert [(r['category'], r['item'], int(r['quantity']), int(r['spares']), int(r['total'])) for r in lines] == [
         (line.category, line.item, line.quantity, line.spares, line.quantity + line.spares) for line in bom.lines
     ]
+    # the tier last, in the same columns: its name, no quantities, the planning range and the reasons
+    assert (tier['category'], tier['item'], tier['quantity'], tier['total']) == ('tier', 'Expandable', '', '')
+    assert tier['note'].startswith('planning range (not a price): €40,000+')
+    assert all(reason in tier['note'] for reason in bom.tier_reasons)
 
 
 def test_csv_quotes_hostile_names():
