@@ -16,6 +16,7 @@ from core.choices import ObjectChangeActionChoices
 from core.events import OBJECT_CREATED, OBJECT_UPDATED
 from dcim.models import Device
 from extras.events import enqueue_event, flush_events
+from netbox.context import current_request
 
 from ..models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
 from ..request import as_request_of, job_request
@@ -153,7 +154,8 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
             # applied -> drifted: NetBox no longer matches the applied plan (issue 14)
             if fabric.mark_drifted():
                 changes.append((fabric, OBJECT_UPDATED))
-        events = _system_changes(job, changes) if user is None else []
+        # no user and no request around (the schedule): NetBox's signal logged nothing, so the records are written here
+        events = _system_changes(job, changes) if user is None and current_request.get() is None else []
     flush_events(events)  # after the commit, as event_tracking flushes a request's (nothing for a user's run)
     prune_runs(fabric)  # outside the request: the retention's deletions are not the user's changes
     return run
