@@ -17,6 +17,7 @@ from . import filtersets, forms, tables
 from .checks.compliance import run_compliance
 from .checks.job import ComplianceJob
 from .checks.trend import trend_svg
+from .forms.compliance_tab import ComplianceTabFilterForm
 from .models import ComplianceFinding, ComplianceRun, Fabric
 from .ui.jobs import last_fabric_job, queue_fabric_job
 
@@ -52,28 +53,35 @@ class FabricComplianceView(generic.ObjectView):
 
     def get_extra_context(self, request, instance):
         result = run_compliance(instance, user=request.user)
-        families = [
-            (
-                label,
-                [
-                    {
-                        'result': r,
-                        'rule': r.rule,
-                        'status_color': STATUS_COLORS[r.status],
-                        'severity_color': SEVERITY_COLORS[r.rule.severity],
-                    }
-                    for r in results
-                ],
-            )
-            for _family, label, results in result.by_family()
-        ]
+        form = ComplianceTabFilterForm(request.GET or None)
         return {
             'compliance': result,
-            'counts': result.counts,
-            'families': families,
+            'counts': result.counts,  # the score is every rule's, whatever the filter shows
+            'filter_form': form,
+            'families': rule_rows(result, form.rule_filter()),
             'last_job': last_job(instance),
             **run_history(instance, request.user),
         }
+
+
+def rule_rows(result, keep=None):
+    """``[(family label, rows)]`` of the rules ``keep`` accepts (all without it); a family with none is left out.
+    The filter only narrows what is shown: the rules all ran, so it adds no query."""
+    families = []
+    for _family, label, results in result.by_family():
+        rows = [
+            {
+                'result': r,
+                'rule': r.rule,
+                'status_color': STATUS_COLORS[r.status],
+                'severity_color': SEVERITY_COLORS[r.rule.severity],
+            }
+            for r in results
+            if keep is None or keep(r.rule)
+        ]
+        if rows:
+            families.append((label, rows))
+    return families
 
 
 def run_history(fabric, user, limit=HISTORY):

@@ -4,16 +4,22 @@ devices' panels.
 
 A run with a user is stored as a NetBox request of that user would store it: the change log records its creation and
 NetBox's event rules see it (e.g. a webhook on compliance runs created with ``failed`` > 0). A scheduled run has no
-user, and NetBox's change log needs one: it is stored without a change record and fires no event.
+user, and NetBox's change-log signal needs one (``ObjectChange.save`` reads the user's name): its change records are
+written here under the job's name, and its events go through NetBox's own ``enqueue_event`` and ``flush_events`` after
+the commit, as ``event_tracking`` does for a request; so the daily schedule fires the same event rules.
 """
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
+from core.choices import ObjectChangeActionChoices
+from core.events import OBJECT_CREATED, OBJECT_UPDATED
 from dcim.models import Device
+from extras.events import enqueue_event, flush_events
+from netbox.context import current_request
 
 from ..models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
-from ..request import as_request_of
+from ..request import as_request_of, job_request
 from .compliance import run_compliance
 from .retention import prune_runs, retention
 
@@ -81,9 +87,7 @@ def _finding_rows(run, result, devices) -> list[ComplianceFinding]:
     return rows
 
 
-def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
-    """Store ``result`` (a linked :class:`~.engine.ComplianceResult` of ``fabric``) as a run with its findings."""
-    retention()  # bad retention settings are refused by name before the run is stored, not after
+def _new_run(fabric, result, user, job) -> ComplianceRun:
     counts = result.counts
     rule_results = {
         r.rule.id: {
@@ -95,28 +99,65 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
         }
         for r in result.results
     }
+    return ComplianceRun(
+        fabric=fabric,
+        user=user,
+        job=job,
+        status=run_status(counts),
+        score=run_score(counts),
+        rules=counts['rules'],
+        passed=counts['pass'],
+        failed=counts['fail'],
+        skipped=counts['skip'],
+        errored=counts['error'],
+        finding_count=counts['findings'],
+        context_source=result.context_source,
+        rule_results=rule_results,
+    )
+
+
+CHANGE_ACTIONS = {
+    OBJECT_CREATED: ObjectChangeActionChoices.ACTION_CREATE,
+    OBJECT_UPDATED: ObjectChangeActionChoices.ACTION_UPDATE,
+}
+
+
+def _system_changes(job, changes) -> list:
+    """Change records and queued events for ``changes`` (``(instance, event type)``) made by a job with no user: what
+    NetBox's ``handle_changed_object`` does in a request, but with the job's name in the record (no user to read it
+    from) and its RQ id as the request id. Returns the events, flushed by the caller once the transaction commits."""
+    request = job_request(None)
+    if job is not None:
+        request.id = job.job_id  # the change log groups the job's changes by it
+    name = job.name if job is not None else 'system'
+    queue: dict = {}
+    for instance, event_type in changes:
+        change = instance.to_objectchange(CHANGE_ACTIONS[event_type])
+        if change.has_changes:
+            change.user_name = name[:150]
+            change.request_id = request.id
+            change.save()
+        enqueue_event(queue, instance, request, event_type)
+    return list(queue.values())
+
+
+def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
+    """Store ``result`` (a linked :class:`~.engine.ComplianceResult` of ``fabric``) as a run with its findings."""
+    retention()  # bad retention settings are refused by name before the run is stored, not after
     devices = _device_ids(fabric, result)
     with as_request_of(user), transaction.atomic():
-        run = ComplianceRun(
-            fabric=fabric,
-            user=user,
-            job=job,
-            status=run_status(counts),
-            score=run_score(counts),
-            rules=counts['rules'],
-            passed=counts['pass'],
-            failed=counts['fail'],
-            skipped=counts['skip'],
-            errored=counts['error'],
-            finding_count=counts['findings'],
-            context_source=result.context_source,
-            rule_results=rule_results,
-        )
+        run = _new_run(fabric, result, user, job)
         run.full_clean()
         run.save()
         ComplianceFinding.objects.bulk_create(_finding_rows(run, result, devices))
+        changes = [(run, OBJECT_CREATED)]
         if any(r.rule.family == 'drift' and r.status == 'fail' for r in result.results):
-            fabric.mark_drifted()  # applied -> drifted: NetBox no longer matches the applied plan (issue 14)
+            # applied -> drifted: NetBox no longer matches the applied plan (issue 14)
+            if fabric.mark_drifted():
+                changes.append((fabric, OBJECT_UPDATED))
+        # no user and no request around (the schedule): NetBox's signal logged nothing, so the records are written here
+        events = _system_changes(job, changes) if user is None and current_request.get() is None else []
+    flush_events(events)  # after the commit, as event_tracking flushes a request's (nothing for a user's run)
     prune_runs(fabric)  # outside the request: the retention's deletions are not the user's changes
     return run
 
