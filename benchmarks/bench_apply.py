@@ -157,6 +157,7 @@ SLUGS = {
 TENANT = {'slug': 'bench-cluster', 'name': 'Bench cluster', 'vrf': 'BENCH', 'l3vni': 50901}
 TENANT_CLASSES = GUIDE_TENANT['classes']
 QOS_PROFILE = GUIDE_QOS_PRESET
+CPU = {}  # slug -> CPU seconds of this process in its last apply (steadier than wall time on a shared machine)
 STATEMENT = re.compile(r'^\s*(?:(UPDATE)\s+|(SELECT|INSERT|DELETE)\b.*?\b(?:FROM|INTO)\s+)"(\w+)"', re.S)
 
 
@@ -354,10 +355,11 @@ def apply_in_process(slug, user, profiler=None, capture=False, statements=None, 
     with captured, connection.execute_wrapper(counter):
         if profiler is not None:
             profiler.enable()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         with event_tracking(fake_request(user)):
             _plan, changes = apply_fabric(fabric, per_object=per_object)
         seconds = time.perf_counter() - start
+        CPU[slug] = time.process_time() - cpu
         if profiler is not None:
             profiler.disable()
     return seconds, len(captured) if capture else count[0], changes
@@ -594,7 +596,10 @@ def run(args, user):
     print(f'warm-up: S-sized fabric applied, {created(changes)} objects in {seconds:.2f} s')
     seconds, queries, changes = apply_in_process(SLUGS['S'], user)
     results['s_first'] = (created(changes), seconds, queries)
-    print(f'S first apply in-process: {created(changes)} objects, {seconds:.2f} s, {queries} queries ({load()})')
+    print(
+        f'S first apply in-process: {created(changes)} objects, {seconds:.2f} s (CPU {CPU[SLUGS["S"]]:.2f} s), '
+        f'{queries} queries ({load()})'
+    )
 
     profiler = cProfile.Profile() if args.profile else None
     statements = Counter() if args.profile else None
@@ -605,7 +610,8 @@ def run(args, user):
     results['m_first'] = (created(changes), seconds, queries)
     results['m_rss'] = (rss, peak_rss_mib())
     print(
-        f'M first apply in-process: {created(changes)} objects, {written(changes)} writes, {seconds:.1f} s, '
+        f'M first apply in-process: {created(changes)} objects, {written(changes)} writes, {seconds:.1f} s '
+        f'(CPU {CPU[SLUGS["M"]]:.1f} s), '
         f'{queries} queries, peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
     )
     for model, counts in summarize(changes).items():
@@ -622,7 +628,10 @@ def run(args, user):
         print('M first apply in-process, one save() per object (the reference path) …', flush=True)
         object_seconds, object_queries, object_changes = apply_in_process(SLUGS['M-OBJECT'], user, per_object=True)
         results['m_object'] = (created(object_changes), object_seconds, object_queries)
-        print(f'M per object: {created(object_changes)} objects, {object_seconds:.1f} s, {object_queries} queries')
+        print(
+            f'M per object: {created(object_changes)} objects, {object_seconds:.1f} s '
+            f'(CPU {CPU[SLUGS["M-OBJECT"]]:.1f} s), {object_queries} queries ({load()})'
+        )
         if tagged_counts(SLUGS['M-OBJECT']) != engine_counts:
             raise SystemExit('MISMATCH: the per-object apply tagged other objects than the bulk apply')
 
@@ -650,7 +659,8 @@ def run(args, user):
         results['l_first'] = (created(changes), seconds, queries)
         results['l_rss'] = (rss, peak_rss_mib())
         print(
-            f'L first apply in-process: {created(changes)} objects, {seconds:.1f} s, {queries} queries, '
+            f'L first apply in-process: {created(changes)} objects, {seconds:.1f} s (CPU {CPU[SLUGS["L"]]:.1f} s), '
+            f'{queries} queries, '
             f'peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
         )
     return results
