@@ -25,6 +25,7 @@ The equivalence oracle (``tests/integration/test_apply_equivalence.py``) holds t
 path's: objects, change log, cable paths, search cache, events.
 """
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import netaddr
@@ -42,10 +43,14 @@ from dcim.choices import CableEndChoices
 from dcim.models import Cable, CableTermination, Device, DeviceType, Interface
 from dcim.models.cables import trace_paths
 from dcim.models.device_components import ComponentModel
+from dcim.signals import update_channelized_cable_paths, update_connected_endpoints
+from dcim.utils import create_cablepaths
 from extras.events import enqueue_event
-from extras.models import Tag, TaggedItem
+from extras.models import Subscription, Tag, TaggedItem
+from extras.signals import notify_object_changed
 from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget
 from netbox.context import current_request, events_queue
+from utilities.counters import get_counters_for_model, post_save_receiver, update_counter
 from vpn.models import L2VPN, L2VPNTermination
 
 from ..models import OwnedObject
@@ -199,17 +204,14 @@ class BulkWriter:
         CableTermination.objects.bulk_create(terminations)
         _signals(CableTermination, terminations)
         _change_log(CableTermination, terminations, ObjectChangeActionChoices.ACTION_CREATE)
-        self._cabled(terminations)
+        interfaces = self._cabled(terminations)
         self._tags(Cable, cables)
         for cable in cables:
             cable._prefetched_objects_cache.pop('tags', None)  # read again: the tag is there now
         prefetch_related_objects(cables, 'tags')
         _signals(Cable, cables, created=False)
         _change_log(Cable, cables, ObjectChangeActionChoices.ACTION_UPDATE, event=OBJECT_CREATED)
-        for cable in cables:
-            cable._terminations_modified = True
-            trace_paths.send(Cable, instance=cable, created=True, status_written=True)  # NetBox's path tracing
-            cable._terminations_modified = False
+        _trace(cables, terminations, interfaces)
         self._own(Cable, entries)
 
     def _cabled(self, terminations):
@@ -228,6 +230,7 @@ class BulkWriter:
         Interface.objects.bulk_update(interfaces, ['cable', 'cable_end', 'cable_connector', 'cable_positions'])
         _signals(Interface, interfaces, created=False)
         _change_log(Interface, interfaces, ObjectChangeActionChoices.ACTION_UPDATE, event=OBJECT_UPDATED)
+        return interfaces
 
     def _m2m(self, model, entries):
         for name in {name for entry in entries for name in entry.m2m}:
@@ -293,15 +296,98 @@ def _as_save_would(objs):
             obj.dns_name = obj.dns_name.lower()
 
 
+def _trace(cables, terminations, interfaces):
+    """NetBox's path tracing once per cable end, after all cables exist: what ``Cable.save()``'s ``trace_paths``
+    signal does. Its receiver (``update_connected_endpoints``) reads each end's terminations back from the database;
+    when it is the only receiver, NetBox's ``create_cablepaths`` is called with the interfaces already in hand."""
+    if trace_paths._live_receivers(Cable) != ([update_connected_endpoints], []):
+        for cable in cables:
+            cable._terminations_modified = True
+            trace_paths.send(Cable, instance=cable, created=True, status_written=True)
+            cable._terminations_modified = False
+        return
+    ends = {}
+    for termination, interface in zip(terminations, interfaces, strict=True):
+        ends.setdefault((termination.cable.pk, termination.cable_end), []).append(interface)
+    for cable in cables:
+        for end in (CableEndChoices.SIDE_A, CableEndChoices.SIDE_B):
+            if ends.get((cable.pk, end)):
+                create_cablepaths(ends[cable.pk, end])
+
+
 def _signals(model, objs, created=True):
     """``post_save`` per object, as NetBox sends it after a bulk_create, with the change log stood down (written in
-    bulk by :func:`_change_log`)."""
+    bulk by :func:`_change_log`). Three receivers are batched where that is provably the same: the counters (one
+    UPDATE per parent and counter, through NetBox's ``update_counter``), the notifications of an update (only the
+    objects somebody subscribed to: one query for all), and the channel receiver (a no-op for an interface with no
+    channel and no channels). Any asynchronous receiver: each sent as is."""
+    receivers, asynchronous = post_save._live_receivers(model)
     token = current_request.set(None)
     try:
+        if asynchronous:
+            for obj in objs:
+                post_save.send(model, instance=obj, created=created, raw=False, using='default', update_fields=None)
+            return
+        subscribed = _subscribed(model, objs) if not created else set()
+        counts = Counter()
         for obj in objs:
-            post_save.send(sender=model, instance=obj, created=created, raw=False, using='default', update_fields=None)
+            for receiver in receivers:
+                if receiver is post_save_receiver:
+                    _count(model, obj, created, counts)
+                elif receiver is notify_object_changed and obj.pk not in subscribed:
+                    continue  # nobody subscribed: the receiver would find nobody to notify
+                elif receiver is update_channelized_cable_paths and _channel_free(obj):
+                    continue
+                else:
+                    receiver(
+                        signal=post_save,
+                        sender=model,
+                        instance=obj,
+                        created=created,
+                        raw=False,
+                        using='default',
+                        update_fields=None,
+                    )
+        for (parent, pk, counter), value in counts.items():
+            if value:
+                update_counter(parent, pk, counter, value, using='default')
     finally:
         current_request.reset(token)
+
+
+def _subscribed(model, objs):
+    """The pks of ``objs`` somebody subscribed to (for ``notify_object_changed``)."""
+    object_type = ContentType.objects.get_for_model(model)
+    return set(
+        Subscription.objects.filter(object_type=object_type, object_id__in=[obj.pk for obj in objs]).values_list(
+            'object_id', flat=True
+        )
+    )
+
+
+def _count(model, obj, created, counts):
+    """What NetBox's counter receiver (``post_save_receiver``) adds and subtracts for ``obj``, into ``counts``."""
+    for field_name, counter_name in get_counters_for_model(model):
+        parent_model = model._meta.get_field(field_name).related_model
+        new_pk = getattr(obj, field_name, None)
+        has_old_field = field_name in obj.tracker
+        old_pk = obj.tracker.get(field_name) if has_old_field else None
+        if old_pk is not None:
+            counts[parent_model, old_pk, counter_name] -= 1
+        if new_pk is not None and (has_old_field or created):
+            counts[parent_model, new_pk, counter_name] += 1
+
+
+def _channel_free(obj):
+    """An interface that neither is nor was a channel nor channelized: ``update_channelized_cable_paths`` does
+    nothing for it (its parent set stays empty and no cable of it is mirrored)."""
+    return (
+        isinstance(obj, Interface)
+        and not obj.channel_id
+        and not obj._original_channel_id
+        and not obj.channels
+        and not obj._original_channels
+    )
 
 
 def _change_log(model, objs, action, events=True, event=OBJECT_CREATED):
