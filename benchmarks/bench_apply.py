@@ -625,15 +625,7 @@ def run(args, user):
             print(f'  {kind:48} {n:7,}  {n / objects:5.2f} per object')
 
     if not args.no_per_object:
-        print('M first apply in-process, one save() per object (the reference path) …', flush=True)
-        object_seconds, object_queries, object_changes = apply_in_process(SLUGS['M-OBJECT'], user, per_object=True)
-        results['m_object'] = (created(object_changes), object_seconds, object_queries)
-        print(
-            f'M per object: {created(object_changes)} objects, {object_seconds:.1f} s '
-            f'(CPU {CPU[SLUGS["M-OBJECT"]]:.1f} s), {object_queries} queries ({load()})'
-        )
-        if tagged_counts(SLUGS['M-OBJECT']) != engine_counts:
-            raise SystemExit('MISMATCH: the per-object apply tagged other objects than the bulk apply')
+        results['m_object'] = per_object_m(user, engine_counts)
 
     if not args.no_rest:
         for size in ('S', 'M'):
@@ -653,16 +645,36 @@ def run(args, user):
             f'{"/".join(map(str, query_counts))} queries'
         )
     if args.l:
-        print('L first apply in-process …', flush=True)
-        rss = peak_rss_mib()
-        seconds, queries, changes = apply_in_process(SLUGS['L'], user)
-        results['l_first'] = (created(changes), seconds, queries)
-        results['l_rss'] = (rss, peak_rss_mib())
-        print(
-            f'L first apply in-process: {created(changes)} objects, {seconds:.1f} s (CPU {CPU[SLUGS["L"]]:.1f} s), '
-            f'{queries} queries, '
-            f'peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
-        )
+        results.update(first_apply_l(user))
+    return results
+
+
+def per_object_m(user, engine_counts):
+    """The first apply of M with one save() per object (the oracle's reference): ``(objects, seconds, queries)``."""
+    print('M first apply in-process, one save() per object (the reference path) …', flush=True)
+    object_seconds, object_queries, object_changes = apply_in_process(SLUGS['M-OBJECT'], user, per_object=True)
+    print(
+        f'M per object: {created(object_changes)} objects, {object_seconds:.1f} s '
+        f'(CPU {CPU[SLUGS["M-OBJECT"]]:.1f} s), {object_queries} queries ({load()})'
+    )
+    if tagged_counts(SLUGS['M-OBJECT']) != engine_counts:
+        raise SystemExit('MISMATCH: the per-object apply tagged other objects than the bulk apply')
+    return created(object_changes), object_seconds, object_queries
+
+
+def first_apply_l(user):
+    """The first apply of L: ``{'l_first': (objects, seconds, queries), 'l_rss': (before, after)}``."""
+    results = {}
+    print('L first apply in-process …', flush=True)
+    rss = peak_rss_mib()
+    seconds, queries, changes = apply_in_process(SLUGS['L'], user)
+    results['l_first'] = (created(changes), seconds, queries)
+    results['l_rss'] = (rss, peak_rss_mib())
+    print(
+        f'L first apply in-process: {created(changes)} objects, {seconds:.1f} s (CPU {CPU[SLUGS["L"]]:.1f} s), '
+        f'{queries} queries, '
+        f'peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
+    )
     return results
 
 
