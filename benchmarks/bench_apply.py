@@ -54,6 +54,16 @@ SIZES = {
         'server_count': 128,
         'storage_count': 0,
     },
+    'L': {  # the shape of examples/size-l.yaml: 18,235 objects
+        'spine_count': 8,
+        'max_spines': 8,
+        'leaf_count': 64,
+        'max_leaves': 64,
+        'uplinks_per_spine': 1,
+        'max_parallel_uplinks': 1,
+        'server_count': 1024,
+        'storage_count': 0,
+    },
 }
 # slug: (size, pools, spine ASN, leaf ASN range); pools and ASNs apart from the demo's and from each other
 FABRICS = {
@@ -78,6 +88,28 @@ FABRICS = {
         },
         64700,
         (64701, 64799),
+    ),
+    'bench-s-rest': (
+        'S',
+        {
+            'loopback_pool': '10.202.0.0/24',
+            'vtep_pool': '10.202.1.0/24',
+            'p2p_pool': '10.202.2.0/24',
+            'mlag_peer_pool': '10.202.3.0/28',
+        },
+        65300,
+        (65301, 65399),
+    ),
+    'bench-l': (
+        'L',
+        {
+            'loopback_pool': '10.240.0.0/25',
+            'vtep_pool': '10.241.0.0/25',
+            'mlag_peer_pool': '10.242.0.0/25',
+            'p2p_pool': '10.244.0.0/22',
+        },
+        4200002000,
+        (4200002001, 4200002064),
     ),
     'bench-m': (
         'M',
@@ -118,11 +150,14 @@ SLUGS = {
     'S': 'bench-s',
     'M': 'bench-m',
     'M-REST': 'bench-m-rest',
+    'S-REST': 'bench-s-rest',
+    'L': 'bench-l',
     'M-OBJECT': 'bench-m-object',
 }  # the roles of the fabrics above
 TENANT = {'slug': 'bench-cluster', 'name': 'Bench cluster', 'vrf': 'BENCH', 'l3vni': 50901}
 TENANT_CLASSES = GUIDE_TENANT['classes']
 QOS_PROFILE = GUIDE_QOS_PRESET
+CPU = {}  # slug -> CPU seconds of this process in its last apply (steadier than wall time on a shared machine)
 STATEMENT = re.compile(r'^\s*(?:(UPDATE)\s+|(SELECT|INSERT|DELETE)\b.*?\b(?:FROM|INTO)\s+)"(\w+)"', re.S)
 
 
@@ -320,10 +355,11 @@ def apply_in_process(slug, user, profiler=None, capture=False, statements=None, 
     with captured, connection.execute_wrapper(counter):
         if profiler is not None:
             profiler.enable()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         with event_tracking(fake_request(user)):
             _plan, changes = apply_fabric(fabric, per_object=per_object)
         seconds = time.perf_counter() - start
+        CPU[slug] = time.process_time() - cpu
         if profiler is not None:
             profiler.disable()
     return seconds, len(captured) if capture else count[0], changes
@@ -514,6 +550,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         '--no-per-object', action='store_true', help='skip the per-object reference apply of M (one save() per object)'
     )
+    parser.add_argument('--l', action='store_true', help='also the first apply of L (18,235 objects; minutes)')
     parser.add_argument('--keep', action='store_true', help='keep the applied objects (default: delete them)')
     args = parser.parse_args(argv)
 
@@ -559,7 +596,10 @@ def run(args, user):
     print(f'warm-up: S-sized fabric applied, {created(changes)} objects in {seconds:.2f} s')
     seconds, queries, changes = apply_in_process(SLUGS['S'], user)
     results['s_first'] = (created(changes), seconds, queries)
-    print(f'S first apply in-process: {created(changes)} objects, {seconds:.2f} s, {queries} queries ({load()})')
+    print(
+        f'S first apply in-process: {created(changes)} objects, {seconds:.2f} s (CPU {CPU[SLUGS["S"]]:.2f} s), '
+        f'{queries} queries ({load()})'
+    )
 
     profiler = cProfile.Profile() if args.profile else None
     statements = Counter() if args.profile else None
@@ -567,10 +607,11 @@ def run(args, user):
     rss = peak_rss_mib()
     seconds, queries, changes = apply_in_process(SLUGS['M'], user, profiler, statements=statements)
     engine_counts = tagged_counts(SLUGS['M'])
-    results['m_first'] = (created(changes), seconds, queries, sum(engine_counts.values()))
+    results['m_first'] = (created(changes), seconds, queries)
     results['m_rss'] = (rss, peak_rss_mib())
     print(
-        f'M first apply in-process: {created(changes)} objects, {written(changes)} writes, {seconds:.1f} s, '
+        f'M first apply in-process: {created(changes)} objects, {written(changes)} writes, {seconds:.1f} s '
+        f'(CPU {CPU[SLUGS["M"]]:.1f} s), '
         f'{queries} queries, peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
     )
     for model, counts in summarize(changes).items():
@@ -584,32 +625,11 @@ def run(args, user):
             print(f'  {kind:48} {n:7,}  {n / objects:5.2f} per object')
 
     if not args.no_per_object:
-        print('M first apply in-process, one save() per object (the reference path) …', flush=True)
-        object_seconds, object_queries, object_changes = apply_in_process(SLUGS['M-OBJECT'], user, per_object=True)
-        results['m_object'] = (created(object_changes), object_seconds, object_queries)
-        print(f'M per object: {created(object_changes)} objects, {object_seconds:.1f} s, {object_queries} queries')
-        if tagged_counts(SLUGS['M-OBJECT']) != engine_counts:
-            raise SystemExit('MISMATCH: the per-object apply tagged other objects than the bulk apply')
+        results['m_object'] = per_object_m(user, engine_counts)
 
     if not args.no_rest:
-        print(f'M with pynetbox against {args.url} …', flush=True)
-        rest_seconds, calls, rest_changes = build_with_pynetbox(args.url, args.token, SLUGS['M-REST'])
-        rest_counts = tagged_counts(SLUGS['M-REST'])
-        results['m_rest'] = (calls, rest_seconds, sum(rest_counts.values()))
-        print(f'M with pynetbox: {dict(calls)} in {rest_seconds:.1f} s ({load()})')
-        mismatch = rest_counts != engine_counts or calls['POST'] != sum(rest_counts.values())
-        if mismatch or created(changes) != sum(engine_counts.values()) or created(rest_changes) != calls['POST']:
-            print('MISMATCH between the two sides:', file=sys.stderr)
-            for model in sorted(set(engine_counts) | set(rest_counts)):
-                print(
-                    f'  {model:24} in-process {engine_counts[model]:5}  pynetbox {rest_counts[model]:5}',
-                    file=sys.stderr,
-                )
-            raise SystemExit(1)
-        print(
-            f'same objects on both sides: {sum(engine_counts.values())} '
-            f'({", ".join(f"{n} {m}" for m, n in sorted(engine_counts.items()))})'
-        )
+        for size in ('S', 'M'):
+            results[f'{size.lower()}_rest'] = rest_side(args, size, tagged_counts(SLUGS[size]))
 
     for size in ('S', 'M'):
         slug = SLUGS[size]
@@ -624,43 +644,101 @@ def run(args, user):
             f'{size} no-op re-apply: {objects} objects unchanged, best {best:.3f} s of {args.repeat}, '
             f'{"/".join(map(str, query_counts))} queries'
         )
+    if args.l:
+        results.update(first_apply_l(user))
     return results
+
+
+def per_object_m(user, engine_counts):
+    """The first apply of M with one save() per object (the oracle's reference): ``(objects, seconds, queries)``."""
+    print('M first apply in-process, one save() per object (the reference path) …', flush=True)
+    object_seconds, object_queries, object_changes = apply_in_process(SLUGS['M-OBJECT'], user, per_object=True)
+    print(
+        f'M per object: {created(object_changes)} objects, {object_seconds:.1f} s '
+        f'(CPU {CPU[SLUGS["M-OBJECT"]]:.1f} s), {object_queries} queries ({load()})'
+    )
+    if tagged_counts(SLUGS['M-OBJECT']) != engine_counts:
+        raise SystemExit('MISMATCH: the per-object apply tagged other objects than the bulk apply')
+    return created(object_changes), object_seconds, object_queries
+
+
+def first_apply_l(user):
+    """The first apply of L: ``{'l_first': (objects, seconds, queries), 'l_rss': (before, after)}``."""
+    results = {}
+    print('L first apply in-process …', flush=True)
+    rss = peak_rss_mib()
+    seconds, queries, changes = apply_in_process(SLUGS['L'], user)
+    results['l_first'] = (created(changes), seconds, queries)
+    results['l_rss'] = (rss, peak_rss_mib())
+    print(
+        f'L first apply in-process: {created(changes)} objects, {seconds:.1f} s (CPU {CPU[SLUGS["L"]]:.1f} s), '
+        f'{queries} queries, '
+        f'peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
+    )
+    return results
+
+
+def rest_side(args, size, engine_counts):
+    """The pynetbox side of ``size``: ``(calls, seconds, objects)``; the same objects as the in-process apply of that
+    size, else a MISMATCH and exit."""
+    slug = SLUGS[f'{size}-REST']
+    print(f'{size} with pynetbox against {args.url} …', flush=True)
+    rest_seconds, calls, rest_changes = build_with_pynetbox(args.url, args.token, slug)
+    rest_counts = tagged_counts(slug)
+    print(f'{size} with pynetbox: {dict(calls)} in {rest_seconds:.1f} s ({load()})')
+    if (
+        rest_counts != engine_counts
+        or calls['POST'] != sum(rest_counts.values())
+        or created(rest_changes) != calls['POST']
+    ):
+        print('MISMATCH between the two sides:', file=sys.stderr)
+        for model in sorted(set(engine_counts) | set(rest_counts)):
+            print(f'  {model:24} in-process {engine_counts[model]:5}  pynetbox {rest_counts[model]:5}', file=sys.stderr)
+        raise SystemExit(1)
+    print(
+        f'same objects on both sides: {sum(engine_counts.values())} '
+        f'({", ".join(f"{n} {m}" for m, n in sorted(engine_counts.items()))})'
+    )
+    return calls, rest_seconds, sum(rest_counts.values())
 
 
 def report(results):
     print('\n## Results\n')
     print('| First apply | objects | seconds | ms per object | calls / queries |')
     print('|---|---:|---:|---:|---|')
-    objects, seconds, queries = results['s_first']
-    print(
-        f'| S, in-process `apply_fabric` | {objects:,} | {seconds:.2f} | {1000 * seconds / objects:.0f} | '
-        f'{queries:,} SQL queries |'
+    rows = (
+        ('s_first', 'S, in-process `apply_fabric` (bulk writer)'),
+        ('m_first', 'M, in-process `apply_fabric` (bulk writer)'),
+        ('m_object', 'M, in-process, one save() per object'),
+        ('l_first', 'L, in-process `apply_fabric` (bulk writer)'),
     )
-    objects, seconds, queries, _tagged = results['m_first']
-    print(
-        f'| M, in-process `apply_fabric` | {objects:,} | {seconds:.1f} | {1000 * seconds / objects:.0f} | '
-        f'{queries:,} SQL queries |'
-    )
-    if 'm_object' in results:
-        objects, object_seconds, object_queries = results['m_object']
-        print(
-            f'| M, in-process, one save() per object | {objects:,} | {object_seconds:.1f} | '
-            f'{1000 * object_seconds / objects:.0f} | {object_queries:,} SQL queries |'
-        )
-    before, after = results['m_rss']
-    print(f'\nM: peak RSS of the process {before:.0f} MiB before the first apply, {after:.0f} MiB after it')
+    for key, label in rows:
+        if key in results:
+            objects, seconds, queries = results[key][:3]
+            print(
+                f'| {label} | {objects:,} | {seconds:.1f} | {1000 * seconds / objects:.1f} | {queries:,} SQL queries |'
+            )
+    for size in ('S', 'M'):
+        if f'{size.lower()}_rest' in results:
+            calls, rest_seconds, tagged = results[f'{size.lower()}_rest']
+            shown = ', '.join(f'{n:,} {method}' for method, n in sorted(calls.items(), key=lambda kv: -kv[1]))
+            print(
+                f'| {size}, pynetbox: one REST call per object | {tagged:,} | {rest_seconds:.1f} | '
+                f'{1000 * rest_seconds / tagged:.1f} | {shown} |'
+            )
+    print()
+    for size in ('M', 'L'):
+        if f'{size.lower()}_rss' in results:
+            before, after = results[f'{size.lower()}_rss']
+            print(f'{size}: peak RSS of the process {before:.0f} MiB before the first apply, {after:.0f} MiB after it')
+    seconds = results['m_first'][1]
     if 'm_object' in results:
         print(f'M: per object / bulk = **{results["m_object"][1] / seconds:.2f}×**')
-    if 'm_rest' in results:
-        calls, rest_seconds, tagged = results['m_rest']
-        shown = ', '.join(f'{n:,} {method}' for method, n in sorted(calls.items(), key=lambda kv: -kv[1]))
-        print(
-            f'| M, pynetbox: one REST call per object | {tagged:,} | {rest_seconds:.1f} | '
-            f'{1000 * rest_seconds / tagged:.0f} | {shown} |'
-        )
-        ratio = rest_seconds / seconds
-        verdict = 'met' if ratio >= 10 else 'NOT met'
-        print(f'\nM: pynetbox / in-process = **{ratio:.2f}×** (target ≥ 10×: {verdict})')
+    for size in ('S', 'M'):
+        if f'{size.lower()}_rest' in results:
+            ratio = results[f'{size.lower()}_rest'][1] / results[f'{size.lower()}_first'][1]
+            verdict = 'met' if ratio >= 10 else 'NOT met'
+            print(f'{size}: pynetbox / in-process = **{ratio:.2f}×** (target ≥ 10×: {verdict})')
     print('\n| No-op re-apply | objects | seconds (best) | SQL queries |')
     print('|---|---:|---:|---:|')
     for size in ('S', 'M'):

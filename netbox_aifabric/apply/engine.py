@@ -39,7 +39,7 @@ from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
 from .permissions import ObjectPermissions
 from .spec import fabric_spec
-from .writer import BULK_MODELS, BulkWriter
+from .writer import BulkWriter
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
 
@@ -1046,12 +1046,13 @@ def _write(run, desired):
     items = desired if run.writer is None else _by_level(desired)
     for item in items:
         change = run.by_key[item.key]
-        if run.writer is not None and (item.attribute_of or any(run.writer.is_staged(k) for k in _refs(item))):
+        later = item.attribute_of and change.action == 'update' and _set_later(run, item)
+        if not later and run.writer is not None and (item.attribute_of or any(map(run.writer.is_staged, _refs(item)))):
             run.writer.flush()  # before anything refers to a staged object, and before a device's own save
         if change.action in ('create', 'update', 'adopt'):
             run.tick(change.model)
         if item.attribute_of:
-            if change.action == 'update':
+            if change.action == 'update' and not later:
                 _write_attribute(run, item)
         elif change.action in ('keep', 'use'):
             run.objects[item.key] = run.owned_objects.get(item.key) or item.model.objects.get(
@@ -1091,6 +1092,20 @@ def _by_level(desired):
         level[item.key] = 1 + max((level[key] for key in _refs(item) if key in level), default=-1)
     last = max(level.values(), default=0) + 1
     return sorted(desired, key=lambda item: last if item.attribute_of else level[item.key])
+
+
+def _set_later(run, item):
+    """Values for an object the bulk writer created, handed to it (set at its next flush); False otherwise."""
+    if run.writer is None:
+        return False
+    values = _resolved(item.values, run.objects)
+
+    def assign(obj):
+        for name, value in values.items():
+            _set(obj, name, value)
+        return values.keys()
+
+    return run.writer.set_later(item.attribute_of, assign)
 
 
 def _write_attribute(run, item):
@@ -1133,7 +1148,7 @@ def _write_create(run, item):
         if '__' not in k
     }
     existing = _made_by_parent(run, item) if item.from_parent else None
-    if existing is None and run.writer is not None and item.model in BULK_MODELS:
+    if existing is None and run.writer is not None and run.writer.accepts(item.model, attrs):
         obj = item.model(**attrs)
         run.writer.stage(item.key, obj, _m2m_resolved(item, run.objects))
         run.objects[item.key] = obj

@@ -21,7 +21,17 @@ from django.db import connection, transaction
 from django.db.models import ForeignKey, ManyToManyField, OneToOneField
 
 from core.models import ObjectChange
-from dcim.models import Cable, CablePath, CableTermination, Device, DeviceRole, DeviceType, Interface, Manufacturer
+from dcim.models import (
+    Cable,
+    CablePath,
+    CableTermination,
+    ConsolePort,
+    Device,
+    DeviceRole,
+    DeviceType,
+    Interface,
+    Manufacturer,
+)
 from extras.models import CachedValue, Tag, TaggedItem
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix, RouteTarget, VLANGroup
 from netbox.context import current_request, events_queue
@@ -31,7 +41,8 @@ from vpn.models import L2VPN, L2VPNTermination
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.request import job_request
 
-# What a first apply writes: the objects, their tags, the cable terminations and paths, the ownership rows
+# What a first apply writes: the objects, their tags, the cable terminations and paths, the ownership rows, and
+# components a device type's templates instantiate (interfaces, console ports)
 MODELS = (
     Tag,
     VLANGroup,
@@ -41,6 +52,7 @@ MODELS = (
     DeviceRole,
     Device,
     Interface,
+    ConsolePort,
     Cable,
     CableTermination,
     CablePath,

@@ -16,6 +16,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import TestCase
 
 from core.models import ObjectChange
+from dcim.models import ConsolePortTemplate, DeviceType, InterfaceTemplate, Manufacturer
 from ipam.models import IPAddress, Prefix
 
 from netbox_aifabric.apply.engine import apply_fabric
@@ -66,6 +67,20 @@ class ApplyEquivalenceTestCase(TestCase):
         self.assertGreater(len(reference.search), 149)
         self.assertGreaterEqual(len(reference.events), 149)
         self.assertSameApply(reference, bulk)
+
+    def test_leaves_of_a_type_with_templates_bulk_equals_per_object(self):
+        """Leaves of a device type with component templates: Device.save() instantiates them (the writer leaves such
+        devices to it), and the apply takes the templated management port over; the servers and spines (generic
+        types) go in bulk."""
+        manufacturer = Manufacturer.objects.create(name='Arista', slug='arista')
+        device_type = DeviceType.objects.create(manufacturer=manufacturer, model='7050SX3', slug='7050sx3')
+        InterfaceTemplate.objects.create(device_type=device_type, name='Management1', type='1000base-t', mgmt_only=True)
+        ConsolePortTemplate.objects.create(device_type=device_type, name='Console')
+        Fabric.objects.filter(pk=self.fabric.pk).update(leaf_device_type=device_type)
+        reference = record_apply(self.fabric, self.user, per_object)
+        self.assertIn('dcim.consoleport owned:device:ai-lab-fabric-leaf1|Console', reference.objects)  # instantiated
+        self.assertIn('dcim.interface owned:interface:ai-lab-fabric-leaf1:Management1', reference.objects)  # taken over
+        self.assertSameApply(reference, record_apply(self.fabric, self.user, apply_fabric))
 
     @pytest.mark.slow
     def test_fabric_m_bulk_equals_per_object(self):
