@@ -26,6 +26,7 @@ pages = [
     ('fabric-configs', '/plugins/aifabric/fabrics/1/configurations/', False),
     ('fabric-security', '/plugins/aifabric/fabrics/1/security/', False),
     ('fabric-compliance', '/plugins/aifabric/fabrics/1/compliance/', False),
+    ('fabric-compliance-filtered', '/plugins/aifabric/fabrics/1/compliance/?severity=warning&family=drift', False),
     ('fabric-traffic', '/plugins/aifabric/fabrics/1/traffic/', False),
     ('fabric-lab', '/plugins/aifabric/fabrics/1/lab/', False),
     ('fabric-bom', '/plugins/aifabric/fabrics/1/bom/', False),
