@@ -38,33 +38,13 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+from sizes import SIZE_L, SIZE_M  # benchmarks/sizes.py (the script's own directory is on sys.path)
+
 from netbox_aifabric.guide import GUIDE_QOS_PRESET, GUIDE_SIZES, GUIDE_TENANT
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SIZES = {
-    'S': GUIDE_SIZES,  # the guide's cluster
-    'M': {
-        'spine_count': 4,
-        'max_spines': 4,
-        'leaf_count': 16,
-        'max_leaves': 16,
-        'uplinks_per_spine': 1,
-        'max_parallel_uplinks': 1,
-        'server_count': 128,
-        'storage_count': 0,
-    },
-    'L': {  # the shape of examples/size-l.yaml: 18,235 objects
-        'spine_count': 8,
-        'max_spines': 8,
-        'leaf_count': 64,
-        'max_leaves': 64,
-        'uplinks_per_spine': 1,
-        'max_parallel_uplinks': 1,
-        'server_count': 1024,
-        'storage_count': 0,
-    },
-}
+SIZES = {'S': GUIDE_SIZES, 'M': SIZE_M, 'L': SIZE_L}  # the guide's cluster, examples/size-m.yaml, size-l.yaml
 # slug: (size, pools, spine ASN, leaf ASN range); pools and ASNs apart from the demo's and from each other
 FABRICS = {
     'bench-warmup': (

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))  # tests.render_fixtures (bench_planner is next to this file)
 
 from bench_planner import SPECS, avd_inputs, best_of, machine, run_pyavd, table, validated_inputs  # noqa: E402
+from sizes import SIZE_L, SIZE_M  # noqa: E402
 
 from netbox_aifabric.planner import load_spec, plan_fabric  # noqa: E402
 
@@ -68,16 +69,7 @@ PEER_KIND = {
 # Fabric M for the query counts: the shape and the pools of examples/size-m.yaml, apart from the demo's
 FABRIC_M = {
     'slug': 'render-m',
-    'sizes': {
-        'spine_count': 4,
-        'max_spines': 4,
-        'leaf_count': 16,
-        'max_leaves': 16,
-        'uplinks_per_spine': 1,
-        'max_parallel_uplinks': 1,
-        'server_count': 128,
-        'storage_count': 0,
-    },
+    'sizes': SIZE_M,
     'pools': {
         'loopback_pool': '10.0.0.0/27',
         'vtep_pool': '10.1.0.0/27',
@@ -91,16 +83,7 @@ FABRIC_M = {
 # Fabric L (--db-sizes S,M,L): the shape of examples/size-l.yaml, with pools, ASNs and a tenant of its own
 FABRIC_L = {
     'slug': 'render-l',
-    'sizes': {
-        'spine_count': 8,
-        'max_spines': 8,
-        'leaf_count': 64,
-        'max_leaves': 64,
-        'uplinks_per_spine': 1,
-        'max_parallel_uplinks': 1,
-        'server_count': 1024,
-        'storage_count': 0,
-    },
+    'sizes': SIZE_L,
     'pools': {
         'loopback_pool': '10.100.0.0/25',
         'vtep_pool': '10.101.0.0/25',
