@@ -1,8 +1,6 @@
 """Glue between a stored fabric and the pure traffic matrix and bill of materials (``planner/traffic.py``,
 ``planner/bom.py``): its flows, its security matrix as allowed pairs, its plan and its device types."""
 
-import csv
-import io
 from collections.abc import Mapping
 
 from netbox.plugins import get_plugin_config
@@ -25,10 +23,7 @@ __all__ = (
     'fabric_traffic',
     'fabric_traffic_warnings',
     'flows_of',
-    'loads_csv',
 )
-
-LOAD_COLUMNS = ('kind', 'element', 'capacity', 'up', 'down', 'sustained', 'lossless', 'utilisation')
 
 
 def flows_of(fabric) -> list[TrafficFlow]:
@@ -82,19 +77,6 @@ def fabric_traffic(fabric, plan=None, classes=None):
     else:
         pairs = allowed_pairs_of(classes)
     return rows, traffic_matrix(plan, flows, pairs)
-
-
-def loads_csv(result) -> str:
-    """The matrix's loads as CSV (NetBox's export style: a header row, then one row per element, Gbit/s per direction;
-    ``utilisation`` the busier direction over the capacity, empty without a capacity)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
-    writer.writerow(LOAD_COLUMNS)
-    for load in result.loads:
-        utilisation = '' if load.utilisation is None else f'{load.utilisation:.6g}'
-        row = (load.capacity, load.up, load.down, load.sustained, load.lossless)
-        writer.writerow([load.kind, load.element, *(f'{x:g}' for x in row), utilisation])
-    return out.getvalue()
 
 
 def fabric_traffic_warnings(fabric, plan) -> list[PlanWarning]:

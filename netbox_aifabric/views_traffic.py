@@ -15,7 +15,7 @@ from utilities.views import ViewTab, register_model_view
 from . import filtersets, forms, tables
 from .models import Fabric, TrafficFlow
 from .planner import PlanError
-from .traffic import fabric_bom, fabric_traffic, loads_csv
+from .traffic import fabric_bom, fabric_traffic
 from .traffic_chart import utilisation_svg
 
 __all__ = (
@@ -120,7 +120,7 @@ class FabricTrafficView(generic.ObjectView):
             _rows, result = fabric_traffic(instance)
         except PlanError as e:
             return HttpResponse(f'{e.field}: {e.message}\n', status=400, content_type='text/plain; charset=utf-8')
-        response = HttpResponse(loads_csv(result), content_type='text/csv; charset=utf-8')
+        response = HttpResponse(result.to_csv(), content_type='text/csv; charset=utf-8')
         response['Content-Disposition'] = f'attachment; filename="{instance.slug}-traffic.csv"'
         return response
 

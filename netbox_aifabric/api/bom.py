@@ -15,7 +15,7 @@ from rest_framework.settings import api_settings
 
 from ..models import Fabric
 from ..planner import PlanError
-from ..traffic import fabric_bom, fabric_traffic, loads_csv
+from ..traffic import fabric_bom, fabric_traffic
 
 __all__ = ('FabricTrafficMixin',)
 
@@ -81,5 +81,5 @@ class FabricTrafficMixin:
             return _error(e)
         if request.accepted_renderer.format == 'csv':
             disposition = f'attachment; filename="{fabric.slug}-traffic.csv"'
-            return Response(loads_csv(result), headers={'Content-Disposition': disposition})
+            return Response(result.to_csv(), headers={'Content-Disposition': disposition})
         return Response({'fabric': fabric.pk, **result.to_dict()})

@@ -27,6 +27,8 @@ Model (documented in ``docs/traffic.md``):
     ``(source, destination)`` pairs are an input: ``facts/security.allowed`` of the fabric's classes).
 """
 
+import csv
+import io
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -107,6 +109,9 @@ class FlowResult:
         return self.cross_leaf_gbps > 0
 
 
+LOAD_COLUMNS = ('kind', 'element', 'capacity', 'up', 'down', 'sustained', 'lossless', 'utilisation')
+
+
 @dataclass(frozen=True)
 class TrafficResult:
     """The matrix: every flow's result, the loads per element (server ports, leaves, uplinks, spines), warnings."""
@@ -131,6 +136,18 @@ class TrafficResult:
             'loads': [asdict(load) | {'peak': load.peak, 'utilisation': load.utilisation} for load in self.loads],
             'warnings': [asdict(w) for w in self.warnings],
         }
+
+    def to_csv(self) -> str:
+        """The loads as CSV (NetBox's export style: a header row, then one row per element, Gbit/s per direction;
+        ``utilisation`` the busier direction over the capacity, empty without a capacity)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator='\n')
+        writer.writerow(LOAD_COLUMNS)
+        for load in self.loads:
+            utilisation = '' if load.utilisation is None else f'{load.utilisation:.6g}'
+            row = (load.capacity, load.up, load.down, load.sustained, load.lossless)
+            writer.writerow([load.kind, load.element, *(f'{x:g}' for x in row), utilisation])
+        return out.getvalue()
 
 
 @dataclass
