@@ -504,7 +504,13 @@ PACKAGES = (  # (label, path fragment), first match wins
 )
 
 
-def profile_summary(profiler, seconds, top=30):
+def statement_summary(statements, queries, objects, size):
+    print(f'\nSQL statements of the first apply of {size} ({queries:,}; {queries / objects:.1f} per object created):')
+    for kind, n in statements.most_common(25):
+        print(f'  {kind:48} {n:7,}  {n / objects:5.2f} per object')
+
+
+def profile_summary(profiler, seconds, top=30, size='M'):
     """Own time per package, then the top cumulative entries."""
     stats = pstats.Stats(profiler)
     own = Counter()
@@ -512,7 +518,7 @@ def profile_summary(profiler, seconds, top=30):
         label = next((lbl for lbl, part in PACKAGES if part in filename), 'other (stdlib, C built-ins, …)')
         own[label] += tottime
     total = sum(own.values())
-    print(f'\nProfile of the first in-process apply of M ({seconds:.1f} s under cProfile): own time per package')
+    print(f'\nProfile of the first in-process apply of {size} ({seconds:.1f} s under cProfile): own time per package')
     for label, t in own.most_common():
         print(f'  {label:32} {t:8.1f} s  {100 * t / total:5.1f} %')
     print(f'\nTop {top} by cumulative time:')
@@ -525,12 +531,17 @@ def main(argv=None) -> int:
     parser.add_argument('--url', default='http://127.0.0.1:8000', help='the NetBox server on the same database')
     parser.add_argument('--token', help='API token (nbt_<key>.<token>); default: a temporary one for a superuser')
     parser.add_argument('--no-rest', action='store_true', help='skip the pynetbox side')
-    parser.add_argument('--profile', metavar='FILE', help='profile the first in-process apply of M into FILE')
+    parser.add_argument(
+        '--profile', metavar='FILE', help='profile the first in-process apply of M (of L with --l-only) into FILE'
+    )
     parser.add_argument('--repeat', type=int, default=3, help='no-op re-applies per size (best is shown)')
     parser.add_argument(
         '--no-per-object', action='store_true', help='skip the per-object reference apply of M (one save() per object)'
     )
     parser.add_argument('--l', action='store_true', help='also the first apply of L (18,235 objects; minutes)')
+    parser.add_argument(
+        '--l-only', action='store_true', help='only the warm-up and the first apply of L (with --profile: of L)'
+    )
     parser.add_argument('--keep', action='store_true', help='keep the applied objects (default: delete them)')
     args = parser.parse_args(argv)
 
@@ -574,6 +585,8 @@ def run(args, user):
     results = {}
     seconds, _q, changes = apply_in_process(SLUGS['warm-up'], user)
     print(f'warm-up: S-sized fabric applied, {created(changes)} objects in {seconds:.2f} s')
+    if args.l_only:
+        return first_apply_l(user, args.profile)
     seconds, queries, changes = apply_in_process(SLUGS['S'], user)
     results['s_first'] = (created(changes), seconds, queries)
     print(
@@ -599,10 +612,7 @@ def run(args, user):
     if profiler is not None:
         profiler.dump_stats(args.profile)
         profile_summary(profiler, seconds)
-        objects = created(changes)
-        print(f'\nSQL statements of the first apply of M ({queries:,}; {queries / objects:.1f} per object created):')
-        for kind, n in statements.most_common(25):
-            print(f'  {kind:48} {n:7,}  {n / objects:5.2f} per object')
+        statement_summary(statements, queries, created(changes), 'M')
 
     if not args.no_per_object:
         results['m_object'] = per_object_m(user, engine_counts)
@@ -642,12 +652,15 @@ def per_object_m(user, engine_counts):
     return created(object_changes), object_seconds, object_queries
 
 
-def first_apply_l(user):
-    """The first apply of L: ``{'l_first': (objects, seconds, queries), 'l_rss': (before, after)}``."""
+def first_apply_l(user, profile=None):
+    """The first apply of L: ``{'l_first': (objects, seconds, queries), 'l_rss': (before, after)}``; profiled into
+    the file ``profile`` when given."""
     results = {}
     print('L first apply in-process …', flush=True)
     rss = peak_rss_mib()
-    seconds, queries, changes = apply_in_process(SLUGS['L'], user)
+    profiler = cProfile.Profile() if profile else None
+    statements = Counter() if profile else None
+    seconds, queries, changes = apply_in_process(SLUGS['L'], user, profiler, statements=statements)
     results['l_first'] = (created(changes), seconds, queries)
     results['l_rss'] = (rss, peak_rss_mib())
     print(
@@ -655,6 +668,10 @@ def first_apply_l(user):
         f'{queries} queries, '
         f'peak RSS {rss:.0f} -> {peak_rss_mib():.0f} MiB ({load()})'
     )
+    if profiler is not None:
+        profiler.dump_stats(profile)
+        profile_summary(profiler, seconds, size='L')
+        statement_summary(statements, queries, created(changes), 'L')
     return results
 
 
@@ -711,6 +728,8 @@ def report(results):
         if f'{size.lower()}_rss' in results:
             before, after = results[f'{size.lower()}_rss']
             print(f'{size}: peak RSS of the process {before:.0f} MiB before the first apply, {after:.0f} MiB after it')
+    if 'm_first' not in results:
+        return
     seconds = results['m_first'][1]
     if 'm_object' in results:
         print(f'M: per object / bulk = **{results["m_object"][1] / seconds:.2f}×**')

@@ -45,9 +45,11 @@ from dcim.models.cables import trace_paths
 from dcim.models.device_components import ComponentModel
 from dcim.signals import update_channelized_cable_paths, update_connected_endpoints
 from dcim.utils import create_cablepaths
+from extras.cache import invalidate_config_context_for_objects
+from extras.constants import CC_FIELDS_BY_MODEL
 from extras.events import enqueue_event
 from extras.models import Subscription, Tag, TaggedItem
-from extras.signals import notify_object_changed
+from extras.signals import _changed_fields, invalidate_on_device_vm_tag_change, notify_object_changed
 from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget
 from netbox.context import current_request, events_queue
 from utilities.counters import get_counters_for_model, post_save_receiver, update_counter
@@ -254,20 +256,24 @@ class BulkWriter:
         TaggedItem.objects.bulk_create(
             TaggedItem(tag=self.tag, content_type=object_type, object_id=obj.pk) for obj in objs
         )
-        # post_add per object, as tags.add() sends it (a device's config-context cache is invalidated), with the
-        # change log stood down: the object's entry is written with its tag by _change_log
+        # post_add per object, as tags.add() sends it, with the change log stood down (the object's entry is written
+        # with its tag by _change_log); a device's config-context cache invalidated for the batch at once (below)
+        kwargs = {'action': 'post_add', 'reverse': False, 'model': Tag, 'pk_set': {self.tag.pk}, 'using': 'default'}
+        receivers, asynchronous = m2m_changed._live_receivers(TaggedItem)
         token = current_request.set(None)
         try:
+            if asynchronous:  # never batched: each sent as tags.add() sends it
+                for obj in objs:
+                    m2m_changed.send(sender=TaggedItem, instance=obj, **kwargs)
+                return
+            stale = []
             for obj in objs:
-                m2m_changed.send(
-                    sender=TaggedItem,
-                    instance=obj,
-                    action='post_add',
-                    reverse=False,
-                    model=Tag,
-                    pk_set={self.tag.pk},
-                    using='default',
-                )
+                for receiver in receivers:
+                    if receiver is invalidate_on_device_vm_tag_change and isinstance(obj, Device):
+                        stale.append(obj.pk)
+                    else:
+                        receiver(signal=m2m_changed, sender=TaggedItem, instance=obj, **kwargs)
+            _invalidate_contexts(Device, stale)
         finally:
             current_request.reset(token)
 
@@ -319,8 +325,9 @@ def _signals(model, objs, created=True):
     """``post_save`` per object, as NetBox sends it after a bulk_create, with the change log stood down (written in
     bulk by :func:`_change_log`). Three receivers are batched where that is provably the same: the counters (one
     UPDATE per parent and counter, through NetBox's ``update_counter``), the notifications of an update (only the
-    objects somebody subscribed to: one query for all), and the channel receiver (a no-op for an interface with no
-    channel and no channels). Any asynchronous receiver: each sent as is."""
+    objects somebody subscribed to: one query for all), the channel receiver (a no-op for an interface with no
+    channel and no channels) and the config-context invalidation (:func:`_invalidate_contexts`). Any asynchronous
+    receiver: each sent as is."""
     receivers, asynchronous = post_save._live_receivers(model)
     token = current_request.set(None)
     try:
@@ -330,10 +337,14 @@ def _signals(model, objs, created=True):
             return
         subscribed = _subscribed(model, objs) if not created else set()
         counts = Counter()
+        stale = []
         for obj in objs:
             for receiver in receivers:
                 if receiver is post_save_receiver:
                     _count(model, obj, created, counts)
+                elif _is_context_save_handler(receiver, model):
+                    if created or _changed_fields(obj, CC_FIELDS_BY_MODEL[model._meta.label_lower]):
+                        stale.append(obj.pk)  # what the handler invalidates, for all at once
                 elif receiver is notify_object_changed and obj.pk not in subscribed:
                     continue  # nobody subscribed: the receiver would find nobody to notify
                 elif receiver is update_channelized_cable_paths and _channel_free(obj):
@@ -351,8 +362,28 @@ def _signals(model, objs, created=True):
         for (parent, pk, counter), value in counts.items():
             if value:
                 update_counter(parent, pk, counter, value, using='default')
+        _invalidate_contexts(model, stale)
     finally:
         current_request.reset(token)
+
+
+def _is_context_save_handler(receiver, model):
+    """NetBox's ``post_save`` receiver that invalidates a device's (or VM's) rendered config context when it is
+    created or a field its contexts match on changes (``extras.signals._make_object_save_handler``)."""
+    return (
+        getattr(receiver, '__module__', None) == 'extras.signals'
+        and getattr(receiver, '__qualname__', None) == '_make_object_save_handler.<locals>._handler'
+        and model._meta.label_lower in CC_FIELDS_BY_MODEL
+    )
+
+
+def _invalidate_contexts(model, pks):
+    """The config-context caches of ``pks`` invalidated as NetBox's receivers invalidate each one (its
+    ``invalidate_config_context_for_objects``: the cache emptied, its generation counted up by one, a render job
+    enqueued once after the commit), in one UPDATE for all instead of one per object: the same rows, the same
+    generations, and the same single pending job (NetBox's ``enqueue_once`` coalesces the per-object enqueues)."""
+    if pks:
+        invalidate_config_context_for_objects(model._meta.label_lower, pks, using='default')
 
 
 def _subscribed(model, objs):
