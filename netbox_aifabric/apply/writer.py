@@ -152,6 +152,8 @@ class BulkWriter:
                 obj.full_clean(exclude=_relations(obj), validate_unique=False, validate_constraints=False)
                 obj.last_updated = timezone.now()  # what save() sets (auto_now); bulk_update does not
             model.objects.bulk_update(objs, sorted(names))
+            for key, _values in items:  # changed since their create entry: a later snapshot serializes them again
+                self.written[key].__dict__.pop('_postchange_snapshot', None)
             _signals(model, objs, created=False)
             _change_log(model, objs, ObjectChangeActionChoices.ACTION_UPDATE, event=OBJECT_UPDATED)
             for obj in objs:
@@ -223,10 +225,11 @@ class BulkWriter:
         # snapshot and change-log entry) once for all: the same values as read one by one
         fresh = Interface.objects.select_related('device').in_bulk([t.termination_id for t in terminations])
         prefetch_related_objects(list(fresh.values()), *[f.name for f in Interface._meta.many_to_many])
+        created = {obj.pk: obj for obj in self.written.values() if isinstance(obj, Interface)}
         interfaces = []
         for termination in terminations:
             interface = fresh[termination.termination_id]
-            interface.snapshot()
+            _snapshot(interface, created.get(interface.pk))
             interface.set_cable_termination(termination)
             interfaces.append(interface)
         Interface.objects.bulk_update(interfaces, ['cable', 'cable_end', 'cable_connector', 'cable_positions'])
@@ -276,6 +279,17 @@ class BulkWriter:
             _invalidate_contexts(Device, stale)
         finally:
             current_request.reset(token)
+
+
+def _snapshot(obj, written):
+    """``obj.snapshot()``; for an object this writer created (``written``, the same row) and has not changed since,
+    the data its create entry recorded instead (``to_objectchange`` keeps it as ``_postchange_snapshot``): what
+    ``snapshot()`` returns for the row, without serializing it again (the oracle compares every entry's data)."""
+    recorded = getattr(written, '_postchange_snapshot', None)
+    if recorded is None:
+        obj.snapshot()
+    else:
+        obj._prechange_snapshot = recorded
 
 
 def _relations(obj):
