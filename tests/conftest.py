@@ -122,7 +122,7 @@ def pytest_collection_finish(session):
     session.config.stash[WHEEL_BUILD] = (start_wheel_build(folder), folder)
 
 
-@pytest.hookimpl(trylast=True)  # the last thing a pytest process does before Python exits
+@pytest.hookimpl(trylast=True)  # after the other plugins' unconfigure: about the end of a pytest process
 def pytest_unconfigure(config):
     # Python's exit runs full garbage collections over every object still alive, NetBox's modules and the tests'
     # (about 300,000): 0.8 s per pytest process, three processes under xdist. Frozen objects are left out of those
