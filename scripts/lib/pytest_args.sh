@@ -30,6 +30,8 @@ pure_only() {
 #   tests/hypothesis_profiles.py) unless the arguments name a profile; everything else (CI) runs the full counts;
 # - on every core (pytest-xdist; most of its wall time is FRR's daemons and the lab's convergence, which leave a core
 #   idle in one process) unless the arguments give -n or --numprocesses;
+# - with tests/xdist_django.py, which keeps pytest-django from setting Django up in xdist's controller (it runs no
+#   test; its set-up delayed the workers' start by about 2.5 s) and does nothing in a run that is not distributed;
 # - without the tests labelled slow (heavy proofs that a smaller pure test covers too: docs/development.md lists
 #   them) unless the expression names slow.
 # shellcheck disable=SC2034  # the variables are read by scripts/test
@@ -43,6 +45,7 @@ pytest_args() {
     local expr
     expr=$(last_markexpr "$@")
     if [[ " $* " != *' --hypothesis-profile'* ]]; then PYTEST_PROFILE=(--hypothesis-profile=quick); fi
-    if [[ " $* " != *' -n'* && " $* " != *' --numprocesses'* ]]; then PYTEST_PREFIX=(-n auto --dist worksteal); fi
+    PYTEST_PREFIX=(-p tests.xdist_django) # Django set up in the workers only, not in xdist's controller
+    if [[ " $* " != *' -n'* && " $* " != *' --numprocesses'* ]]; then PYTEST_PREFIX+=(-n auto --dist worksteal); fi
     if [[ " $expr " != *' slow '* ]]; then PYTEST_AFTER=(-m "($expr) and not slow"); fi
 }

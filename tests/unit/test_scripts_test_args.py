@@ -14,7 +14,8 @@ from tests.hypothesis_profiles import examples
 pytestmark = pytest.mark.pure
 
 LIB = Path(__file__).resolve().parents[2] / 'scripts' / 'lib' / 'pytest_args.sh'
-XDIST = ['-n', 'auto', '--dist', 'worksteal']
+CONTROLLER = ['-p', 'tests.xdist_django']  # Django in the workers only
+XDIST = CONTROLLER + ['-n', 'auto', '--dist', 'worksteal']
 QUICK = ['--hypothesis-profile=quick']
 # prints PURE_ONLY, then each array as its length and its items, NUL-separated (arguments may hold any text)
 SCRIPT = f"""set -euo pipefail
@@ -45,8 +46,8 @@ def pytest_args(*args):
         (['-m', 'pure'], QUICK + XDIST, ['-m', '(pure) and not slow']),
         (['-mpure', '-k', 'x'], QUICK + XDIST, ['-m', '(pure) and not slow']),
         (['tests/unit', '-m', ' pure  and lab '], QUICK + XDIST, ['-m', '(pure and lab) and not slow']),
-        (['-m', 'pure', '-n', '3'], QUICK, ['-m', '(pure) and not slow']),
-        (['-m', 'pure', '--numprocesses=3'], QUICK, ['-m', '(pure) and not slow']),
+        (['-m', 'pure', '-n', '3'], QUICK + CONTROLLER, ['-m', '(pure) and not slow']),
+        (['-m', 'pure', '--numprocesses=3'], QUICK + CONTROLLER, ['-m', '(pure) and not slow']),
         (['-m', 'pure', '--hypothesis-profile=full'], XDIST, ['-m', '(pure) and not slow']),
         (['-m', 'pure and slow'], QUICK + XDIST, []),
         (['-m', 'netbox', '-m', 'pure'], QUICK + XDIST, ['-m', '(pure) and not slow']),  # pytest takes the last -m
