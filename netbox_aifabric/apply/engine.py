@@ -39,7 +39,7 @@ from ..models import Fabric, OwnedObject
 from ..planner import PlanError, plan_fabric
 from .permissions import ObjectPermissions
 from .spec import fabric_spec
-from .writer import BulkWriter
+from .writer import BulkWriter, full_collections_deferred
 
 __all__ = ('ApplyConflictError', 'Change', 'apply_fabric', 'diff_fabric', 'plan_of', 'refresh_contexts')
 
@@ -927,7 +927,8 @@ def apply_fabric(
     # NetBox caches custom fields and object types per request (and job); give a shell or script apply the same
     cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
     try:
-        return _apply(fabric, confirm_delete, progress, user, per_object)
+        with full_collections_deferred():
+            return _apply(fabric, confirm_delete, progress, user, per_object)
     finally:
         if cache_token is not None:
             query_cache.reset(cache_token)
