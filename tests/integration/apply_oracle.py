@@ -20,7 +20,8 @@ from django.core import serializers
 from django.db import connection, transaction
 from django.db.models import ForeignKey, ManyToManyField, OneToOneField
 
-from core.models import ObjectChange
+from core.choices import JobStatusChoices
+from core.models import Job, ObjectChange
 from dcim.models import (
     Cable,
     CablePath,
@@ -82,6 +83,7 @@ class ApplyRecord:
     search: Counter = field(default_factory=Counter)  # normalised CachedValue rows
     events: dict = field(default_factory=dict)  # queue key -> normalised event
     fabric: dict = field(default_factory=dict)  # the fabric row after the apply (its allocations)
+    jobs: Counter = field(default_factory=Counter)  # background jobs pending once the apply's commit hooks ran
 
 
 class Names:
@@ -234,7 +236,18 @@ def _record(names, queue, fabric) -> ApplyRecord:
         }
     fabric.refresh_from_db()
     record.fabric = {'applied_allocations': fabric.applied_allocations, 'status': fabric.status}
+    record.jobs = _pending_jobs()
     return record
+
+
+def _pending_jobs():
+    """The background jobs pending once the commit hooks NetBox's config-context invalidation registered have run
+    (one per invalidation, each an ``enqueue_once`` of the render job), inside the savepoint: per job name."""
+    for _sids, func, _robust in list(connection.run_on_commit):
+        if getattr(func, '__qualname__', '').startswith('invalidate_config_context_for_objects.'):
+            func()
+    pending = Job.objects.filter(status__in=JobStatusChoices.ENQUEUED_STATE_CHOICES)
+    return Counter(pending.values_list('name', flat=True))
 
 
 def record_apply(fabric, user, apply) -> ApplyRecord:
@@ -276,7 +289,7 @@ def differences(reference: ApplyRecord, other: ApplyRecord, limit=15) -> str:
                 lines.append(f'{part}: {key}: {shown}')
             else:
                 lines.append(f'{part}: {key}: {ref[key]!r} != {got[key]!r}')
-    for part in ('changes', 'search'):
+    for part in ('changes', 'search', 'jobs'):
         ref, got = getattr(reference, part), getattr(other, part)
         for row in sorted((ref - got).elements(), key=str):
             lines.append(f'{part}: only in the reference: {row}')
