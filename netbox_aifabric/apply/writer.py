@@ -369,7 +369,7 @@ def _trace(cables, terminations, interfaces):
 
 def _signals(model, objs, created=True):
     """``post_save`` per object, as NetBox sends it after a bulk_create, with the change log stood down (written in
-    bulk by :func:`_change_log`). Three receivers are batched where that is provably the same: the counters (one
+    bulk by :func:`_change_log`). Four receivers are batched where that is provably the same: the counters (one
     UPDATE per parent and counter, through NetBox's ``update_counter``), the notifications of an update (only the
     objects somebody subscribed to: one query for all), the channel receiver (a no-op for an interface with no
     channel and no channels) and the config-context invalidation (:func:`_invalidate_contexts`). Any asynchronous
