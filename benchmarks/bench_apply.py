@@ -538,7 +538,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         '--no-per-object', action='store_true', help='skip the per-object reference apply of M (one save() per object)'
     )
-    parser.add_argument('--l', action='store_true', help='also the first apply of L (18,235 objects; minutes)')
+    parser.add_argument('--l', action='store_true', help='also the first apply of L (17,066 objects; minutes)')
     parser.add_argument(
         '--l-only', action='store_true', help='only the warm-up and the first apply of L (with --profile: of L)'
     )
