@@ -27,6 +27,7 @@ from ..planner import (
     SpecError,
     Tenant,
     TrafficClass,
+    leaf_port_demand,
     registry,
 )
 from ..validators import m2m_members
@@ -41,7 +42,14 @@ from .hardware import (
     type_speed,
 )
 
-__all__ = ('SERVERS_PER_LEAF', 'device_type_ports', 'fabric_spec', 'hardware_platforms', 'role_ports')
+__all__ = (
+    'SERVERS_PER_LEAF',
+    'check_leaf_ports',
+    'device_type_ports',
+    'fabric_spec',
+    'hardware_platforms',
+    'role_ports',
+)
 
 SERVERS_PER_LEAF = 48
 STORAGE_SLOTS = 8  # the last server ports of the first leaf pair are kept for storage nodes
@@ -62,10 +70,12 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
     evpn_mh = fabric.leaf_pairing == LeafPairingChoices.EVPN_MH
     mlag_pairs = () if evpn_mh else leaf_pairs
     servers = _servers(members, pairs, fabric.server_nic_count)
-    leaf_platform, spine_platform, servers_per_leaf = _platforms(fabric, servers, leaf_nodes, mlag_pairs, evpn_mh)
+    leaf_platform, spine_platform, servers_per_leaf, hardware_leaf = _platforms(
+        fabric, servers, leaf_nodes, mlag_pairs, evpn_mh
+    )
     classes, tenants = _overlay(fabric, pending)
     asn_range = fabric.leaf_asn_range
-    return FabricSpec(
+    spec = FabricSpec(
         name=fabric.slug,
         design=fabric.design_option,
         underlay=fabric.underlay,
@@ -97,6 +107,9 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
             float(fabric.oversubscription_target) if fabric.oversubscription_target is not None else None
         ),
     )
+    if hardware_leaf:
+        check_leaf_ports(spec)
+    return spec
 
 
 def _leaf_groups(leaf_nodes) -> dict:
@@ -121,14 +134,14 @@ def _servers(members, pairs, nics) -> list[Server]:
             servers.append(Server((pair - 1) * SERVERS_PER_LEAF + slot + 1, n.name, group[:nics], 'gpu'))
         elif n.group == 'storage':
             group = pairs.get(n.pair or 1, fallback)
-            port = gpu_per_group + n.node_id
+            port = gpu_per_group + (n.node_id - 1) % STORAGE_SLOTS + 1  # a pair holds STORAGE_SLOTS of them
             servers.append(Server(((n.pair or 1) - 1) * SERVERS_PER_LEAF + port, n.name, group[:nics], 'storage'))
     return servers
 
 
 def _platforms(fabric, servers, leaf_nodes, mlag_pairs, evpn_mh):
-    """``(leaf platform, spine platform, servers per leaf)``: the device types' real ports where the fabric names
-    device types (``hardware_platforms``), else the generic port blocks."""
+    """``(leaf platform, spine platform, servers per leaf, the leaf platform is a device type's)``: the device
+    types' real ports where the fabric names device types (``hardware_platforms``), else the generic port blocks."""
     per_leaf_rdma = -(-fabric.rdma_nic_count // max(fabric.server_nic_count, 1))
     bmc_on_leaf = fabric.bmc_attachment == BmcAttachmentChoices.LEAF
     hardware, servers_per_leaf = hardware_platforms(
@@ -151,7 +164,12 @@ def _platforms(fabric, servers, leaf_nodes, mlag_pairs, evpn_mh):
         name=f'{fabric.slug} spine',
         downlink_ports=PortRange(1, fabric.max_leaves * fabric.max_parallel_uplinks, fabric.uplink_speed),
     )
-    return hardware.get('leaf', leaf_platform), hardware.get('spine', spine_platform), servers_per_leaf
+    return (
+        hardware.get('leaf', leaf_platform),
+        hardware.get('spine', spine_platform),
+        servers_per_leaf,
+        'leaf' in hardware,
+    )
 
 
 def _overlay(fabric, pending):
@@ -289,31 +307,32 @@ def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, lea
             peer_link_speed=fabric.uplink_speed,
             bmc_ports=block('bmc'),
         )
-        servers_per_leaf = _leaf_capacity(str(device_type), needs, blocks, servers, leaf_names or {})
+        # a leaf takes as many servers as it has server ports; the single-homed uses are counted per leaf
+        servers_per_leaf = min(SERVERS_PER_LEAF, len(blocks.get('server', ())) or SERVERS_PER_LEAF)
     return platforms, servers_per_leaf
 
 
-def _leaf_capacity(device_type, needs, blocks, servers, names):
-    """How many servers a leaf of this device type takes: the fewest its per-server blocks allow (at most
-    :data:`SERVERS_PER_LEAF`); a leaf that carries more is a named error on the block that runs out."""
-    limits = {}
-    for use, units in needs.per_server.items():
-        if units:
-            limits[use] = len(blocks.get(use, ())) // units
-    capacity = min([SERVERS_PER_LEAF, *limits.values()])
-    per_leaf = {}
-    for server in servers:
-        for leaf in server.leaves:
-            per_leaf[leaf] = per_leaf.get(leaf, 0) + 1
-    for leaf, count in sorted(per_leaf.items()):
-        if count > capacity:
-            use = min(limits, key=limits.get)
-            units = needs.per_server[use]
-            raise SpecError(
-                f'port_map.leaf.{use}',
-                f'{names.get(leaf, leaf)} carries {count} servers, each needing {units} of the {USE_LABELS[use]} '
-                f'at {needs.speeds[use]}G: {count * units} needed; the leaf device type {device_type} has '
-                f'{len(blocks.get(use, ()))} for them, room for {capacity} servers',
-                names.get(leaf),
-            )
-    return capacity
+def check_leaf_ports(spec: FabricSpec) -> None:
+    """A leaf device type with too few ports for a use on some leaf is a named error on ``port_map.leaf.<use>``:
+    the leaf, the use, the speed and the counts. The planner counts the ports each leaf really takes
+    (:func:`~netbox_aifabric.planner.leaf_port_demand`: an RDMA NIC on one leaf of a pair takes no port on the
+    other)."""
+    platform = spec.leaf_platform
+    names = {leaf.id: leaf.name for leaf in spec.leaves}
+    for (leaf, use), count in sorted(leaf_port_demand(spec).items()):
+        block = getattr(platform, f'{use}_ports', None) if use in PER_SERVER_USES else None
+        if block is None or count <= block.size:
+            continue
+        raise SpecError(
+            f'port_map.leaf.{use}',
+            f'{names.get(leaf, leaf)} needs {count} {USE_LABELS[use]} at {block.speed}G ({PER_SERVER_USES[use]}); '
+            f'the leaf device type {platform.name} has {block.size} for them',
+            names.get(leaf),
+        )
+
+
+PER_SERVER_USES = {
+    'server': 'one per bonded NIC that lands on it',
+    'rdma': 'one per RDMA NIC that lands on it',
+    'bmc': 'one per BMC that lands on it',
+}

@@ -77,6 +77,9 @@ class LagFacts:
     members: tuple[str, ...]
     mode: VlanMode | None
     esi: str | None
+    # a server bond with members on both leaves of its pair (an MLAG interface or an Ethernet segment); a bond on
+    # one leaf is a LAG of that switch alone
+    dual_homed: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,7 @@ def cabling_facts(
     modes = server_port_modes(plan)
     member_lag = {(leaf, port): a.lag for a in plan.attachments for leaf, port in a.members}
     esi_of = {(leaf, a.lag): a.esi for a in plan.attachments if a.esi for leaf, _ in a.members}
+    dual = {(leaf, a.lag) for a in plan.attachments if len({m[0] for m in a.members}) > 1 for leaf, _ in a.members}
     ports: dict[str, list[PortFacts]] = {}
     lags: dict[str, dict[str, dict[str, Any]]] = {}
     neighbors: dict[str, list[NeighborFacts]] = {}
@@ -180,7 +184,10 @@ def cabling_facts(
     return {
         device: DeviceCabling(
             tuple(ports.get(device, ())),
-            tuple(_lag_facts(device, name, entry, modes, esi_of) for name, entry in lags.get(device, {}).items()),
+            tuple(
+                _lag_facts(device, name, entry, modes, esi_of, (device, name) in dual)
+                for name, entry in lags.get(device, {}).items()
+            ),
             tuple(neighbors.get(device, ())),
         )
         for device in devices
@@ -193,6 +200,7 @@ def _lag_facts(
     entry: Mapping[str, Any],
     modes: Mapping[tuple[str, str], Mode],
     esi_of: Mapping[tuple[str, str | None], str | None],
+    dual_homed: bool = False,
 ) -> LagFacts:
     """One LAG's facts from the members gathered while walking the links."""
     return LagFacts(
@@ -203,4 +211,5 @@ def _lag_facts(
         members=tuple(entry['members']),
         mode=_vlan_mode(modes.get((device, name))),
         esi=esi_of.get((device, name)),
+        dual_homed=dual_homed,
     )

@@ -238,6 +238,7 @@ def _lags(shared: _Fabric, switch: bool, lags: Sequence[LagFacts]) -> list[Conte
             'mtu': shared.fabric['mtu'] if switch else None,
             'address': lag.address,
             'members': list(lag.members),
+            'dual_homed': lag.dual_homed,
             **_mode(lag.mode),
             **segment(lag.esi),
         }

@@ -8,7 +8,8 @@ Frozen spec dataclasses in, a deterministic :class:`Plan` out::
 
 from .errors import PlanError, PoolExhaustedError, SpecError
 from .loader import load_spec
-from .planner import plan_fabric
+from .planner import leaf_port_demand, plan_fabric
+from .ports import UplinkFit, fit_uplinks
 from .previous import check_previous
 from .requirements import PoolNeed, asn_need, pool_needs
 from .result import (
@@ -62,10 +63,13 @@ __all__ = (
     'SpecError',
     'Tenant',
     'TrafficClass',
+    'UplinkFit',
     'VlanPlan',
     'VrfPlan',
     'asn_need',
     'check_previous',
+    'fit_uplinks',
+    'leaf_port_demand',
     'load_spec',
     'plan_fabric',
     'pool_needs',

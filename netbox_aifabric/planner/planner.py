@@ -24,7 +24,7 @@ from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
 from .validate import management_gateway, server_slot, validate_spec
 from .warnings import spec_warnings
 
-__all__ = ('plan_fabric',)
+__all__ = ('leaf_port_demand', 'plan_fabric')
 
 # (key, pool name, preferred index, node name)
 type AddressRequest = tuple[str, str, int, str]
@@ -88,7 +88,8 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     _check_speeds(spec)
     racks = racks_of(spec)
     pinned = check_previous(previous)
-    address_requests, port_requests = list(_address_requests(spec)), list(_port_requests(spec))
+    pins = rdma_pins(pinned)
+    address_requests, port_requests = list(_address_requests(spec)), list(_port_requests(spec, pins))
     keys = _current_keys(spec, racks, address_requests, port_requests)
     reserved = tuple(sorted(key for key in pinned if key not in keys)) if not release else ()
     held = {key: value for key, value in pinned.items() if key in keys or not release}
@@ -98,6 +99,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     _allocate_addresses(state, pools, address_requests)
     ports.reserved.update(reserved)
     _pin_ports(state.names, ports, held, port_requests)
+    ports.check_demand()
     rack_pools = _rack_pools(spec, racks, held, set(reserved))
     subnets = _allocate_rack_subnets(spec, state, racks, rack_pools)
     svis = _allocate_svis(spec, state, racks, subnets)
@@ -109,7 +111,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     nodes = _nodes(spec, spines, leaves, primary_of, state.values)
     links = list(_uplinks(spec, spines, leaves, state, ports))
     links.extend(_peer_links(spec, leaf_by_id, state, ports))
-    server_links, attachments = _servers(spec, leaf_by_id, state, ports, held)
+    server_links, attachments = _servers(spec, leaf_by_id, state, ports, held, pins)
     links.extend(server_links)
     vlans, vrfs = _overlay(spec, nodes, subnets, svis)
     capacity = tuple(_capacity(leaves, links))
@@ -266,18 +268,61 @@ def _allocate_addresses(
         state.give(key, allocate)
 
 
-def _rdma_ports(spec: FabricSpec, server: Server) -> list[tuple[int, int, int]]:
-    """``(r, leaf id, preferred port index)`` of each RDMA NIC: in a rail group NIC r goes to leaf r of the group;
-    otherwise the NICs spread over the bond leaves, alternating by server id so both leaves carry RDMA."""
+def _rack_leaves(server: Server) -> tuple[int, ...]:
+    """The distinct leaves of a server's bond, in the order listed (one leaf for a bond on a single leaf)."""
+    return tuple(dict.fromkeys(server.leaves))
+
+
+def _bond_members(spec: FabricSpec, server: Server) -> list[tuple[int, str, int]]:
+    """``(leaf id, key, preferred port index)`` of each bonded NIC: NIC k to ``leaves[k]``, or every NIC to the one
+    leaf listed (a bond on a single leaf). A leaf's first member of the bond keeps the key and the preferred port
+    (id − 1) mod servers_per_leaf; further members on the same leaf take the next ports."""
+    leaves = server.leaves if len(server.leaves) == spec.nics.count else server.leaves[:1] * spec.nics.count
+    on_leaf = {leaf: leaves.count(leaf) for leaf in leaves}
+    slot = server_slot(spec, server.id)
+    seen: dict[int, int] = defaultdict(int)
+    members: list[tuple[int, str, int]] = []
+    for leaf in leaves:
+        m = seen[leaf]
+        seen[leaf] += 1
+        key = f'port:leaf:{leaf}:server:{server.id}' + (f':{m + 1}' if m else '')
+        members.append((leaf, key, slot * on_leaf[leaf] + m))
+    return members
+
+
+type RdmaPins = Mapping[tuple[int, int], int]
+
+
+def rdma_pins(pinned: Mapping[str, str]) -> dict[tuple[int, int], int]:
+    """``{(server id, NIC index): leaf id}`` of the RDMA ports an earlier plan gave: a NIC keeps its leaf."""
+    pins: dict[tuple[int, int], int] = {}
+    for key in pinned:
+        parts = key.split(':')
+        if len(parts) == 6 and parts[:2] == ['port', 'leaf'] and parts[3] == 'rdma':
+            if parts[2].isdigit() and parts[4].isdigit() and parts[5].isdigit():
+                pins[int(parts[4]), int(parts[5]) - 1] = int(parts[2])
+    return pins
+
+
+def _rdma_ports(spec: FabricSpec, server: Server, pins: RdmaPins) -> list[tuple[int, int, int]]:
+    """``(r, leaf id, preferred port index)`` of each RDMA NIC. An RDMA NIC is single-homed: it takes a port on its
+    own leaf only. In a rail group NIC r goes to leaf r of the group; otherwise to the leaf an earlier plan gave it
+    (``pins``) while that leaf still carries the server's bond, else the bond's leaves in turn, alternating by
+    server id so both leaves of a pair carry RDMA. The preferred port counts only the NICs that land on the leaf:
+    NIC r of slot s prefers index (s × rdma_count + r) // leaves, so a pair's two leaves fill their RDMA ports from
+    the first, each with its half."""
     slot = server_slot(spec, server.id)
     out: list[tuple[int, int, int]] = []
     group = spec.rail_groups[server.rail_group].leaves if server.rail_group is not None else None
-    n = len(server.leaves)
-    for r in range(spec.nics.rdma_count):
+    leaves = _rack_leaves(server)
+    n, count = len(leaves), spec.nics.rdma_count
+    for r in range(count):
         if group is not None:
             out.append((r, group[r], slot))
-        else:
-            out.append((r, server.leaves[(server.id - 1 + r) % n], slot + (r // n) * spec.maximums.servers_per_leaf))
+            continue
+        pinned = pins.get((server.id, r))
+        leaf = pinned if pinned in leaves else leaves[(server.id - 1 + r) % n]
+        out.append((r, leaf, (slot * count + r) // n))
     return out
 
 
@@ -288,7 +333,7 @@ def _uplink_ports(spec: FabricSpec, leaf: int, spine: int, n: int) -> Iterator[P
     yield f'port:spine:{spine}:downlink:{leaf}:{n}', 'spine', spine, 'downlink', (leaf - 1) * p + n - 1
 
 
-def _port_requests(spec: FabricSpec) -> Iterator[PortRequest]:
+def _port_requests(spec: FabricSpec, pins: RdmaPins) -> Iterator[PortRequest]:
     """Every switch port to allocate: (key, role, node id, use, preferred index), in a fixed order."""
     spines = sorted(spec.spines, key=lambda n: n.id)
     for leaf in sorted(spec.leaves, key=lambda n: n.id):
@@ -301,12 +346,24 @@ def _port_requests(spec: FabricSpec) -> Iterator[PortRequest]:
             for k in range(members):
                 yield f'port:leaf:{leaf_id}:peer_link:{k + 1}', 'leaf', leaf_id, 'peer_link', k
     for server in sorted(spec.servers, key=lambda s: s.id):
-        for leaf_id in server.leaves:
-            yield f'port:leaf:{leaf_id}:server:{server.id}', 'leaf', leaf_id, 'server', server_slot(spec, server.id)
-        for r, leaf_id, preferred in _rdma_ports(spec, server):
+        for leaf_id, key, preferred in _bond_members(spec, server):
+            yield key, 'leaf', leaf_id, 'server', preferred
+        for r, leaf_id, preferred in _rdma_ports(spec, server, pins):
             yield f'port:leaf:{leaf_id}:rdma:{server.id}:{r + 1}', 'leaf', leaf_id, 'rdma', preferred
         if spec.bmc == 'leaf':
             yield _bmc_key(server), 'leaf', server.leaves[0], 'bmc', server_slot(spec, server.id)
+
+
+def leaf_port_demand(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = None) -> dict[tuple[int, str], int]:
+    """``{(leaf id, use): ports}``: how many ports of each use (``server``, ``rdma``, ``bmc``, ``uplink``,
+    ``peer_link``) each leaf takes in the plan of ``spec``, counted from the plan's own port requests. A
+    single-homed NIC counts on its own leaf only; ``previous`` pins the leaf of an RDMA NIC as the plan does."""
+    pins = rdma_pins(check_previous(previous))
+    demand: dict[tuple[int, str], int] = defaultdict(int)
+    for _key, role, node_id, use, _preferred in _port_requests(spec, pins):
+        if role == 'leaf':
+            demand[node_id, use] += 1
+    return dict(demand)
 
 
 def _bmc_key(server: Server) -> str:
@@ -340,17 +397,20 @@ def _port(state: _State, ports: PortInventory, key: str, role: str, node_id: int
 
 
 def _bonds(spec: FabricSpec) -> Iterator[tuple[Server, tuple[int, ...]]]:
-    """Servers with a bond of more than one member (they get a LAG number): ``(server, leaf ids)``."""
+    """Servers with a bond of more than one member (they get a LAG number): ``(server, its distinct leaf ids)``; a
+    bond on a single leaf is a LAG of that leaf alone."""
+    if spec.nics.count < 2:
+        return
     for server in sorted(spec.servers, key=lambda s: s.id):
-        if len(server.leaves) > 1:
-            yield server, server.leaves
+        yield server, _rack_leaves(server)
 
 
 def _mh_bonds(spec: FabricSpec) -> Iterator[tuple[Server, tuple[int, ...]]]:
-    """Bonds on an EVPN multihoming pair (they get an Ethernet segment): ``(server, pair)``."""
+    """Bonds across both leaves of an EVPN multihoming pair (they get an Ethernet segment): ``(server, pair)``. A
+    bond on one leaf of the pair is local to it: no segment."""
     pairs = {leaf: tuple(sorted(pair)) for pair in spec.mh_pairs for leaf in pair}
     for server, leaves in _bonds(spec):
-        if leaves[0] in pairs:
+        if len(leaves) > 1 and leaves[0] in pairs:
             yield server, pairs[leaves[0]]
 
 
@@ -628,7 +688,12 @@ def _peer_links(spec: FabricSpec, leaf_by_id: dict[int, Node], state: _State, po
 
 
 def _servers(
-    spec: FabricSpec, leaf_by_id: dict[int, Node], state: _State, ports: PortInventory, held: dict[str, str]
+    spec: FabricSpec,
+    leaf_by_id: dict[int, Node],
+    state: _State,
+    ports: PortInventory,
+    held: dict[str, str],
+    pins: RdmaPins,
 ) -> tuple[list[Link], list[Attachment]]:
     """The server links (bond, RDMA, BMC) and each server's attachment."""
     nics = spec.nics
@@ -643,14 +708,14 @@ def _servers(
     for server in sorted(spec.servers, key=lambda s: s.id):
         slot = server_slot(spec, server.id)
         members: list[tuple[str, str]] = []
-        for k, leaf_id in enumerate(server.leaves):
+        for k, (leaf_id, key, preferred) in enumerate(_bond_members(spec, server)):
             leaf = leaf_by_id[leaf_id]
-            interface = _port(state, ports, f'port:leaf:{leaf_id}:server:{server.id}', 'leaf', leaf_id, 'server', slot)
+            interface = _port(state, ports, key, 'leaf', leaf_id, 'server', preferred)
             links.append(Link('server', leaf.name, interface, server.name, f'nic{k + 1}', nics.speed))
             members.append((leaf.name, interface))
         rdma: list[tuple[str, str]] = []
         kind = 'rail' if server.rail_group is not None else 'rdma'
-        for r, leaf_id, preferred in _rdma_ports(spec, server):
+        for r, leaf_id, preferred in _rdma_ports(spec, server, pins):
             key = f'port:leaf:{leaf_id}:rdma:{server.id}:{r + 1}'
             interface = _port(state, ports, key, 'leaf', leaf_id, 'rdma', preferred)
             leaf = leaf_by_id[leaf_id]

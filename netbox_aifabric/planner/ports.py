@@ -8,11 +8,25 @@ else the first free port of the block; a full block is a named error with the ro
 
 import re
 import string
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from .errors import PoolExhaustedError, SpecError
 from .spec import FabricSpec, Platform, PortRange
 
-__all__ = ('BLOCKS', 'PORTS_MAX', 'PortInventory', 'check_name_pattern', 'check_platform', 'link_speed', 'port_names')
+__all__ = (
+    'BLOCKS',
+    'PARALLEL_CHOICES',
+    'PORTS_MAX',
+    'SPINE_CHOICES',
+    'PortInventory',
+    'UplinkFit',
+    'check_name_pattern',
+    'check_platform',
+    'fit_uplinks',
+    'link_speed',
+    'port_names',
+)
 
 _FORMATTER = string.Formatter()
 _EXAMPLES = {'port': 'Ethernet{port}', 'number': 'Port-Channel{number}'}
@@ -137,6 +151,23 @@ class _Block:
         return message
 
 
+# why a switch needs the ports of a use, for the message of a use that runs out before anything is handed out
+_DEMAND = {
+    'server': 'one per bonded server NIC that lands on it',
+    'rdma': 'one per RDMA NIC that lands on it',
+    'bmc': 'one per BMC that lands on it',
+    'uplink': 'spines × uplinks per spine',
+    'downlink': 'leaves × uplinks per spine',
+    'peer_link': 'the MLAG peer-link members',
+}
+
+_NIC_SPEEDS: dict[str, Callable[[FabricSpec], int]] = {
+    'server': lambda spec: spec.nics.speed,
+    'rdma': lambda spec: spec.nics.rdma_speed,
+    'bmc': lambda spec: spec.nics.bmc_speed,
+}
+
+
 class PortInventory:
     """Every switch's ports by use; pinned ports (from a previous plan) are taken first, new ones around them."""
 
@@ -160,12 +191,104 @@ class PortInventory:
             if use == 'peer_link':
                 speed, field = platform.peer_link_speed, f'{platform_field}.peer_link_ports'
             else:
-                speed, field = getattr(platform, block_name).speed, f'{platform_field}.{block_name}'
+                ports: PortRange | None = getattr(platform, block_name)
+                # a platform without the block has no such port: check_demand names the speed the NICs run
+                speed = ports.speed if ports else _NIC_SPEEDS[use](self.spec) if use in _NIC_SPEEDS else 0
+                field = f'{platform_field}.{block_name}'
             block = _Block(node, use.replace('_', ' '), field, names, speed, self.taken.setdefault(node, {}))
             block.reserved = self.reserved
             self.blocks[key] = block
         return self.blocks[key]
 
+    def check_demand(self) -> None:
+        """Each switch's ports per use as the plan uses them against its inventory, before any is handed out: a
+        switch that needs more ports of a use than its platform has is a named error with the switch, the use, the
+        speed and the counts. Only the ports a link end really takes count (an RDMA NIC on one leaf of a pair takes
+        no port on the other)."""
+        for (node, use), block in sorted(self.blocks.items()):
+            size = len(block.names)
+            if block.needed > size:
+                raise SpecError(
+                    block.field,
+                    f'{node} needs {block.needed} {block.use} ports at {block.speed}G ({_DEMAND[use]}); '
+                    f'{block.field} has {size}: {block.needed - size} missing',
+                    node,
+                )
+
     def pin(self, node: str, key: str, name: str) -> None:
         """Mark port ``name`` of ``node`` taken by ``key``, an allocation of an earlier plan."""
         self.taken.setdefault(node, {})[name] = key
+
+
+# The shapes fit_uplinks tries, most first: more spines before more parallel uplinks (a smaller failure domain and
+# more leaves per spine), as the guide's 2-spine cluster and the 4-spine growth it names
+SPINE_CHOICES = (4, 2, 1)
+PARALLEL_CHOICES = (2, 1)
+
+
+@dataclass(frozen=True)
+class UplinkFit:
+    """The uplink shape a leaf's ports hold: ``spines`` × ``parallel_uplinks`` (the Fabric's ``max_spines`` and
+    ``max_parallel_uplinks``) and how the ports at the uplink speed are used."""
+
+    spines: int
+    parallel_uplinks: int
+    speed: int
+    ports: int  # the leaf's ports at the uplink speed
+    peer_link: int
+    rdma: int  # RDMA ports taken from the ports at the uplink speed
+    free: int  # left after the peer link, the RDMA ports and the uplinks
+
+    @property
+    def uplinks(self) -> int:
+        return self.spines * self.parallel_uplinks
+
+    @property
+    def reason(self) -> str:
+        """What decided the shape, for a form's help text."""
+        parts = [f'{self.peer_link} for the MLAG peer link'] if self.peer_link else []
+        if self.rdma:
+            parts.append(f'{self.rdma} for RDMA NICs')
+        parts.append(f'{self.spines} spines × {self.parallel_uplinks} parallel uplinks')
+        return f'{self.ports} ports at {self.speed}G: ' + ', '.join(parts) + f', {self.free} free'
+
+
+def fit_uplinks(
+    port_speeds: Iterable[int],
+    uplink_speed: int,
+    *,
+    peer_link: int = 2,
+    rdma: int = 0,
+    rdma_speed: int = 0,
+    spine_port_speeds: Iterable[int] | None = None,
+    max_leaves: int = 0,
+) -> UplinkFit:
+    """The most spines × parallel uplinks (first of :data:`SPINE_CHOICES` × :data:`PARALLEL_CHOICES`) a leaf
+    device type holds next to its peer link and RDMA ports.
+
+    Args:
+        port_speeds: the speed (Gbit/s) of each data port of the leaf, e.g. ``[25] * 48 + [100] * 8``.
+        uplink_speed: the uplinks' speed; the uplinks, like the peer link, take ports of exactly that speed.
+        peer_link: peer-link ports per leaf (2 on an MLAG pair, 0 otherwise).
+        rdma: RDMA ports the busiest leaf takes (:func:`~netbox_aifabric.planner.leaf_port_demand`); they come
+            from the same ports when ``rdma_speed`` is the uplink speed.
+        spine_port_speeds, max_leaves: with both, a spine must also hold max leaves × parallel uplinks downlinks.
+
+    Raises:
+        SpecError: on ``leaf_platform.uplink_ports`` when not even one spine with one uplink fits, naming the ports.
+    """
+    at_speed = sum(1 for speed in port_speeds if speed == uplink_speed)
+    taken_rdma = rdma if rdma_speed == uplink_speed else 0
+    room = at_speed - peer_link - taken_rdma
+    downlinks = None
+    if spine_port_speeds is not None and max_leaves:
+        downlinks = sum(1 for speed in spine_port_speeds if speed == uplink_speed)
+    for spines in SPINE_CHOICES:
+        for parallel in PARALLEL_CHOICES:
+            if spines * parallel <= room and (downlinks is None or max_leaves * parallel <= downlinks):
+                free = room - spines * parallel
+                return UplinkFit(spines, parallel, uplink_speed, at_speed, peer_link, taken_rdma, free)
+    needs = f'{peer_link} for the peer link, {taken_rdma} for RDMA NICs and 1 uplink'
+    if downlinks is not None and max_leaves > downlinks:
+        needs = f'a spine with {max_leaves} downlinks at {uplink_speed}G (max leaves); it has {downlinks}'
+    raise SpecError('leaf_platform.uplink_ports', f'{at_speed} ports at {uplink_speed}G cannot hold {needs}')

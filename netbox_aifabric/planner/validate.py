@@ -120,18 +120,6 @@ def _check_links(spec: FabricSpec) -> None:
                 'maximums.servers_per_leaf',
                 f'{m.servers_per_leaf} servers per leaf declared; {leaf.name} has {ports} server ports',
             )
-        if spec.nics.rdma_count:
-            # In a rail group each RDMA NIC has a leaf of its own; otherwise RDMA NIC r of a server goes to its bond
-            # leaves in turn, so a leaf may carry several of one server's RDMA NICs
-            shared = any(server.rail_group is None for server in spec.servers)
-            per_leaf = -(-spec.nics.rdma_count // max(spec.nics.count, 1)) if shared else 1
-            have = leaf.rdma_ports.size if leaf.rdma_ports else 0
-            if have < m.servers_per_leaf * per_leaf:
-                raise SpecError(
-                    'leaf_platform.rdma_ports',
-                    f'{m.servers_per_leaf} servers per leaf × {per_leaf} RDMA NICs need '
-                    f'{m.servers_per_leaf * per_leaf} RDMA ports per leaf; {leaf.name} has {have}',
-                )
     if spec.mlag_pairs and not (leaf.peer_link_ports or leaf.peer_link_names):
         raise SpecError('leaf_platform.peer_link_ports', 'MLAG pairs need at least one peer-link port per leaf')
 
@@ -164,14 +152,13 @@ def _check_servers(spec: FabricSpec, leaf_ids: Set[int]) -> None:
             raise SpecError(f'{field}.id', f'server id {server.id} must be ≥ 1', server.name)
         if server.kind not in ('gpu', 'storage'):
             raise SpecError(f'{field}.kind', f'kind "{server.kind}" is not gpu or storage', server.name)
-        if len(server.leaves) != nics.count:
+        if len(server.leaves) not in (1, nics.count):
             raise SpecError(
                 f'{field}.leaves',
-                f'{len(server.leaves)} leaves listed for {nics.count} bonded NICs (nics.count); lists must match',
+                f'{len(server.leaves)} leaves listed for {nics.count} bonded NICs (nics.count): list one leaf per '
+                'NIC, or one leaf for all of them (a bond on a single leaf)',
                 server.name,
             )
-        if len(set(server.leaves)) != len(server.leaves):
-            raise SpecError(f'{field}.leaves', 'a leaf is listed twice', server.name)
         for leaf in server.leaves:
             if leaf not in leaf_ids:
                 raise SpecError(f'{field}.leaves', f'leaf id {leaf} is not a declared leaf', server.name)

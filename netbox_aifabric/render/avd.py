@@ -130,7 +130,7 @@ def _port_channels(context, config):
         entry = {'name': lag['name'], 'description': lag['description'], 'shutdown': False}
         if switchport := _switchport(lag, mlag_trunk=peer_link):
             entry['switchport'] = switchport
-        if mlag is not None and not peer_link:
+        if mlag is not None and not peer_link and lag.get('dual_homed', True):
             entry['mlag'] = _lag_id(lag['name'])
         if context['evpn_mh'] and lag.get('esi'):
             entry.update(_ethernet_segment(lag))

@@ -229,10 +229,13 @@ def test_evpn_gateways_without_anycast_mac():
 
 def test_inconsistent_list_lengths_server_leaves():
     spec = example('evpn-vxlan')
-    spec['servers'][0]['leaves'] = [1]
+    spec['servers'][0]['leaves'] = [1, 2, 1]  # one leaf (a bond on a single leaf) or one per NIC
     e = rejected(spec)
     assert (e.field, e.node) == ('servers[0].leaves', 'gpu1')
-    assert e.message == '1 leaves listed for 2 bonded NICs (nics.count); lists must match'
+    assert e.message == (
+        '3 leaves listed for 2 bonded NICs (nics.count): list one leaf per NIC, or one leaf for all of them (a bond '
+        'on a single leaf)'
+    )
 
 
 def test_inconsistent_list_lengths_rail_group():
