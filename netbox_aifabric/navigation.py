@@ -38,7 +38,7 @@ menu = PluginMenu(
                     permissions=['netbox_aifabric.add_fabric'],
                 ),
                 _item('fabric', _('Fabrics')),
-                _item('fabricnode', _('Fabric nodes'), importable=False),
+                _item('fabricnode', _('Fabric nodes')),
             ),
         ),
         (

@@ -335,6 +335,13 @@ class FabricEditView(generic.ObjectEditView):
     queryset = Fabric.objects.all()
     form = forms.FabricForm
 
+    def get_return_url(self, request, obj=None):
+        # after a save: where the new servers went (Fabric.sync_nodes balances them over the leaf pairs)
+        if obj is not None and request.method == 'POST':
+            for line in obj.placement_messages():
+                messages.info(request, _('New servers placed: {line}').format(line=line))
+        return super().get_return_url(request, obj)
+
 
 @register_model_view(Fabric, 'delete')
 class FabricDeleteView(generic.ObjectDeleteView):
@@ -626,6 +633,20 @@ class FabricNodeEditView(generic.ObjectEditView):
 @register_model_view(FabricNode, 'delete')
 class FabricNodeDeleteView(generic.ObjectDeleteView):
     queryset = FabricNode.objects.all()
+
+
+@register_model_view(FabricNode, 'bulk_import', path='import', detail=False)
+class FabricNodeBulkImportView(generic.BulkImportView):
+    queryset = FabricNode.objects.all()
+    model_form = forms.FabricNodeImportForm
+
+
+@register_model_view(FabricNode, 'bulk_edit', path='edit', detail=False)
+class FabricNodeBulkEditView(generic.BulkEditView):
+    queryset = FabricNode.objects.select_related('fabric', 'device')
+    filterset = filtersets.FabricNodeFilterSet
+    table = tables.FabricNodeTable
+    form = forms.FabricNodeBulkEditForm
 
 
 @register_model_view(FabricNode, 'bulk_delete', path='delete', detail=False)

@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from dcim.models import Site
 from ipam.models import VRF
-from netbox.forms import PrimaryModelBulkEditForm
+from netbox.forms import NetBoxModelBulkEditForm, PrimaryModelBulkEditForm
 from tenancy.models import Tenant
 from utilities.forms import add_blank_choice
 from utilities.forms.fields import DynamicModelChoiceField
@@ -22,10 +22,16 @@ from ..choices import (
     UnderlayChoices,
 )
 from ..constants import MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN
-from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from ..models.fabrics import OVERSUBSCRIPTION_MAX, OVERSUBSCRIPTION_MIN
 
-__all__ = ('EVPNTenantBulkEditForm', 'FabricBulkEditForm', 'QoSProfileBulkEditForm', 'TrafficClassBulkEditForm')
+__all__ = (
+    'EVPNTenantBulkEditForm',
+    'FabricBulkEditForm',
+    'FabricNodeBulkEditForm',
+    'QoSProfileBulkEditForm',
+    'TrafficClassBulkEditForm',
+)
 
 
 def _choice(choices, label):
@@ -120,3 +126,13 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
         ),
     )
     nullable_fields = ('qos_profile', 'oversubscription_target', 'description', 'comments')
+
+
+class FabricNodeBulkEditForm(NetBoxModelBulkEditForm):
+    """Move nodes between leaf pairs (e.g. servers to a new rack) at once; ids and names stay per node."""
+
+    pair = forms.IntegerField(required=False, min_value=1, label=_('Leaf pair'))
+
+    model = FabricNode
+    fieldsets = (FieldSet('pair', name=_('Fabric node')),)
+    nullable_fields = ('pair',)

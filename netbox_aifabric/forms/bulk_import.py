@@ -1,8 +1,8 @@
 from django.utils.translation import gettext_lazy as _
 
-from dcim.models import Site
+from dcim.models import Device, Site
 from ipam.models import VLAN, VRF, ASNRange, Prefix
-from netbox.forms import PrimaryModelImportForm
+from netbox.forms import NetBoxModelImportForm, PrimaryModelImportForm
 from tenancy.models import Tenant
 from utilities.forms.fields import CSVChoiceField, CSVModelChoiceField, CSVModelMultipleChoiceField, SlugField
 
@@ -10,6 +10,7 @@ from ..choices import (
     BmcAttachmentChoices,
     DesignOptionChoices,
     ECNThresholdUnitChoices,
+    FabricNodeRoleChoices,
     FabricStatusChoices,
     LeafPairingChoices,
     PFCWatchdogActionChoices,
@@ -19,10 +20,16 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from .fields import DSCPListField, PriorityListField
 
-__all__ = ('EVPNTenantImportForm', 'FabricImportForm', 'QoSProfileImportForm', 'TrafficClassImportForm')
+__all__ = (
+    'EVPNTenantImportForm',
+    'FabricImportForm',
+    'FabricNodeImportForm',
+    'QoSProfileImportForm',
+    'TrafficClassImportForm',
+)
 
 
 class ModelDefaultsMixin:
@@ -248,3 +255,17 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
             'comments',
             'tags',
         )
+
+
+class FabricNodeImportForm(NetBoxModelImportForm):
+    """Nodes by fabric slug, role, node id, name and leaf pair (and an adopted device by name)."""
+
+    fabric = CSVModelChoiceField(queryset=Fabric.objects.all(), to_field_name='slug', label=_('Fabric'))
+    role = CSVChoiceField(choices=FabricNodeRoleChoices, label=_('Role'))
+    device = CSVModelChoiceField(
+        queryset=Device.objects.all(), required=False, to_field_name='name', label=_('Adopted device')
+    )
+
+    class Meta:
+        model = FabricNode
+        fields = ('fabric', 'role', 'node_id', 'name', 'pair', 'device', 'tags')

@@ -432,12 +432,15 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def planned_nodes(self):
         """The fabric's nodes as its counts say: the stored ones (ids, names and pairs never change), surplus ones
-        (highest ids first) left out, missing ones added with the lowest free ids. New nodes are not saved.
+        (highest ids first) left out, missing ones added with the lowest free ids. New nodes are not saved. A new
+        GPU server or storage node goes to the leaf pair with the fewest servers that has room for it
+        (:func:`~netbox_aifabric.models.nodes.place_servers`): growth fills new racks first, never moving a
+        stored node.
 
         Returns:
             ``(nodes, surplus)``: the node list and the stored nodes beyond the counts.
         """
-        from .nodes import COUNT_FIELDS, FabricNode, default_pair, node_name
+        from .nodes import COUNT_FIELDS, FabricNode, default_pair, node_name, place_servers
 
         stored = list(self.nodes.all()) if self.pk else []
         nodes, surplus = [], []
@@ -461,16 +464,37 @@ class Fabric(JobsMixin, PrimaryModel):
                     )
                 )
                 taken.add(node_id)
+        place_servers(nodes)
         return nodes, surplus
 
     def sync_nodes(self):
-        """Store the nodes :meth:`planned_nodes` gives and delete the surplus ones."""
+        """Store the nodes :meth:`planned_nodes` gives and delete the surplus ones. The new servers' placement is
+        kept in ``placed_servers`` (``{leaf pair: [names]}``) for the edit view's message."""
         nodes, surplus = self.planned_nodes()
         for node in surplus[::-1]:
             models.Model.delete(node)  # not FabricNode.delete: the counts are already right
+        placed = {}
         for node in nodes:
             if node.pk is None:
                 models.Model.save(node)  # not FabricNode.save: the counts are already right
+                if node.group in ('gpu', 'storage'):
+                    placed.setdefault(node.pair, []).append(node.name)
+        self.placed_servers = placed
+
+    def placement_messages(self):
+        """One line per leaf pair the last :meth:`sync_nodes` placed new servers on ("gpu5, gpu6 → leaf pair 2
+        (leaf3, leaf4)"), and forgets them; ``[]`` when it placed none."""
+        placed = self.__dict__.pop('placed_servers', None) or {}
+        leaves = {}
+        for node in self.nodes.all():
+            if node.group == 'leaf':
+                leaves.setdefault(node.pair or node.node_id, []).append(node.name)
+        return [
+            _('{servers} → leaf pair {pair} ({leaves})').format(
+                servers=', '.join(names), pair=pair, leaves=', '.join(sorted(leaves.get(pair, ()))) or '—'
+            )
+            for pair, names in sorted(placed.items(), key=lambda item: (item[0] is None, item[0] or 0))
+        ]
 
     def adopt_devices(self, devices, role):
         """Adopt existing ``devices`` (brownfield) as nodes of ``role``, in name order: each takes the lowest-id node

@@ -1,3 +1,5 @@
+import heapq
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -8,11 +10,12 @@ from netbox.models import NetBoxModel
 from ..choices import FabricNodeRoleChoices
 from ..validators import validate_no_control_characters
 
-__all__ = ('GPU_SERVERS_PER_PAIR', 'FabricNode', 'node_name')
+__all__ = ('GPU_SERVERS_PER_PAIR', 'STORAGE_PER_PAIR', 'FabricNode', 'node_name', 'place_servers')
 
 # GPU server k attaches to leaf pair ceil(k / GPU_SERVERS_PER_PAIR); the remaining server ports of a leaf (48 in
 # all) are kept for storage nodes on the first pair.
 GPU_SERVERS_PER_PAIR = 40
+STORAGE_PER_PAIR = 8
 
 COUNT_FIELDS = {'spine': 'spine_count', 'leaf': 'leaf_count', 'gpu': 'server_count', 'storage': 'storage_count'}
 
@@ -23,7 +26,8 @@ def node_name(fabric_slug: str, role: str, node_id: int) -> str:
 
 
 def default_pair(role: str, node_id: int) -> int | None:
-    """Leaves pair as (1, 2), (3, 4), …; GPU server k fills leaf pairs 40 at a time; storage sits on pair 1."""
+    """Leaves pair as (1, 2), (3, 4), …; a server's pair before placement (:func:`place_servers` balances new
+    ones over the racks): GPU server k fills leaf pairs 40 at a time; storage sits on pair 1."""
     if role in ('leaf', 'border'):
         return (node_id + 1) // 2
     if role == 'gpu':
@@ -31,6 +35,56 @@ def default_pair(role: str, node_id: int) -> int | None:
     if role == 'storage':
         return 1
     return None
+
+
+def server_slot(node) -> tuple[str, int]:
+    """The port slot a GPU server or storage node takes on its leaf pair (as ``apply/spec.py`` numbers them): GPU
+    server k the slot (k − 1) mod GPU_SERVERS_PER_PAIR, storage node k one of the STORAGE_PER_PAIR slots after."""
+    if node.group == 'gpu':
+        return 'gpu', (node.node_id - 1) % GPU_SERVERS_PER_PAIR
+    return 'storage', (node.node_id - 1) % STORAGE_PER_PAIR
+
+
+def place_servers(nodes) -> None:
+    """Give each new (unsaved) GPU server and storage node the leaf pair that has room for it and carries the
+    fewest servers, the lowest pair number on a tie, in node order: growth fills new racks first and balances the
+    racks, and a stored node never moves (its pair is stored). A pair has room for a node while its slot
+    (:func:`server_slot`) is free on it and it has fewer than GPU_SERVERS_PER_PAIR GPU servers (STORAGE_PER_PAIR
+    storage nodes). Without a pair with room a new node keeps its default pair (the planner then names the leaf
+    that runs out)."""
+    racks = sorted({n.pair or default_pair(n.role, n.node_id) for n in nodes if n.group == 'leaf'})
+    servers = [n for n in nodes if n.group in ('gpu', 'storage')]
+    load = dict.fromkeys(racks, 0)
+    slots = {rack: set() for rack in racks}
+    members = {(rack, group): 0 for rack in racks for group in ('gpu', 'storage')}
+    for node in servers:
+        pair = node.pair or default_pair(node.role, node.node_id)
+        if node.pk is not None and pair in load:
+            load[pair] += 1
+            slots[pair].add(server_slot(node))
+            members[pair, node.group] += 1
+    for group, limit in (('gpu', GPU_SERVERS_PER_PAIR), ('storage', STORAGE_PER_PAIR)):
+        # (servers carried, pair) of the pairs with room for the group: the least loaded first
+        heap = [(load[rack], rack) for rack in racks if members[rack, group] < limit]
+        heapq.heapify(heap)
+        for node in (n for n in servers if n.pk is None and n.group == group):
+            slot, skipped, rack = server_slot(node), [], None
+            while heap:
+                candidate = heapq.heappop(heap)
+                if slot not in slots[candidate[1]]:
+                    rack = candidate[1]
+                    break
+                skipped.append(candidate)  # its slot is taken there: the pair stays a candidate for others
+            for candidate in skipped:
+                heapq.heappush(heap, candidate)
+            if rack is None:
+                continue
+            node.pair = rack
+            load[rack] += 1
+            slots[rack].add(slot)
+            members[rack, group] += 1
+            if members[rack, group] < limit:
+                heapq.heappush(heap, (load[rack], rack))
 
 
 class FabricNode(NetBoxModel):

@@ -89,8 +89,9 @@ class HardwareFabricBase(TestCase):
         for role, default in (('leaf', LEAF), ('spine', SPINE)):
             slug = changes.pop(role, default)
             setattr(fabric, f'{role}_device_type', DeviceType.objects.get(slug=slug) if slug else None)
-        # what a 48x25G + 8x100G leaf can hold: 2 spines x 1 uplink and the peer link leave 4 RDMA ports at 100G
-        values = {'max_spines': 2, 'max_parallel_uplinks': 1, 'storage_count': 0, **changes}
+        # what a 48x25G + 8x100G leaf can hold: 2 spines x 1 uplink and the peer link leave 4 RDMA ports at 100G,
+        # for the RDMA NICs that land on each leaf (the guide's cluster, its storage node included: 3 + 2)
+        values = {'max_spines': 2, 'max_parallel_uplinks': 1, **changes}
         for name, value in values.items():
             setattr(fabric, name, value)
         if save:
@@ -303,8 +304,9 @@ class HardwareErrorsTestCase(HardwareFabricBase):
         )
 
     def test_too_few_rdma_ports_for_the_servers_on_a_leaf(self):
-        fabric = self.use_hardware(server_count=6)
-        self.assertPlanError(fabric, 'port_map.leaf.rdma', 'carries 6 servers', 'at 100G', '6 needed', 'has 4')
+        # 8 GPU servers and the storage node: gpu1, 3, 5, 7 and storage1 land their RDMA NICs on leaf1
+        fabric = self.use_hardware(server_count=8)
+        self.assertPlanError(fabric, 'port_map.leaf.rdma', 'leaf1 needs 5 RDMA ports at 100G', 'has 4 for them')
 
     def test_too_few_downlinks_on_the_spine(self):
         # 8 leaves x 5 parallel uplinks need 40 of the spine's 32 100G ports (the leaves stay generic)

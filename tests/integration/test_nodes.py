@@ -123,8 +123,13 @@ class FabricNodeViewTestCase(
     ViewTestCases.EditObjectViewTestCase,
     ViewTestCases.DeleteObjectViewTestCase,
     ViewTestCases.ListObjectsViewTestCase,
+    ViewTestCases.BulkImportObjectsViewTestCase,
+    ViewTestCases.BulkEditObjectsViewTestCase,
     ViewTestCases.BulkDeleteObjectsViewTestCase,
 ):
+    """NetBox's own view tests, bulk import (create and update by id) and bulk edit included (issue 25: the list's
+    "Import" and "Edit Selected" led to /fabric-nodes/None)."""
+
     model = FabricNode
 
     def _get_base_url(self):
@@ -136,6 +141,15 @@ class FabricNodeViewTestCase(
         fabric = Fabric(name='F', slug='f', site=world['sites'][0], **FABRIC_SHAPE)
         fabric.save()
         cls.form_data = {'fabric': fabric.pk, 'role': 'border', 'node_id': 5, 'name': 'border5', 'pair': 3, 'tags': []}
+        cls.csv_data = (
+            'fabric,role,node_id,name,pair',
+            'f,border,6,border6,3',
+            'f,border,7,border7,4',
+            'f,gpu,9,f-gpu9,2',
+        )
+        servers = fabric.nodes.filter(role='gpu').order_by('node_id')[:3]
+        cls.csv_update_data = ('id,pair', *(f'{node.pk},2' for node in servers))
+        cls.bulk_edit_data = {'pair': 2}
 
 
 class FabricNodeAPITestCase(
