@@ -13,7 +13,7 @@ from utilities.testing import TestCase
 
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.forms import FabricForm
-from netbox_aifabric.models import Fabric, FabricNode
+from netbox_aifabric.models import Fabric
 from netbox_aifabric.seed import load_demo
 
 from .test_apply_growth import cabling, lags
@@ -49,14 +49,14 @@ def servers_per_pair(fabric):
 
 
 class GrowthBalancesTestCase(TestCase):
-    user_permissions = ('netbox_aifabric.change_fabric', 'netbox_aifabric.view_fabric')
-
     @classmethod
     def setUpTestData(cls):
         load_demo()
         cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
 
     def test_growth_to_two_pairs_balances_and_keeps_every_cable(self):
+        self.user.is_superuser = True  # the form's pickers show what the user may view: everything, here
+        self.user.save()
         fabric = self.fabric
         self.assertEqual((fabric.leaf_count, fabric.server_count, fabric.storage_count), (2, 4, 1))
         apply_fabric(fabric)
@@ -131,13 +131,49 @@ class FabricNodeBulkViewsTestCase(TestCase):
         node.refresh_from_db()
         self.assertEqual(node.pair, 1)
 
-    def test_bulk_import_adds_nodes_and_the_counts_follow(self):
-        url = reverse('plugins:netbox_aifabric:fabricnode_bulk_import')
-        slug = self.fabric.slug
-        csv = f'fabric,role,node_id,name,pair\n{slug},gpu,5,{slug}-gpu5,1\n{slug},gpu,6,{slug}-gpu6,1\n'
-        response = self.client.post(url, {'data': csv, 'format': 'csv', 'csv_delimiter': ','})
-        self.assertIn(response.status_code, (200, 302))
-        names = set(FabricNode.objects.filter(fabric=self.fabric, role='gpu').values_list('name', flat=True))
-        self.assertEqual(names, {f'{slug}-gpu{k}' for k in range(1, 7)})
-        self.assertEqual(Fabric.objects.get(pk=self.fabric.pk).server_count, 6)
-        self.assertFalse(Device.objects.filter(name=f'{slug}-gpu5').exists())  # nothing applied by an import
+    # bulk import (create and update by id) and bulk edit run NetBox's own view test cases: test_nodes.py
+
+
+class SingleLeafBondAppliedTestCase(TestCase):
+    """A leaf alone in its pair (a single-leaf rack) hosts a bonded server: both NICs cabled to that leaf, one LAG
+    on that switch with both members, and its context says it is not dual-homed (no MLAG id, no segment)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+
+    def check(self, **design):
+        if design.get('design_option') == 'routed':
+            self.fabric.tenants.clear()
+        fabric = Fabric.objects.get(pk=self.fabric.pk)
+        for name, value in {**design, 'leaf_count': 3, 'server_count': 5}.items():
+            setattr(fabric, name, value)
+        fabric.full_clean()
+        fabric.save()
+        gpu5 = fabric.nodes.get(role='gpu', node_id=5)
+        self.assertEqual(gpu5.pair, 2)  # the new rack: leaf3 alone
+        apply_fabric(fabric)
+        leaf3 = Device.objects.get(name=f'{fabric.slug}-leaf3')
+        cabled = Interface.objects.filter(device__name=gpu5.name, cable__isnull=False, lag__isnull=False)
+        peers = {i.link_peers[0] for i in cabled}
+        self.assertEqual(len(peers), fabric.server_nic_count)
+        self.assertEqual({p.device for p in peers}, {leaf3})
+        self.assertEqual(len({p.lag for p in peers}), 1)
+        lag = next(iter(peers)).lag
+        self.assertEqual(set(lag.member_interfaces.all()), peers)
+        context = leaf3.get_config_context()['aifabric']
+        mine = next(entry for entry in context['lags'] if entry['name'] == lag.name)
+        self.assertFalse(mine['dual_homed'])
+        self.assertNotIn('esi', mine)
+        _plan, changes = apply_fabric(fabric)
+        self.assertEqual({c.action for c in changes}, {'keep'})
+
+    def test_evpn_vxlan(self):
+        self.check()
+
+    def test_evpn_multihoming(self):
+        self.check(leaf_pairing='evpn-mh')
+
+    def test_routed(self):
+        self.check(design_option='routed')
