@@ -19,7 +19,7 @@ BGP (``network`` statements, in the default VRF or the L3VNI VRF). Not mapped: E
 weights (AVD models them through platform-specific QoS profiles), and the CNP policer (``cnp_police``).
 """
 
-from .filters import eos_esi, eos_mac, seconds
+from .filters import eos_esi, eos_mac, eos_management_vrf, seconds
 
 __all__ = ('EOS_MAX_MTU', 'MLAG_PEER_VLAN', 'avd_structured_config')
 
@@ -278,7 +278,7 @@ def _management(context, config):
     plane = context['management']
     if not plane or not plane['vrf']:
         return
-    vrf = plane['vrf']
+    vrf = eos_management_vrf(context)
     config.setdefault('vrfs', []).insert(0, {'name': vrf, 'ip_routing': False})
     if plane['address']:
         config['management_interfaces'] = [

@@ -18,6 +18,7 @@ import re
 
 import pytest
 
+from netbox_aifabric.render.filters import eos_management_vrf
 from tests.frr import frr_available
 from tests.render_fixtures import GUIDES, contexts_of, guide_contexts, guide_spec, ospf_spec
 
@@ -46,7 +47,7 @@ def test_eos_management_services_filtered_in_every_vrf(guide, name):
     assert set(served) == set(SERVICES) == set(ctx['management']['services'])
     for service in SERVICES:
         # served in the management VRF and in the default VRF (where USERS are routed in the routed/MLAG designs)
-        assert {ctx['management']['vrf'], 'default'} <= set(served[service]), (service, served[service])
+        assert {eos_management_vrf(ctx), 'default'} <= set(served[service]), (service, served[service])
         open_vrfs = [vrf for vrf, acl in served[service].items() if acl != 'AIFABRIC-MGMT']
         assert open_vrfs == [], f'{service} accepts every source in VRF {open_vrfs} on {name}'
 
@@ -168,3 +169,14 @@ def test_negative_control_frr_refuses_maximum_paths_above_its_build():
 
     text = render(FRR, wide_spine(512)).replace('  maximum-paths 128', '  maximum-paths 512')
     assert not check_frr_config(text).ok
+
+
+@pytest.mark.parametrize(('guide', 'name'), CASES)
+def test_eos_management_vrf_not_a_fabric_vrf_in_another_case(guide, name):
+    """The guide's MGMT class lives in VRF MGMT: EOS's management VRF is then mgmt-oob, not a case away from it."""
+    ctx = guide_contexts(guide)[name]
+    text = render(EOS, ctx)
+    vrfs = re.findall(r'^vrf instance (\S+)$', text, re.M)
+    assert len({vrf.lower() for vrf in vrfs}) == len(vrfs), vrfs
+    expected = 'mgmt-oob' if any(v['vrf'] == 'MGMT' for v in ctx['vlans']) else 'mgmt'
+    assert expected in vrfs and f'   vrf {expected}' in text.splitlines()  # and Management1 is in it
