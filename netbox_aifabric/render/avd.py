@@ -19,7 +19,7 @@ BGP (``network`` statements, in the default VRF or the L3VNI VRF). Not mapped: E
 weights (AVD models them through platform-specific QoS profiles), and the CNP policer (``cnp_police``).
 """
 
-from .filters import eos_esi, eos_mac, seconds
+from .filters import eos_esi, eos_mac, eos_management_vrf, seconds
 
 __all__ = ('EOS_MAX_MTU', 'MLAG_PEER_VLAN', 'avd_structured_config')
 
@@ -32,6 +32,7 @@ OSPF_NETWORKS = 'AIFABRIC-OSPF-NETWORKS'  # the prefix list and route map of the
 MGMT_ACL = 'AIFABRIC-MGMT'  # the standard ACL of the jump hosts, as the EOS template names it
 MGMT_INTERFACE = 'Management1'
 MLAG_PEER_ROUTE_MAP = 'RM-MLAG-PEER-IN'  # AVD's name for it
+DEFAULT_RECOVERY_MS = 200  # SONiC's pfcwd default restoration time (nos-facts §3), when the profile has none
 TRUST = {'none': 'disabled'}  # the context's trust → AVD's qos.trust (dscp and cos are the same words)
 
 
@@ -75,12 +76,14 @@ def _ethernet(port, qos):
 
 
 def _watchdog(watchdog):
-    """The context's PFC watchdog (ms) as AVD's ``priority_flow_control.watchdog`` (seconds)."""
-    entry = {'action': 'drop'} if watchdog['action'] == 'drop' else {}
+    """The context's PFC watchdog (ms) as AVD's ``priority_flow_control.watchdog`` (seconds). Without an action the
+    stuck queue drops (EOS's own default errdisables the port; SONiC's and NVUE's watchdogs drop the queue) and
+    recovers after the restoration time, else SONiC's default 200 ms, as the EOS template renders it."""
+    entry = {'action': 'drop'} if watchdog['action'] in (None, 'drop') else {}
     for key, value in (
         ('timeout', watchdog['timeout']),
         ('polling_interval', watchdog['poll_interval']),
-        ('recovery_time', watchdog['restoration_time']),
+        ('recovery_time', watchdog['restoration_time'] or DEFAULT_RECOVERY_MS),
     ):
         if value:
             entry[key] = float(seconds(value))
@@ -275,7 +278,7 @@ def _management(context, config):
     plane = context['management']
     if not plane or not plane['vrf']:
         return
-    vrf = plane['vrf']
+    vrf = eos_management_vrf(context)
     config.setdefault('vrfs', []).insert(0, {'name': vrf, 'ip_routing': False})
     if plane['address']:
         config['management_interfaces'] = [
@@ -430,10 +433,25 @@ def _bgp(context):
     return config
 
 
+def _spine_overlay_options(bgp):
+    """A spine's EVPN peer-group options: with eBGP peers (the eBGP underlay) it relays the leaves' EVPN routes with
+    their own VTEP as next hop (``next_hop_unchanged``, AVD's EVPN route servers); with iBGP peers (one ASN, the
+    OSPF underlay) it reflects them (``route_reflector_client``). The EOS template sets the same per neighbour."""
+    ibgp = [p for p in bgp['evpn_peers'] if p['remote_asn'] == bgp['asn']]
+    options = {}
+    if ibgp:
+        options['route_reflector_client'] = True
+    if len(ibgp) < len(bgp['evpn_peers']):
+        options['next_hop_unchanged'] = True
+    return options
+
+
 def _evpn_overlay(context, config, groups, families, neighbors):
     """The EVPN overlay: its peer group and loopback sessions, the MAC-VRF VLANs and the L3VNI VRFs."""
     bgp = context['bgp']
     groups.append({'name': OVERLAY, 'update_source': 'Loopback0', 'ebgp_multihop': 3, 'send_community': 'all'})
+    if context['role'] == 'spine':
+        groups[-1].update(_spine_overlay_options(bgp))
     families.append({'name': OVERLAY, 'activate': False})
     for p in bgp['evpn_peers']:
         neighbors.append(

@@ -20,6 +20,7 @@ __all__ = (
     'egress_scheduler',
     'eos_esi',
     'eos_mac',
+    'eos_management_vrf',
     'interface',
     'lag_number',
     'line',
@@ -193,6 +194,15 @@ def lag_number(name):
     return match.group(1)
 
 
+def eos_management_vrf(context):
+    """The management VRF's name on EOS (``aifabric | aifabric_eos_management_vrf``): the context's (``mgmt``), or
+    ``<it>-oob`` when a fabric VRF has that name in another case (the guide's ``MGMT``): two VRFs whose names differ
+    only by case are one typo apart in every ``vrf`` argument. The AVD export names it the same way."""
+    vrf = context['management']['vrf']
+    fabric = {v['name'] for v in context['vrfs']} | {v['vrf'] for v in context['vlans'] if v['vrf']}
+    return f'{vrf}-oob' if vrf.lower() in {name.lower() for name in fabric} else vrf
+
+
 FILTERS = {
     'aifabric_interface': interface,
     'aifabric_lag_number': lag_number,
@@ -206,6 +216,7 @@ FILTERS = {
     'aifabric_kilobytes': kilobytes,
     'aifabric_eos_esi': eos_esi,
     'aifabric_eos_mac': eos_mac,
+    'aifabric_eos_management_vrf': eos_management_vrf,
     'aifabric_unsupported': unsupported,
     'aifabric_line': line,
     'aifabric_word': word,

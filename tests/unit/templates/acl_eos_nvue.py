@@ -46,8 +46,9 @@ def _eos_sub_blocks(body):
 
 
 def eos_readback(text: str, services=('ssh', 'https', 'snmp')) -> dict:
-    """``{'acls': {name: [rules]}, 'svi_acl': {vid: name}, 'svi_vrf': {vid: vrf}, 'management': {...}}`` of an EOS
-    config rendered by ``templates/eos/eos.cfg.j2``."""
+    """``{'acls': {name: [rules]}, 'svi_acl': {vid: name}, 'svi_vrf': {vid: vrf}, 'management': {...}, 'served':
+    {service: {vrf: standard ACL or None}}}`` of an EOS config rendered by ``templates/eos/eos.cfg.j2`` (or by
+    pyavd: the same EOS syntax)."""
     acls, standard, svi_acl, svi_vrf = {}, {}, {}, {}
     ssh, api, snmp = {}, {}, {'default': None}
     mgmt1, routes = {}, {}
@@ -55,8 +56,8 @@ def eos_readback(text: str, services=('ssh', 'https', 'snmp')) -> dict:
         words = header.split()
         if header.startswith('ip access-list standard '):
             entries = standard.setdefault(words[3], [])
-            for line in body:
-                action, source = line.split()
+            for line in body:  # `permit <source>`, or with a sequence number as pyavd writes it
+                action, source = line.split()[-2:]
                 entries.append((action, ANY_SOURCE if source == 'any' else source))
         elif header.startswith('ip access-list '):
             rules = acls.setdefault(words[2], [])
@@ -89,7 +90,9 @@ def eos_readback(text: str, services=('ssh', 'https', 'snmp')) -> dict:
                 if sub.startswith('vrf ') and 'no shutdown' in lines:
                     ssh.setdefault(sub.split()[1], None)
         elif header == 'management api http-commands':
-            for sub, lines in _eos_sub_blocks(body).items():  # eAPI serves the VRFs enabled one by one
+            if '   no shutdown' in body:  # the API's own `no shutdown` serves the default VRF, with no ACL of its own
+                api['default'] = None
+            for sub, lines in _eos_sub_blocks(body).items():  # and each VRF enabled under it (`vrf default` too)
                 if sub.startswith('vrf ') and 'no shutdown' in lines:
                     acl = next((line.split()[-1] for line in lines if line.startswith('ip access-group ')), None)
                     api[sub.split()[1]] = acl
@@ -115,7 +118,8 @@ def eos_readback(text: str, services=('ssh', 'https', 'snmp')) -> dict:
         'gateway': routes.get(vrf),
         'allowed_sources': sorted(sources),
     }
-    return {'acls': acls, 'svi_acl': svi_acl, 'svi_vrf': svi_vrf, 'management': management}
+    served = {service: dict(served[service]) for service in services}
+    return {'acls': acls, 'svi_acl': svi_acl, 'svi_vrf': svi_vrf, 'management': management, 'served': served}
 
 
 def _nvue_rules(acl):

@@ -622,9 +622,12 @@ def test_eos_pfc_watchdog_in_seconds():
     ctx = context('evpn-vxlan', 'leaf1')  # the guide's lossless preset: 3 polls of 100 ms
     assert ctx['qos']['pfc_watchdog']['timeout'] == 300
     lines = [line for line in eos(ctx).splitlines() if line.startswith('priority-flow-control pause watchdog')]
+    # no action and no restoration time in the preset: the stuck queue drops (not EOS's errdisable), 200 ms recovery
     assert lines == [
+        'priority-flow-control pause watchdog action drop',
         'priority-flow-control pause watchdog default timeout 0.3',
         'priority-flow-control pause watchdog default polling-interval 0.1',
+        'priority-flow-control pause watchdog default recovery-time 0.2',
     ]
     ctx['qos']['pfc_watchdog'].update(detection_time=200, restoration_time=2000, action='drop', timeout=200)
     lines = [line for line in eos(ctx).splitlines() if line.startswith('priority-flow-control pause watchdog')]
@@ -634,6 +637,9 @@ def test_eos_pfc_watchdog_in_seconds():
         'priority-flow-control pause watchdog default polling-interval 0.1',
         'priority-flow-control pause watchdog default recovery-time 2',
     ]
+    ctx['qos']['pfc_watchdog']['action'] = 'alert'  # SONiC's alert-only: EOS has no such action, none is rendered
+    lines = [line for line in eos(ctx).splitlines() if line.startswith('priority-flow-control pause watchdog')]
+    assert 'priority-flow-control pause watchdog action drop' not in lines and len(lines) == 3
     ctx['qos']['pfc_watchdog'] = None
     assert 'watchdog' not in eos(ctx)
 

@@ -37,7 +37,10 @@ def test_at_most():
     assert [FILTERS['aifabric_at_most'](v, 9214) for v in (9216, 9214, 9000, None)] == [9214, 9214, 9000, None]
 
 
-@pytest.mark.parametrize('name', sorted(set(FILTERS) - {'aifabric_at_most', 'aifabric_unsupported', 'aifabric_yaml'}))
+NOT_NONE = {'aifabric_at_most', 'aifabric_unsupported', 'aifabric_yaml', 'aifabric_eos_management_vrf'}
+
+
+@pytest.mark.parametrize('name', sorted(set(FILTERS) - NOT_NONE))
 def test_none_stays_none(name):
     assert FILTERS[name](None) is None
 
@@ -48,6 +51,25 @@ def test_none_stays_none(name):
 def test_eos_esi_needs_ten_octets(value):
     with pytest.raises(ValueError, match='10-octet ESI'):
         FILTERS['aifabric_eos_esi'](value)
+
+
+@pytest.mark.parametrize(
+    ('fabric_vrfs', 'expected'),
+    [
+        ((), 'mgmt'),
+        (('MGMT',), 'mgmt-oob'),
+        (('mgmt',), 'mgmt-oob'),
+        (('Mgmt', 'AI-CLUSTER'), 'mgmt-oob'),
+        (('OOB',), 'mgmt'),
+    ],
+)
+def test_eos_management_vrf_differs_from_every_fabric_vrf_beyond_case(fabric_vrfs, expected):
+    context = {
+        'management': {'vrf': 'mgmt'},
+        'vrfs': [{'name': name} for name in fabric_vrfs[1:]],
+        'vlans': [{'vrf': fabric_vrfs[0] if fabric_vrfs else None}, {'vrf': None}],
+    }
+    assert FILTERS['aifabric_eos_management_vrf'](context) == expected
 
 
 def test_unsupported():

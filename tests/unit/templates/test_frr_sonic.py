@@ -31,6 +31,7 @@ SWITCHES = ('spine1', 'leaf1')
 # text (aifabric_line, aifabric_word), the per-NOS naming table (aifabric_interface; no string replaces) and Jinja
 # built-ins that only print, rename or select context values.
 ALLOWED_FILTERS = {
+    'aifabric_at_most',  # a NOS limit (FRR's maximum-paths)
     'aifabric_ip_host',
     'aifabric_interface',
     'aifabric_unsupported',

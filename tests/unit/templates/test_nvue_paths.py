@@ -34,6 +34,7 @@ NVUE_PATHS = {
     'system api': NVUE_REF + 'API.md',
     'system snmp-server': NVUE_REF + 'SNMP-Server.md',
     'system control-plane': ACL,
+    'system global': ISR,  # anycast-mac of a VXLAN active-active (EVPN + MLAG) pair, 'Set the Anycast MAC Address'
     'interface <name>': NVUE_REF + 'Interface.md',
     'acl <name>': ACL,
     'bridge domain': ISR,

@@ -14,6 +14,7 @@ import netaddr
 import pytest
 
 from netbox_aifabric.checks.matrix import evaluate, management_violations, violations
+from netbox_aifabric.render.filters import eos_management_vrf
 from tests.render_fixtures import GUIDES, contexts_of, design_of, guide_contexts, guide_spec
 
 from .acl_eos_nvue import ANY_SOURCE, eos_readback, nvue_readback, readback_contexts
@@ -78,7 +79,7 @@ def test_rendered_configs_keep_the_matrix(guide, template):
         plane = read[name]['management']
         assert plane['allowed_sources'] == ctx['management']['jump_hosts'] == ['192.0.2.16/28']
         assert (plane['vrf'], plane['address'], plane['gateway']) == (
-            'mgmt',
+            eos_management_vrf(ctx) if template == EOS else 'mgmt',  # EOS: mgmt-oob next to the guide's MGMT
             ctx['management']['address'],
             ctx['management']['gateway'],
         )
@@ -168,10 +169,10 @@ def test_negative_control_a_broken_gateway_acl_is_caught(guide, broken, template
 
 MANAGEMENT_NEGATIVE = {
     EOS: [
-        drop_line(r'   ip access-group AIFABRIC-MGMT vrf mgmt in'),  # SSH in the management VRF: open
+        drop_line(r'   ip access-group AIFABRIC-MGMT vrf mgmt-oob in'),  # SSH in the management VRF: open
         drop_line(r'      ip access-group AIFABRIC-MGMT'),  # eAPI
-        drop_line(r'snmp-server ipv4 access-list AIFABRIC-MGMT vrf mgmt'),
-        drop_line(r'   vrf mgmt'),  # Management1 (and the services) out of the VRF
+        drop_line(r'snmp-server ipv4 access-list AIFABRIC-MGMT vrf mgmt-oob'),
+        drop_line(r'   vrf mgmt-oob'),  # Management1 (and the services) out of the VRF
     ],
     NVUE: [
         drop_yaml(['acl', 'AIFABRIC-MGMT-TCP', 'rule', "'65000'"]),  # the deny: the whitelist lets everyone in

@@ -28,6 +28,7 @@ import pytest
 
 from netbox_aifabric.checks.matrix import evaluate, management_violations, violations
 from netbox_aifabric.render.avd import avd_structured_config
+from netbox_aifabric.render.filters import eos_management_vrf
 from tests.render_fixtures import GUIDES, guide_contexts
 
 from .helpers import render
@@ -380,7 +381,8 @@ def test_avd_management_accepts_only_the_jump_hosts(guide):
     for name, ctx in switches(contexts).items():
         intended = guide_contexts(guide)[name]['management']
         assert ctx['management']['allowed_sources'] == intended['jump_hosts'], name
-        assert (ctx['management']['vrf'], ctx['management']['gateway']) == ('mgmt', intended['gateway'])
+        expected = eos_management_vrf(guide_contexts(guide)[name])  # mgmt-oob next to the guide's MGMT, as EOS's
+        assert (ctx['management']['vrf'], ctx['management']['gateway']) == (expected, intended['gateway'])
     assert management_violations(contexts) == []
 
     def open_snmp(name, config):
