@@ -407,3 +407,109 @@ def test_addresses_are_canonical_and_unique():
     assert ctx['telemetry']['syslog']['servers'] == ['10.50.0.10']
     assert re.fullmatch(r'\d+\.\d+\.\d+\.\d+', ctx['telemetry']['source'])
     assert copy.deepcopy(ctx) == ctx
+
+
+# Independent structure checks: NVIDIA's documented paths, SONiC's YANG types (encoded from the vendors' sources)
+
+NVUE_REF = 'nvue-reference/Set-and-Unset-Commands/'
+TELEMETRY_NVUE_PATHS = {
+    'system sflow': NVUE_REF + 'System.md (nv set system sflow …, introduced in Cumulus Linux 5.11.0)',
+    'system telemetry': NVUE_REF + 'Telemetry.md (system telemetry export otlp grpc destination …)',
+    'service syslog': 'Cumulus Linux NVUE API examples: nv set service syslog mgmt server <ip> port <port>',
+    'service ntp': 'Cumulus Linux NVUE examples: nv set service ntp mgmt server <ip> iburst on',
+}
+
+
+def test_nvue_telemetry_paths_are_documented():
+    from .test_nvue_paths import NVUE_PATHS, paths
+
+    for guide in GUIDES:
+        for name, ctx in switches(guide, collectors()):
+            found = paths(load_yaml(render(NVUE, ctx))[0]['set'])
+            assert found - set(NVUE_PATHS) == set(TELEMETRY_NVUE_PATHS), (guide, name)
+
+
+def telemetry_yang():
+    """The telemetry tables' keys, fields and types as SONiC's YANG models define them (sonic-buildimage
+    src/sonic-yang-models/yang-models: sonic-syslog, sonic-ntp, sonic-snmp, sonic-sflow, sonic-telemetry, sonic-gnmi,
+    sonic-flex_counter), encoded by hand; only what the template renders."""
+    from .sonic_yang import ADMIN_STATUS, BOOLEAN, Table, enum, ip_address, pattern, uint
+
+    port = uint(1, 65535)  # inet:port-number (0 excluded: never rendered)
+    secret = pattern(r'[^ @:]{8,64}')  # SNMP_USER_*_PASSWORD: [^ @:]*, 8 characters at least with AuthNoPriv/Priv
+    gnmi = Table('sonic-telemetry/sonic-gnmi', 'gnmi', {'client_auth': BOOLEAN, 'port': port})
+    flex = {'FLEX_COUNTER_STATUS': enum('enable', 'disable'), 'POLL_INTERVAL': uint(100, 4294967295)}
+    return {
+        'SYSLOG_SERVER': Table(
+            'sonic-syslog',
+            r'[0-9.]+',
+            {'port': port, 'protocol': enum('tcp', 'udp'), 'source': ip_address, 'vrf': enum('default', 'mgmt')},
+        ),
+        'NTP': Table('sonic-ntp', 'global', {'vrf': enum('mgmt', 'default')}),
+        'NTP_SERVER': Table(
+            'sonic-ntp', r'[0-9.]+', {'association_type': enum('server', 'pool'), 'iburst': enum('on', 'off')}
+        ),
+        'SNMP_USER': Table(
+            'sonic-snmp',
+            r"[^ :@,\\']{4,32}",
+            {
+                'SNMP_USER_TYPE': enum('noAuthNoPriv', 'AuthNoPriv', 'Priv'),
+                'SNMP_USER_PERMISSION': enum('RO', 'RW'),
+                'SNMP_USER_AUTH_TYPE': enum('SHA', 'MD5', 'HMAC-SHA-2'),
+                'SNMP_USER_AUTH_PASSWORD': secret,
+                'SNMP_USER_ENCRYPTION_TYPE': enum('DES', 'AES'),
+                'SNMP_USER_ENCRYPTION_PASSWORD': secret,
+            },
+            mandatory=('SNMP_USER_TYPE', 'SNMP_USER_PERMISSION', 'SNMP_USER_ENCRYPTION_PASSWORD'),
+        ),
+        'SNMP_COMMUNITY': Table('sonic-snmp', r"[^ @,\\']{4,32}", {'TYPE': enum('RO', 'RW')}),
+        'SFLOW': Table(
+            'sonic-sflow',
+            'global',
+            {'admin_state': ADMIN_STATUS, 'polling_interval': lambda v: v == '0' or uint(5, 300)(v)},
+        ),
+        'SFLOW_COLLECTOR': Table(
+            'sonic-sflow',
+            '.{1,64}',
+            {'collector_ip': ip_address, 'collector_port': port, 'collector_vrf': enum('mgmt', 'default')},
+            mandatory=('collector_ip',),
+        ),
+        'SFLOW_SESSION': Table(
+            'sonic-sflow', r'Ethernet\d+|all', {'admin_state': ADMIN_STATUS, 'sample_rate': uint(256, 8388608)}
+        ),
+        'TELEMETRY': gnmi,
+        'GNMI': gnmi,
+        'FLEX_COUNTER_TABLE': Table('sonic-flex_counter', '|'.join(COUNTER_POLL_MS), flex),
+    }
+
+
+def ours(violations: list[str]) -> list[str]:
+    """The violations in the telemetry tables (the guide's generic device types leave PORT without lanes)."""
+    return [v for v in violations if v.split('|')[0].split(':')[0] in telemetry_yang()]
+
+
+@pytest.mark.parametrize('version', ['v3', 'v2c'])
+def test_sonic_telemetry_tables_match_the_yang(monkeypatch, version):
+    from . import sonic_yang
+
+    for table, spec in telemetry_yang().items():
+        monkeypatch.setitem(sonic_yang.TABLES, table, spec)
+    for guide in [g for g in GUIDES if g != 'evpn-mh']:
+        for name, ctx in switches(guide, {**collectors(), 'snmp_version': version}):
+            config = json.loads(render(SONIC, ctx))
+            assert ours(sonic_yang.violations(config)) == [], (guide, name)
+            assert len(config['SFLOW_COLLECTOR']) <= 2 and len(config['NTP_SERVER']) <= 10  # the YANG max-elements
+
+
+def test_sonic_yang_negative_control(monkeypatch):
+    from . import sonic_yang
+
+    for table, spec in telemetry_yang().items():
+        monkeypatch.setitem(sonic_yang.TABLES, table, spec)
+    config = json.loads(render(SONIC, switches('routed', collectors())[0][1]))
+    config['SFLOW_SESSION']['Ethernet0'] = {'admin_state': 'up', 'sample_rate': '100'}  # below 256
+    config['NTP']['global']['vrf'] = 'Vrf-MGMT'  # NTP takes mgmt or default only
+    assert ours(sonic_yang.violations(config)) == [
+        "NTP|global: vrf = 'Vrf-MGMT' has the wrong type (sonic-ntp)",
+        "SFLOW_SESSION|Ethernet0: sample_rate = '100' has the wrong type (sonic-sflow)",
+    ]
