@@ -36,7 +36,7 @@ class Migration(migrations.Migration):
             model_name='fabric',
             name='sflow_sampling_rate',
             field=models.PositiveIntegerField(
-                default=10000,
+                default=16384,
                 validators=[
                     django.core.validators.MinValueValidator(256),
                     django.core.validators.MaxValueValidator(8388608),

@@ -30,6 +30,7 @@ __all__ = (
     'OTLP_PORT',
     'SECRETS',
     'SERVICES',
+    'SFLOW_AGGRESSIVE_BELOW',
     'SFLOW_POLLING_INTERVAL',
     'TelemetryIntent',
     'collectors_of',
@@ -45,7 +46,10 @@ SFLOW_PORT = 6343
 GNMI_PORT = 9339  # IANA's gNMI port; also the one Cumulus Linux's default whitelist opens
 OTLP_PORT = 4317  # OpenTelemetry's OTLP/gRPC port (NVUE's `system telemetry export otlp grpc ... port`)
 SFLOW_POLLING_INTERVAL = 20  # s: sonic-sflow.yang's default counter-polling interval, set explicitly everywhere
-DEFAULT_SFLOW_SAMPLING_RATE = 10_000  # 1 in N packets; sonic-sflow.yang accepts 256..8388608
+# 1 in N packets; sonic-sflow.yang accepts 256..8388608. EOS takes a rate below 16384 only with `sflow sample
+# dangerous` (AVD sflow.j2's `dangerous` option): the default is that threshold, and a lower rate is `aggressive`
+SFLOW_AGGRESSIVE_BELOW = 16_384
+DEFAULT_SFLOW_SAMPLING_RATE = SFLOW_AGGRESSIVE_BELOW
 DEFAULT_SNMP_USER = 'aifabric'
 # SONiC counter polling (FLEX_COUNTER_TABLE groups, sonic-flex_counter.yang) the guide's counters need: port counters
 # carry the PFC pause frames per priority, QUEUE and PG_DROP the queue drops, the watermarks the buffer use,
@@ -170,6 +174,7 @@ def telemetry_facts(
             'collectors': list(intent.sflow),
             'port': SFLOW_PORT,
             'sampling_rate': intent.sflow_sampling_rate,
+            'aggressive': intent.sflow_sampling_rate < SFLOW_AGGRESSIVE_BELOW,
             'polling_interval': SFLOW_POLLING_INTERVAL,
         },
         'streaming': {

@@ -149,7 +149,7 @@ def test_eos_lines(guide, name):
         *(f'logging vrf mgmt host {s} 514' for s in t['syslog']),
         'ntp local-interface vrf mgmt Management1',
         *(f'ntp server vrf mgmt {s} iburst' for s in t['ntp']),
-        f'sflow sample {RATE}',
+        f'sflow sample dangerous {RATE}',  # below 16384: EOS needs the keyword
         f'sflow polling-interval {SFLOW_POLLING_INTERVAL}',
         *(f'sflow vrf mgmt destination {s} 6343' for s in t['sflow']),
         'sflow vrf mgmt source-interface Management1',
