@@ -7,6 +7,7 @@ import json
 
 import netaddr
 import pytest
+from django.test import TestCase
 from django.urls import reverse
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -16,9 +17,8 @@ from core.models import ObjectChange
 from dcim.models import Site
 from users.constants import TOKEN_PREFIX
 from users.models import Token, User
-from utilities.testing import TestCase
 
-from netbox_aifabric.facts.telemetry import NOTHING_OBSERVABLE
+from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER, NOTHING_OBSERVABLE
 from netbox_aifabric.intent import intent_of
 from netbox_aifabric.models import Fabric, FabricNode
 from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS
@@ -58,6 +58,15 @@ def fuzzed(draw):
     return {name: draw(FIELDS[name]) for name in names}
 
 
+# what the add form preselects for the fields the payload leaves out (a browser posts them)
+FORM_DEFAULTS = {
+    'bmc_attachment': 'oob',
+    'snmp_version': 'v3',
+    'snmp_user': DEFAULT_SNMP_USER,
+    'sflow_sampling_rate': DEFAULT_SFLOW_SAMPLING_RATE,
+}
+
+
 def written():
     return Fabric.objects.count(), FabricNode.objects.count(), ObjectChange.objects.count()
 
@@ -88,6 +97,13 @@ class TelemetryFuzzTestCase(HypothesisTestCase):
     def payload(self, values):
         return {'name': 'Fuzzed', 'slug': 'fuzzed', 'site': self.site.pk, **FABRIC_SHAPE, **values}
 
+    def form_data(self, values):
+        """The payload as the form posts it: lists comma-separated, the choices the page preselects."""
+        data = {**FORM_DEFAULTS, **self.payload(values)}
+        return {
+            k: ','.join(str(x) for x in v) if isinstance(v, list) else str(v) for k, v in data.items() if v is not None
+        }
+
     def outcome(self, before, accepted):
         event('accepted' if accepted else 'rejected')
         if accepted:
@@ -98,11 +114,7 @@ class TelemetryFuzzTestCase(HypothesisTestCase):
     @EXAMPLES
     @given(values=fuzzed())
     def test_form(self, values):
-        data = {
-            k: ','.join(str(x) for x in v) if isinstance(v, list) else str(v)
-            for k, v in self.payload(values).items()
-            if v is not None
-        }
+        data = self.form_data(values)
         before = written()
         response = self.client.post(reverse('plugins:netbox_aifabric:fabric_add'), data)
         self.assertIn(response.status_code, (200, 302), response.content[:2000])
@@ -160,7 +172,8 @@ class TelemetryAPITestCase(TestCase):
         body = response.json()
         self.assertEqual([body[f] for f in COLLECTOR_FIELDS], [[]] * len(COLLECTOR_FIELDS))
         self.assertEqual(
-            (body['snmp_version']['value'], body['snmp_user'], body['sflow_sampling_rate']), ('v3', 'aifabric', 10000)
+            (body['snmp_version']['value'], body['snmp_user'], body['sflow_sampling_rate']),
+            ('v3', DEFAULT_SNMP_USER, DEFAULT_SFLOW_SAMPLING_RATE),
         )
         telemetry = intent_of(Fabric.objects.get(slug='tel'))['telemetry']
         self.assertEqual(telemetry['syslog'], [])
@@ -221,7 +234,7 @@ class TelemetryAPITestCase(TestCase):
             'name': 'Tel',
             'slug': 'tel',
             'site': self.site.pk,
-            **{k: str(v) for k, v in FABRIC_SHAPE.items()},
+            **{k: str(v) for k, v in {**FORM_DEFAULTS, **FABRIC_SHAPE}.items()},
             'syslog_servers': '10.50.0.10',
             'ntp_servers': '10.50.0.11,10.50.0.12',
             'snmp_version': 'v2c',
