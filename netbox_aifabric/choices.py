@@ -232,3 +232,15 @@ class BurstinessChoices(ChoiceSet):
     BURSTY = 'bursty'
 
     CHOICES = [(SUSTAINED, _('Sustained'), 'blue'), (BURSTY, _('Bursty'), 'orange')]
+
+
+class SnmpVersionChoices(ChoiceSet):
+    """How SNMP managers authenticate to the switches: an SNMPv3 user (SHA authentication, AES privacy) or an SNMPv2c
+    read-only community; the secrets themselves are placeholders in the configs (docs/contexts.md, Secrets)."""
+
+    key = 'Fabric.snmp_version'
+
+    V3 = 'v3'
+    V2C = 'v2c'
+
+    CHOICES = [(V3, _('SNMPv3 user (SHA, AES)'), 'green'), (V2C, _('SNMPv2c read-only community'), 'orange')]

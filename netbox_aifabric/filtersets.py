@@ -22,6 +22,7 @@ from .choices import (
     QoSTrustChoices,
     ReachabilityChoices,
     ServerGroupChoices,
+    SnmpVersionChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
@@ -45,6 +46,7 @@ from .models.acceptance import (
     AcceptanceRunKindChoices,
     AcceptanceRunStatusChoices,
 )
+from .models.fabrics import COLLECTOR_FIELDS
 
 __all__ = (
     'AcceptanceResultFilterSet',
@@ -192,6 +194,8 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     management_pool_id = _multi(Prefix, _('Management network (ID)'))
     jump_host_prefix_id = _multi(Prefix, _('Jump-host subnet (ID)'))
     bmc_attachment = django_filters.MultipleChoiceFilter(choices=BmcAttachmentChoices)
+    snmp_version = django_filters.MultipleChoiceFilter(choices=SnmpVersionChoices)
+    observable = django_filters.BooleanFilter(method='filter_observable', label=_('Has a telemetry collector'))
     leaf_asn_range_id = _multi(ASNRange, _('Leaf ASN range (ID)'))
     spine_device_type_id = _multi(DeviceType, _('Spine device type (ID)'))
     leaf_device_type_id = _multi(DeviceType, _('Leaf device type (ID)'))
@@ -246,7 +250,16 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'last_apply_request_id',
             'pending_change',
             'description',
+            'snmp_user',
+            'sflow_sampling_rate',
         )
+
+    def filter_observable(self, queryset, name, value):
+        """Fabrics with at least one telemetry collector (``True``) or none at all (``False``: nothing observable)."""
+        none = Q()
+        for field in COLLECTOR_FIELDS:
+            none &= Q(**{field: []})
+        return queryset.exclude(none) if value else queryset.filter(none)
 
 
 @register_filterset

@@ -1,8 +1,8 @@
 """The fabric's intent as plain data, read from its NetBox objects: the input of the device facts and contexts.
 
 :func:`intent_of` is the one reader of the intent models for the facts layer (:mod:`netbox_aifabric.facts`): its
-QoS profile, traffic classes, name/design/underlay/MTU, BFD, management jump hosts, and the platform facts of the
-chosen device types. Everything downstream of it is pure.
+QoS profile, traffic classes, name/design/underlay/MTU, BFD, management jump hosts, the telemetry collectors, and the
+platform facts of the chosen device types. Everything downstream of it is pure.
 """
 
 from .facts.platform_ports import breakout_facts, breakout_modes, port_facts
@@ -68,6 +68,21 @@ def intent_of(fabric) -> dict:
         'traffic_classes': classes,
         'qos': qos,
         'management': {'jump_hosts': [str(fabric.jump_host_prefix.prefix)] if fabric.jump_host_prefix_id else []},
+        'telemetry': telemetry_of(fabric),
+    }
+
+
+def telemetry_of(fabric) -> dict:
+    """The fabric's collectors and settings (issue 26) as the facts read them (facts.telemetry.telemetry_intent)."""
+    return {
+        'syslog': [str(a) for a in fabric.syslog_servers or ()],
+        'ntp': [str(a) for a in fabric.ntp_servers or ()],
+        'snmp_managers': [str(a) for a in fabric.snmp_managers or ()],
+        'snmp_version': fabric.snmp_version,
+        'snmp_user': fabric.snmp_user,
+        'sflow': [str(a) for a in fabric.sflow_collectors or ()],
+        'sflow_sampling_rate': fabric.sflow_sampling_rate,
+        'streaming': [str(a) for a in fabric.streaming_collectors or ()],
     }
 
 

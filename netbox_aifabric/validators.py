@@ -21,6 +21,7 @@ __all__ = (
     'validate_mac',
     'validate_no_control_characters',
     'validate_port_map',
+    'validate_snmp_user',
     'validate_vni',
 )
 
@@ -62,6 +63,20 @@ def normalize_mac(value):
 def validate_mac(value):
     if value:
         normalize_mac(value)
+
+
+SNMP_USER = re.compile(r'[A-Za-z0-9_.-]{4,32}')
+
+
+def validate_snmp_user(value):
+    """An SNMPv3 user name every NOS takes: 4 to 32 letters, digits, dots, dashes or underscores (SONiC's
+    sonic-snmp.yang: 4..32 characters, no space, quote, '@', ',', ':' or backslash; one EOS/NVUE token)."""
+    if not SNMP_USER.fullmatch(value or ''):
+        raise ValidationError(
+            _('"{value}" is not an SNMPv3 user name: 4 to 32 letters, digits, dots, dashes or underscores.').format(
+                value=value
+            )
+        )
 
 
 def check_pool(field, prefix, need):

@@ -280,6 +280,7 @@ class FabricView(generic.ObjectView):
             TemplatePanel('netbox_aifabric/inc/fabric_lifecycle.html'),
             panels.FabricIntentPanel(),
             panels.FabricManagementPanel(),
+            panels.FabricTelemetryPanel(),
             CustomFieldsPanel(),
             CommentsPanel(),
         ],

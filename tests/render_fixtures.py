@@ -12,9 +12,11 @@ import json
 from functools import cache
 from pathlib import Path
 
+import netaddr
 import yaml
 
 from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
 from netbox_aifabric.guide import GUIDE_POOLS, GUIDE_QOS_PRESET
 from netbox_aifabric.planner import load_spec, plan_fabric, registry
 
@@ -22,6 +24,7 @@ __all__ = (
     'DESIGNS',
     'GUIDES',
     'JUMP_HOSTS',
+    'NO_TELEMETRY',
     'VARIANTS',
     'contexts_of',
     'design_of',
@@ -29,6 +32,9 @@ __all__ = (
     'guide_contexts',
     'guide_intent',
     'guide_spec',
+    'guide_telemetry',
+    'observed_contexts',
+    'observed_intent',
     'ospf_spec',
     'plan_of',
     'single_leaf_racks',
@@ -45,6 +51,17 @@ QOS_PRESET = GUIDE_QOS_PRESET
 # the demo's jump-host subnet, as the seed sets it: inside MGMT, clear of the gateway (.1) and the leaves' own SVI
 # addresses (.2/.3 of a rack subnet; the top of an EVPN subnet), inside rack 1's MGMT subnet in the routed design
 JUMP_HOSTS = GUIDE_POOLS['jump_host_prefix'][0]
+# the model's defaults: no collector (the demo sets none)
+NO_TELEMETRY = {
+    'syslog': [],
+    'ntp': [],
+    'snmp_managers': [],
+    'snmp_version': 'v3',
+    'snmp_user': DEFAULT_SNMP_USER,
+    'sflow': [],
+    'sflow_sampling_rate': DEFAULT_SFLOW_SAMPLING_RATE,
+    'streaming': [],
+}
 
 
 def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
@@ -61,6 +78,7 @@ def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
             for tc in sorted(classes, key=lambda tc: tc['vid'])
         ],
         'management': {'jump_hosts': [JUMP_HOSTS]},
+        'telemetry': dict(NO_TELEMETRY),
         'qos': {
             'profile': preset['name'],
             'preset': preset['slug'],
@@ -149,6 +167,42 @@ def design_of(guide: str) -> str:
 @cache
 def _contexts(guide: str) -> str:
     return json.dumps(contexts_of(guide_spec(guide), design_of(guide)))
+
+
+def guide_telemetry() -> dict:
+    """Collectors for the guide's cluster (issue 26), derived from the guide's TELEMETRY class prefix (VLAN 50,
+    10.50.0.0/24): its 10th to 15th hosts, one service each (two NTP servers, two sFlow collectors; the SNMP manager
+    is also the streaming collector), an SNMPv3 user and a sampling rate other than the default."""
+    classes = json.loads((DATA / 'traffic_classes.json').read_text())
+    prefix = netaddr.IPNetwork(next(tc['prefix'] for tc in classes if tc['purpose'] == 'telemetry'))
+    hosts = [str(prefix[n]) for n in range(10, 16)]
+    return {
+        'syslog': [hosts[0]],
+        'ntp': [hosts[1], hosts[2]],
+        'snmp_managers': [hosts[3]],
+        'snmp_version': 'v3',
+        'snmp_user': 'nocwatch',
+        'sflow': [hosts[4], hosts[5]],
+        'sflow_sampling_rate': 4096,
+        'streaming': [hosts[3]],
+    }
+
+
+def observed_intent(guide: str, telemetry: dict | None = None) -> dict:
+    """``guide_intent`` of ``guide`` with collectors (``guide_telemetry`` unless given)."""
+    intent = guide_intent(design_of(guide))
+    intent['telemetry'] = telemetry if telemetry is not None else guide_telemetry()
+    return intent
+
+
+@cache
+def _observed(guide: str) -> str:
+    return json.dumps(build_contexts(plan_of(guide_spec(guide)), observed_intent(guide)))
+
+
+def observed_contexts(guide: str) -> dict:
+    """``{device name: context}`` (a fresh copy each call) of the guide's cluster with ``guide_telemetry``."""
+    return json.loads(_observed(guide))
 
 
 def guide_contexts(guide: str) -> dict:

@@ -39,6 +39,7 @@ from ..choices import (
     QoSTrustChoices,
     ReachabilityChoices,
     ServerGroupChoices,
+    SnmpVersionChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
 )
@@ -62,6 +63,7 @@ from ..models.acceptance import (
     AcceptanceRunKindChoices,
     AcceptanceRunStatusChoices,
 )
+from ..models.fabrics import TELEMETRY_FIELDS
 
 __all__ = (
     'AcceptanceResultSerializer',
@@ -261,6 +263,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     management_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
     jump_host_prefix = PrefixSerializer(nested=True, required=False, allow_null=True)
     bmc_attachment = ChoiceField(choices=BmcAttachmentChoices, required=False)
+    snmp_version = ChoiceField(choices=SnmpVersionChoices, required=False)
     leaf_asn_range = ASNRangeSerializer(nested=True, required=False, allow_null=True)
     qos_profile = QoSProfileSerializer(nested=True, required=False, allow_null=True)
     spine_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
@@ -336,6 +339,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'management_gateway',
             'jump_host_prefix',
             'bmc_attachment',
+            *TELEMETRY_FIELDS,
             'qos_profile',
             'traffic_classes',
             'tenants',

@@ -1,6 +1,6 @@
 """Every compliance rule, by family (the order the Compliance tab, the API and the report show them in)."""
 
-from . import acceptance, automation, drift, fabric, roce, security, traffic
+from . import acceptance, automation, drift, fabric, roce, security, telemetry, traffic
 
 __all__ = ('RULES', 'rule')
 
@@ -9,6 +9,7 @@ RULES = (
     *fabric.RULES,
     *roce.RULES,
     *security.RULES,
+    *telemetry.RULES,
     *automation.RULES,
     *acceptance.RULES,
     *traffic.RULES,

@@ -36,6 +36,7 @@ from .security import (
     management_plane,
     security_classes,
 )
+from .telemetry import TelemetryIntent, telemetry_facts, telemetry_intent
 from .vlans import leaf_vlans
 
 __all__ = ('CONTEXT_KEY', 'PEER_LINK_LAG', 'SCHEMA_VERSION', 'SERVER_BOND', 'build_contexts', 'server_port_modes')
@@ -78,6 +79,7 @@ class _Fabric:
     bfd: dict[str, int] | None  # the BFD timers of the underlay sessions, None without BFD
     hardware: Mapping[str, Any]  # role -> {interface name: platform facts (lanes, alias, index)}
     breakouts: Mapping[str, Any]  # role -> {lane port of a breakout: {parent, count, speed, mode}}
+    telemetry: TelemetryIntent  # the collectors every switch sends to and admits
 
 
 def build_contexts(plan: Plan, intent: Intent) -> dict[str, Context]:
@@ -119,6 +121,7 @@ def _shared(plan: Plan, intent: Intent) -> _Fabric:
         bfd=dict(BFD_TIMERS) if intent.get('bfd') else None,
         hardware=intent.get('hardware') or {},
         breakouts=intent.get('breakouts') or {},
+        telemetry=telemetry_intent(intent.get('telemetry')),
     )
 
 
@@ -159,6 +162,7 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
         'mtu': {'fabric': fabric_mtu, 'classes': dict(shared.class_mtu)},
         'management': management_plane(shared.management, node).as_context(),
         'security': _security(shared, [acl.as_context() for acl in acls]),
+        'telemetry': _telemetry(shared, node),
     }
 
 
@@ -189,6 +193,7 @@ def _server_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, attachm
         'mtu': {'fabric': fabric_mtu, 'classes': dict(shared.class_mtu)},
         'management': management_plane(shared.management, None).as_context(),
         'security': _security(shared, []),
+        'telemetry': None,
     }
 
 
@@ -203,6 +208,23 @@ def _identity(shared: _Fabric, name: str, role: str) -> Context:
 
 def _security(shared: _Fabric, acls: list[Context]) -> Context:
     return {'default': 'deny', 'classes': [c.as_context() for c in shared.classes], 'acls': acls}
+
+
+def _telemetry(shared: _Fabric, node: NodePlan) -> Context | None:
+    """The switch's telemetry: sent from its management VRF and address; the histograms on the lossless and ECN
+    traffic classes of the QoS profile."""
+    qos = shared.qos or {}
+    to_tc = qos.get('priority_to_tc') or {}
+    pfc_tcs = [to_tc.get(str(p), p) for p in qos.get('pfc_priorities') or ()] if shared.lossless else []
+    ecn = qos.get('ecn') or {}
+    return telemetry_facts(
+        shared.telemetry,
+        shared.management.vrf,
+        host(node.management) if node.management else None,
+        shared.management.jump_hosts,
+        pfc_tcs,
+        ecn.get('tcs') or () if ecn.get('enabled') else (),
+    )
 
 
 def _ports(shared: _Fabric, switch: bool, ports: Sequence[PortFacts]) -> list[Context]:

@@ -11,6 +11,7 @@ from utilities.forms.widgets import HTMXSelect
 
 from ..choices import FabricNodeRoleChoices
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from ..models.fabrics import TELEMETRY_FIELDS
 from .fields import DSCPListField, InvalidFieldsMixin, PriorityListField
 
 __all__ = ('EVPNTenantForm', 'FabricAdoptForm', 'FabricForm', 'FabricNodeForm', 'QoSProfileForm', 'TrafficClassForm')
@@ -317,6 +318,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'management_pool', 'management_gateway', 'jump_host_prefix', 'bmc_attachment', name=_('Management plane')
         ),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
+        FieldSet(*TELEMETRY_FIELDS, name=_('Telemetry')),
     )
 
     class Meta:
@@ -368,6 +370,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'management_gateway',
             'jump_host_prefix',
             'bmc_attachment',
+            *TELEMETRY_FIELDS,
             'qos_profile',
             'traffic_classes',
             'tenants',

@@ -84,6 +84,11 @@ class FabricType(PrimaryObjectType):
     spine_platform: Annotated['PlatformType', strawberry.lazy('dcim.graphql.types')] | None
     rack: Annotated['RackType', strawberry.lazy('dcim.graphql.types')] | None
     last_applied_by: Annotated['UserType', strawberry.lazy('users.graphql.types')] | None
+    syslog_servers: list[str]
+    ntp_servers: list[str]
+    snmp_managers: list[str]
+    sflow_collectors: list[str]
+    streaming_collectors: list[str]
     traffic_classes: list[TrafficClassType]
     tenants: list[EVPNTenantType]
     nodes: list[Annotated['FabricNodeType', strawberry.lazy('netbox_aifabric.graphql.types')]]

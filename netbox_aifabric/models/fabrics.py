@@ -2,9 +2,11 @@ from decimal import Decimal
 
 import netaddr
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ipam.fields import ASNField
@@ -18,9 +20,11 @@ from ..choices import (
     FabricStatusChoices,
     LeafPairingChoices,
     LinkSpeedChoices,
+    SnmpVersionChoices,
     UnderlayChoices,
 )
 from ..constants import MTU_MAX, MTU_MIN
+from ..facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
 from ..planner import asn_need, pool_needs
 from ..validators import (
     check_pool,
@@ -30,6 +34,7 @@ from ..validators import (
     validate_mac,
     validate_no_control_characters,
     validate_port_map,
+    validate_snmp_user,
     validate_vni,
 )
 
@@ -48,6 +53,18 @@ LIFECYCLE_UPDATE_FIELDS = (
 OVERSUBSCRIPTION_MIN, OVERSUBSCRIPTION_MAX = Decimal('1'), Decimal('100')
 # the prefixes a fabric numbers from: apart from each other and from every other fabric's (the management network too:
 # two fabrics counting switch addresses down from the same network's top would collide)
+TELEMETRY_COLLECTORS_MAX = 4  # per service (sFlow: 2, SONiC's sonic-sflow.yang maximum)
+COLLECTOR_FIELDS = ('syslog_servers', 'ntp_servers', 'snmp_managers', 'sflow_collectors', 'streaming_collectors')
+TELEMETRY_FIELDS = (
+    'syslog_servers',
+    'ntp_servers',
+    'snmp_managers',
+    'snmp_version',
+    'snmp_user',
+    'sflow_collectors',
+    'sflow_sampling_rate',
+    'streaming_collectors',
+)
 POOL_FIELDS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'management_pool')
 
 
@@ -64,6 +81,17 @@ def _pool_field(verbose_name, help_text):
         null=True,
         verbose_name=verbose_name,
         help_text=help_text,
+    )
+
+
+def _collector_field(verbose_name, help_text, size=TELEMETRY_COLLECTORS_MAX):
+    return ArrayField(
+        base_field=models.GenericIPAddressField(protocol='IPv4'),
+        size=size,
+        verbose_name=verbose_name,
+        blank=True,
+        default=list,
+        help_text=format_lazy('{} ({})', help_text, _('IPv4 addresses, comma-separated; at most {n}').format(n=size)),
     )
 
 
@@ -220,6 +248,43 @@ class Fabric(JobsMixin, PrimaryModel):
         default=BmcAttachmentChoices.OOB,
         help_text=_("Where the servers' BMC ports attach: a management switch, or a leaf access port in MGMT"),
     )
+    # Telemetry (issue 26): the collectors every switch sends to and admits, through its management VRF
+    syslog_servers = _collector_field(_('syslog servers'), _('Every switch sends its logs here (UDP 514)'))
+    ntp_servers = _collector_field(_('NTP servers'), _('Every switch takes its time from these'))
+    snmp_managers = _collector_field(
+        _('SNMP managers'),
+        _('May poll the switches (UDP 161, besides the jump-host subnet) and receive their traps (UDP 162)'),
+    )
+    snmp_version = models.CharField(
+        verbose_name=_('SNMP version'),
+        max_length=4,
+        choices=SnmpVersionChoices,
+        default=SnmpVersionChoices.V3,
+        help_text=_(
+            'v3: a user with SHA authentication and AES privacy; v2c: a read-only community. The passphrases and '
+            'the community are never stored: the configs carry named placeholders the automation fills'
+        ),
+    )
+    snmp_user = models.CharField(
+        verbose_name=_('SNMPv3 user'),
+        max_length=32,
+        default=DEFAULT_SNMP_USER,
+        validators=[validate_snmp_user],
+        help_text=_('4 to 32 letters, digits, dots, dashes or underscores'),
+    )
+    sflow_collectors = _collector_field(
+        _('sFlow collectors'), _('Every switch samples its ports and sends sFlow here (UDP 6343; at most 2)'), size=2
+    )
+    sflow_sampling_rate = models.PositiveIntegerField(
+        verbose_name=_('sFlow sampling rate'),
+        default=DEFAULT_SFLOW_SAMPLING_RATE,
+        validators=[MinValueValidator(256), MaxValueValidator(8388608)],
+        help_text=_('1 in N packets on every port (256 to 8388608)'),
+    )
+    streaming_collectors = _collector_field(
+        _('streaming telemetry collectors'),
+        _('gNMI clients the switches admit (TCP 9339) and OpenTelemetry receivers (NVUE, TCP 4317)'),
+    )
     leaf_asn_range = models.ForeignKey(
         to='ipam.ASNRange',
         on_delete=models.PROTECT,
@@ -332,6 +397,7 @@ class Fabric(JobsMixin, PrimaryModel):
         'management_gateway',
         'jump_host_prefix',
         'bmc_attachment',
+        *TELEMETRY_FIELDS,
     )
 
     class Meta:

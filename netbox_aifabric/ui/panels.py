@@ -10,6 +10,7 @@ __all__ = (
     'FabricNodePanel',
     'FabricPanel',
     'FabricSizePanel',
+    'FabricTelemetryPanel',
     'QoSECNPanel',
     'QoSMarkingPanel',
     'QoSProfilePanel',
@@ -142,6 +143,24 @@ class FabricManagementPanel(panels.ObjectAttributesPanel):
     management_gateway = attrs.TextAttr('management_gateway', label=_('Management gateway'), style='font-monospace')
     jump_host_prefix = attrs.RelatedObjectAttr('jump_host_prefix', linkify=True, label=_('Jump-host subnet'))
     bmc_attachment = attrs.ChoiceAttr('bmc_attachment', label=_('BMC attachment'))
+
+
+def _addresses(field, label):
+    return attrs.TemplatedAttr(field, label=label, template_name='netbox_aifabric/attrs/addresses.html')
+
+
+class FabricTelemetryPanel(panels.ObjectAttributesPanel):
+    """The collectors every switch sends to and admits (issue 26); none everywhere: nothing is observable."""
+
+    title = _('Telemetry')
+    syslog_servers = _addresses('syslog_servers', _('Syslog servers'))
+    ntp_servers = _addresses('ntp_servers', _('NTP servers'))
+    snmp_managers = _addresses('snmp_managers', _('SNMP managers'))
+    snmp_version = attrs.ChoiceAttr('snmp_version', label=_('SNMP version'))
+    snmp_user = attrs.TextAttr('snmp_user', label=_('SNMPv3 user'), style='font-monospace')
+    sflow_collectors = _addresses('sflow_collectors', _('sFlow collectors'))
+    sflow_sampling_rate = attrs.NumericAttr('sflow_sampling_rate', label=_('sFlow sampling rate (1 in N)'))
+    streaming_collectors = _addresses('streaming_collectors', _('Streaming collectors'))
 
 
 class FabricDevicesPanel(panels.ObjectAttributesPanel):

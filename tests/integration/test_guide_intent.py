@@ -23,7 +23,7 @@ class GuideIntentTestCase(TestCase):
     def test_traffic_classes_qos_and_management_equal_the_real_intent(self):
         real = intent_of(self.fabric)
         copy = guide_intent(self.fabric.design_option, self.fabric.underlay)
-        for key in ('traffic_classes', 'qos', 'management'):
+        for key in ('traffic_classes', 'qos', 'management', 'telemetry'):
             with self.subTest(key=key):
                 self.assertEqual(copy[key], real[key])
 

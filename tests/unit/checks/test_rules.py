@@ -9,7 +9,7 @@ import pytest
 
 from netbox_aifabric.checks.engine import DeviceAutomation, DriftItem, Facts, Finding, Obj, Rule, run_rules
 from netbox_aifabric.checks.rules import RULES, rule
-from tests.render_fixtures import GUIDES, JUMP_HOSTS, design_of, guide_contexts, guide_intent, guide_spec, plan_of
+from tests.render_fixtures import GUIDES, JUMP_HOSTS, guide_spec, observed_contexts, observed_intent, plan_of
 
 pytestmark = pytest.mark.pure
 
@@ -29,12 +29,12 @@ def facts_of(guide='evpn-vxlan', drift=()):
     """The guide's cluster as applied and rendered: its contexts stored as the plan builds them (``planned`` is the
     same dict, so a test that breaks a stored context breaks only its own rule), a template on every switch."""
     plan = plan_of(guide_spec(guide))
-    contexts = guide_contexts(guide)
+    contexts = observed_contexts(guide)  # with collectors (issue 26): a fabric without any is not observable
     switches = {node.name for node in plan.nodes}
     return Facts(
         'ai-lab',
         contexts,
-        guide_intent(design_of(guide)),
+        observed_intent(guide),
         plan,
         drift=list(drift),
         oversubscription_target=3,
