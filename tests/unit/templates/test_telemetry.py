@@ -27,6 +27,7 @@ from netbox_aifabric.facts.telemetry import (
     SECRETS,
     SFLOW_POLLING_INTERVAL,
 )
+from netbox_aifabric.render.filters import eos_management_vrf
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import GUIDES, JUMP_HOSTS, design_of, guide_intent, guide_spec, guide_telemetry, plan_of
 
@@ -137,32 +138,33 @@ def test_eos_lines(guide, name):
     t = collectors()
     ctx = dict(switches(guide, t))[name]
     lines = render(EOS, ctx).splitlines()
+    vrf = eos_management_vrf(ctx)  # mgmt, or mgmt-oob where a fabric VRF is MGMT (test_nos_fidelity)
     user, manager = t['snmp_user'], t['snmp_managers'][0]
     expected = [
-        'snmp-server ipv4 access-list AIFABRIC-SNMP vrf mgmt',
-        'snmp-server vrf mgmt local-interface Management1',
+        f'snmp-server ipv4 access-list AIFABRIC-SNMP vrf {vrf}',
+        f'snmp-server vrf {vrf} local-interface Management1',
         'snmp-server view AIFABRIC-RO iso included',
         'snmp-server group AIFABRIC-RO v3 priv read AIFABRIC-RO',
         f'snmp-server user {user} AIFABRIC-RO v3 auth sha {SECRETS["snmp_v3_auth"]} priv aes {SECRETS["snmp_v3_priv"]}',
-        f'snmp-server host {manager} vrf mgmt version 3 priv {user}',
-        'logging vrf mgmt source-interface Management1',
-        *(f'logging vrf mgmt host {s} 514' for s in t['syslog']),
-        'ntp local-interface vrf mgmt Management1',
-        *(f'ntp server vrf mgmt {s} iburst' for s in t['ntp']),
+        f'snmp-server host {manager} vrf {vrf} version 3 priv {user}',
+        f'logging vrf {vrf} source-interface Management1',
+        *(f'logging vrf {vrf} host {s} 514' for s in t['syslog']),
+        f'ntp local-interface vrf {vrf} Management1',
+        *(f'ntp server vrf {vrf} {s} iburst' for s in t['ntp']),
         f'sflow sample dangerous {RATE}',  # below 16384: EOS needs the keyword
         f'sflow polling-interval {SFLOW_POLLING_INTERVAL}',
-        *(f'sflow vrf mgmt destination {s} 6343' for s in t['sflow']),
-        'sflow vrf mgmt source-interface Management1',
+        *(f'sflow vrf {vrf} destination {s} 6343' for s in t['sflow']),
+        f'sflow vrf {vrf} source-interface Management1',
         'sflow run',
         'management api gnmi',
         '   transport grpc AIFABRIC',
         f'      port {GNMI_PORT}',
-        '      vrf mgmt',
+        f'      vrf {vrf}',
         '      ip access-group AIFABRIC-GNMI',
         'queue-monitor length',
     ]
     assert [line for line in expected if line not in lines] == []
-    assert 'snmp-server ipv4 access-list AIFABRIC-MGMT vrf mgmt' not in lines  # replaced, not doubled
+    assert f'snmp-server ipv4 access-list AIFABRIC-MGMT vrf {vrf}' not in lines  # replaced, not doubled
     config = '\n'.join(lines)
     assert _eos_acl(config, 'AIFABRIC-SNMP') == [JUMP_HOSTS, f'{manager}/32']
     assert _eos_acl(config, 'AIFABRIC-GNMI') == [f'{t["streaming"][0]}/32']
@@ -172,9 +174,10 @@ def test_eos_v2c_community():
     t = {**collectors(), 'snmp_version': 'v2c'}
     ctx = switches('routed', t)[0][1]
     lines = render(EOS, ctx).splitlines()
+    vrf = eos_management_vrf(ctx)
     community = SECRETS['snmp_community']
     assert f'snmp-server community {community} ro AIFABRIC-SNMP' in lines
-    assert f'snmp-server host {t["snmp_managers"][0]} vrf mgmt version 2c {community}' in lines
+    assert f'snmp-server host {t["snmp_managers"][0]} vrf {vrf} version 2c {community}' in lines
     assert not [line for line in lines if line.startswith('snmp-server user ')]
 
 
