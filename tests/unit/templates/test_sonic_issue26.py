@@ -4,6 +4,7 @@ buffer, a complete DEVICE_METADATA, MGMT_PORT, one MAC per anycast gateway acros
 the control-plane ACL. Expectations come from the inputs (the preset, the cabling, the plan) and from the sources
 facts/sonic.py cites, not from the output."""
 
+import ipaddress
 import json
 import math
 import re
@@ -12,7 +13,7 @@ import pytest
 
 from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.facts.sonic import SONIC_PLATFORMS
-from tests.render_fixtures import DESIGNS, guide_intent, guide_spec, plan_of
+from tests.render_fixtures import DESIGNS, guide_intent, guide_spec, ospf_spec, plan_of
 
 from .helpers import render
 
@@ -23,16 +24,17 @@ SHIPPED = {'leaf': 'arista-dcs-7050sx3-48yc8-sonic', 'spine': '7726-32x-o'}
 LOOKUP_ROWS = {'5m', '40m', '300m'}  # the cable lengths of the pg_profile_lookup.ini tables (facts/sonic.py [ini-td3])
 
 
-def contexts(design='evpn-vxlan', shipped=True, **intent):
-    full = {**guide_intent(design), 'device_types': SHIPPED if shipped else {}, **intent}
-    return build_contexts(plan_of(guide_spec(design)), full)
+def contexts(design='evpn-vxlan', shipped=True, underlay='ebgp', **intent):
+    full = {**guide_intent(design, underlay), 'device_types': SHIPPED if shipped else {}, **intent}
+    spec = guide_spec(design)
+    return build_contexts(plan_of(ospf_spec(spec) if underlay == 'ospf' else spec), full)
 
 
-def switches(design='evpn-vxlan', shipped=True, **intent):
+def switches(design='evpn-vxlan', shipped=True, underlay='ebgp', **intent):
     """``{switch: (context, config_db)}``."""
     return {
         name: (ctx, json.loads(render(SONIC, ctx)))
-        for name, ctx in contexts(design, shipped, **intent).items()
+        for name, ctx in contexts(design, shipped, underlay, **intent).items()
         if ctx['role'] in ('spine', 'leaf', 'border')
     }
 
@@ -141,19 +143,29 @@ def test_every_evpn_anycast_gateway_has_one_mac_on_every_leaf():
     assert macs and all(len(m) == 1 and None not in m for m in macs.values()), macs
 
 
+@pytest.mark.parametrize('underlay', ['ebgp', 'ospf'])
 @pytest.mark.parametrize('design', DESIGNS)
-def test_bfd_is_admitted_by_the_control_plane_acl(design):
-    for name, (ctx, db) in switches(design, bfd=True).items():
+def test_bfd_is_admitted_by_the_control_plane_acl(design, underlay):
+    """Every peer FRR runs BFD with (templates/frr: the UNDERLAY and MLAG-PEER BGP neighbours, OSPF on the
+    uplinks) is a source of a CTRLPLANE table whose service (ANY) covers UDP 3784/4784."""
+    for name, (ctx, db) in switches(design, underlay=underlay, bfd=True).items():
         tables = {t for t, v in db['ACL_TABLE'].items() if v['type'] == 'CTRLPLANE'}
         assert tables, name  # caclmgrd drops the rest: BFD needs a table
-        admitted = {
-            rule['SRC_IP']
+        admitted = [
+            ipaddress.ip_network(rule['SRC_IP'])
             for key, rule in db['ACL_RULE'].items()
             if key.split('|')[0] in tables and 'ANY' in db['ACL_TABLE'][key.split('|')[0]]['services']
-        }
-        peers = {f'{n["address"]}/32' for n in ctx['bgp']['neighbors']}
-        assert peers <= admitted, (name, peers - admitted)
-    for name, (_, db) in switches(design).items():
+        ]
+        peers = [n['address'] for n in (ctx['bgp'] or {}).get('neighbors', [])]
+        ospf = (ctx['ospf'] or {}).get('interfaces', [])
+        peers += [
+            str(ipaddress.ip_interface(i['address']).network[0])
+            for i in ctx['interfaces']
+            if i['name'] in ospf and i['address']
+        ]
+        missing = [p for p in peers if not any(ipaddress.ip_address(p) in net for net in admitted)]
+        assert not missing, (name, missing)
+    for name, (_, db) in switches(design, underlay=underlay).items():
         assert 'AIFABRIC_BFD' not in db['ACL_TABLE'], name
 
 
