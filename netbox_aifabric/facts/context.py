@@ -211,7 +211,8 @@ def _server_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, attachm
 def _platform(shared: _Fabric, node: NodePlan, interfaces: Sequence[Context]) -> Context:
     """The switch's platform: its pinned system MAC, and with a shipped SONiC device type its HWSKU, platform, ASIC
     and the buffer pools and profiles of the fabric's QoS profile (facts/sonic.py)."""
-    platform = platform_facts(shared.device_types.get(node.role) or shared.device_types.get('leaf'))
+    # a border leaf is of the leaf device type (the fabric has leaf and spine device types only)
+    platform = platform_facts(shared.device_types.get('spine' if node.role == 'spine' else 'leaf'))
     qos = shared.qos
     buffers = None
     if platform is not None and qos is not None:

@@ -176,3 +176,12 @@ def test_golden_on_the_shipped_device_types(device):
     from .helpers import check_golden
 
     check_golden(f'sonic/evpn-vxlan-{device}-shipped-bfd.json', render(SONIC, contexts(bfd=True)[device]))
+
+
+def test_a_role_without_a_shipped_device_type_gets_no_platform_facts():
+    """Only the leaves on a shipped SONiC device type: the spines keep no hwsku and no buffer table (not the
+    leaves')."""
+    intent = {**guide_intent('evpn-vxlan'), 'device_types': {'leaf': SHIPPED['leaf']}}
+    built = build_contexts(plan_of(guide_spec('evpn-vxlan')), intent)
+    assert built['leaf1']['platform']['hwsku'] == SONIC_PLATFORMS[SHIPPED['leaf']].hwsku
+    assert built['spine1']['platform']['hwsku'] is None and built['spine1']['platform']['buffers'] is None
