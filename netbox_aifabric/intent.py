@@ -88,15 +88,17 @@ def telemetry_of(fabric) -> dict:
 
 def _platform_facts(fabric) -> dict:
     """``hardware``: role -> {port: platform facts (SONiC lanes/alias/index)} of the leaf and spine device types when
-    shipped, lane ports of a breakout included; ``breakouts``: role -> {lane port: its parent and mode}."""
+    shipped, lane ports of a breakout included; ``breakouts``: role -> {lane port: its parent and mode};
+    ``device_types``: role -> device type slug (the SONiC platform facts of facts/sonic.py)."""
     from .apply.spec import role_ports  # the spec imports the planner: import when called
     from .planner import SpecError
 
-    hardware, breakouts = {}, {}
+    hardware, breakouts, device_types = {}, {}, {}
     for role in ('leaf', 'spine'):
         device_type = getattr(fabric, f'{role}_device_type')
         if device_type is None:
             continue
+        device_types[role] = device_type.slug
         facts = port_facts(device_type.slug)
         try:
             split = role_ports(fabric, role)[1]
@@ -106,4 +108,4 @@ def _platform_facts(fabric) -> dict:
         breakouts[role] = {
             lane: {'parent': b.parent, 'count': b.count, 'speed': b.speed, 'mode': b.mode} for lane, b in split.items()
         }
-    return {'hardware': hardware, 'breakouts': breakouts}
+    return {'hardware': hardware, 'breakouts': breakouts, 'device_types': device_types}

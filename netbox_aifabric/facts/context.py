@@ -37,6 +37,7 @@ from .security import (
     security_classes,
 )
 from .telemetry import TelemetryIntent, telemetry_facts, telemetry_intent
+from .sonic import buffer_facts, cable_length, control_plane, platform_facts, system_mac
 from .vlans import leaf_vlans
 
 __all__ = ('CONTEXT_KEY', 'PEER_LINK_LAG', 'SCHEMA_VERSION', 'SERVER_BOND', 'build_contexts', 'server_port_modes')
@@ -80,6 +81,7 @@ class _Fabric:
     hardware: Mapping[str, Any]  # role -> {interface name: platform facts (lanes, alias, index)}
     breakouts: Mapping[str, Any]  # role -> {lane port of a breakout: {parent, count, speed, mode}}
     telemetry: TelemetryIntent  # the collectors every switch sends to and admits
+    device_types: Mapping[str, str]  # role -> device type slug (the SONiC platform facts)
 
 
 def build_contexts(plan: Plan, intent: Intent) -> dict[str, Context]:
@@ -122,6 +124,7 @@ def _shared(plan: Plan, intent: Intent) -> _Fabric:
         hardware=intent.get('hardware') or {},
         breakouts=intent.get('breakouts') or {},
         telemetry=telemetry_intent(intent.get('telemetry')),
+        device_types=intent.get('device_types') or {},
     )
 
 
@@ -142,6 +145,13 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
     mlag = mlag_facts(shared.nodes, node, cabling, shared.gateway_mac)
     evpn_mh = evpn_mh_facts(node, cabling.lags)
     ospf = None if shared.ebgp else ospf_facts(node, cabling, own_loopbacks, vlans, [v.name for v in vrfs])
+    interfaces = sorted(_ports(shared, True, cabling.ports), key=lambda i: port_order(i['name']))
+    management = management_plane(shared.management, node).as_context()
+    ospf_links = [
+        (i['name'], i['address']) for i in interfaces if i['address'] and ospf and i['name'] in ospf.interfaces
+    ]
+    bfd_peers = [n.address for n in bgp.neighbors] if bgp and shared.bfd else []
+    telemetry = _telemetry(shared, node)
     return {
         **_identity(shared, node.name, node.role),
         'node_id': node.id,
@@ -151,18 +161,25 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
         'vtep': node.vtep,
         'mlag': mlag.as_context() if mlag else None,
         'evpn_mh': evpn_mh.as_context() if evpn_mh else None,
-        'interfaces': sorted(_ports(shared, True, cabling.ports), key=lambda i: port_order(i['name'])),
+        'interfaces': interfaces,
         'lags': sorted(_lags(shared, True, cabling.lags), key=lambda i: port_order(i['name'])),
+        'platform': _platform(shared, node, interfaces),
         'bgp': bgp.as_context() if bgp else None,
         'bfd': shared.bfd,
         'ospf': ospf.as_context() if ospf else None,
-        'vlans': [{**vlan.as_context(), 'acl': acl_of.get(vlan.vid)} for vlan in vlans],
+        'vlans': [
+            {**vlan.as_context(), 'acl': acl_of.get(vlan.vid), 'gateway_mac': _gateway_mac(shared, node, vlan, vrfs)}
+            for vlan in vlans
+        ],
         'vrfs': [vrf.as_context() for vrf in vrfs],
         'qos': shared.qos,
         'mtu': {'fabric': fabric_mtu, 'classes': dict(shared.class_mtu)},
-        'management': management_plane(shared.management, node).as_context(),
+        'management': management,
+        'control_plane': control_plane(
+            management, mlag.peer_address if mlag else None, ospf_links, bfd_peers, telemetry
+        ),
         'security': _security(shared, [acl.as_context() for acl in acls]),
-        'telemetry': _telemetry(shared, node),
+        'telemetry': telemetry,
     }
 
 
@@ -181,6 +198,7 @@ def _server_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, attachm
         'evpn_mh': None,
         'interfaces': sorted(_ports(shared, False, cabling.ports), key=lambda i: port_order(i['name'])),
         'lags': _lags(shared, False, cabling.lags),
+        'platform': None,
         'bgp': None,
         'bfd': None,
         'ospf': None,
@@ -192,9 +210,40 @@ def _server_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, attachm
         'qos': None,
         'mtu': {'fabric': fabric_mtu, 'classes': dict(shared.class_mtu)},
         'management': management_plane(shared.management, None).as_context(),
+        'control_plane': [],
         'security': _security(shared, []),
         'telemetry': None,
     }
+
+
+def _platform(shared: _Fabric, node: NodePlan, interfaces: Sequence[Context]) -> Context:
+    """The switch's platform: its pinned system MAC, and with a shipped SONiC device type its HWSKU, platform, ASIC
+    and the buffer pools and profiles of the fabric's QoS profile (facts/sonic.py)."""
+    # a border leaf is of the leaf device type (the fabric has leaf and spine device types only)
+    platform = platform_facts(shared.device_types.get('spine' if node.role == 'spine' else 'leaf'))
+    qos = shared.qos
+    buffers = None
+    if platform is not None and qos is not None:
+        buffers = buffer_facts(
+            platform, interfaces, qos['pfc_priorities'] if shared.lossless else [], shared.fabric['mtu']
+        )
+    return {
+        'mac': system_mac(shared.fabric['slug'], node.role, node.id),
+        'hwsku': platform.hwsku if platform else None,
+        'platform': platform.platform if platform else None,
+        'asic': platform.asic if platform else None,
+        'buffers': buffers,
+    }
+
+
+def _gateway_mac(shared: _Fabric, node: NodePlan, vlan: Any, vrfs: Sequence[Any]) -> str | None:
+    """The MAC of an anycast gateway (the same gateway address on every leaf of an EVPN fabric): its VRF's anycast
+    gateway MAC, else the fabric's; None where the gateway is not anycast (no L2VNI or no gateway)."""
+    if not (shared.evpn and node.vtep and vlan.gateway and vlan.l2vni):
+        return None
+    return next(
+        (v.anycast_gateway_mac for v in vrfs if v.name == vlan.vrf and v.anycast_gateway_mac), shared.gateway_mac
+    )
 
 
 def _identity(shared: _Fabric, name: str, role: str) -> Context:
@@ -243,6 +292,7 @@ def _ports(shared: _Fabric, switch: bool, ports: Sequence[PortFacts]) -> list[Co
             'pfc': bool(switch and shared.lossless and port.kind in PFC_KINDS),
             'trust': _trust(shared.qos_intent, port.kind) if switch else None,
             'cnp_police': cnp_policer(shared.qos, port.kind, port.speed) if switch else None,
+            'cable_length': cable_length(port.kind),
             **_mode(port.mode),
             'hardware': dict(port.hardware) if port.hardware else None,
             'breakout': dict(port.breakout) if port.breakout else None,

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .sonic import priority_to_pg
+
 __all__ = ('PFC_KINDS', 'QosFacts', 'qos_facts')
 
 PFC_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # switch ports that carry the lossless class
@@ -44,6 +46,7 @@ class QosFacts:
             'trust': self.trust,
             'dscp_to_priority': {str(k): v for k, v in sorted(self.dscp_to_priority.items())},
             'priority_to_tc': {str(k): v for k, v in sorted(self.priority_to_tc.items())},
+            'priority_to_pg': {str(k): v for k, v in priority_to_pg(self.priority_to_tc, self.pfc_priorities).items()},
             'pfc_priorities': list(self.pfc_priorities),
             'cable_length': self.cable_length,
             'cnp': dict(self.cnp),

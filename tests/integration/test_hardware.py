@@ -19,6 +19,7 @@ from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import PlanError
 from netbox_aifabric.seed import device_type_seed, load_demo
 from tests.unit.templates.helpers import render
+from tests.unit.templates.sonic_refs import violations as reference_violations
 from tests.unit.templates.sonic_yang import violations
 
 pytestmark = pytest.mark.netbox
@@ -217,7 +218,13 @@ class RenderedPortNamesTestCase(HardwareFabricBase):
                 self.assertEqual(configured, cabled, device.name)
                 self.assertTrue(configured, device.name)
             if template.startswith('sonic/'):
-                self.assertEqual(violations(json.loads(text)), [], device.name)
+                db = json.loads(text)
+                self.assertEqual(violations(db), [], device.name)
+                # every YANG reference resolves (sonic_refs.py), the buffer chain included: the shipped device types
+                # carry the platform facts (hwsku, buffer) through a real apply
+                self.assertEqual(reference_violations(db), [], device.name)
+                self.assertIn('BUFFER_PROFILE', db, device.name)
+                self.assertTrue(db['DEVICE_METADATA']['localhost']['hwsku'], device.name)
 
     def test_eos_on_arista(self):
         self.check('eos/eos.cfg.j2', LEAF, SPINE)

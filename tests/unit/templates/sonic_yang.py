@@ -218,6 +218,33 @@ TABLES = {
     'BUFFER_PG': Table('sonic-buffer-pg', rf'{PORT}\|[0-7](-[0-7])?', {'profile': string(1)}),
     # sonic-buffer-queue.yang: key "port qindex" ("(1[0-5]|[0-9])((-)(1[0-5]|[0-9]))?"), profile leafref
     'BUFFER_QUEUE': Table('sonic-buffer-queue', rf'{PORT}\|(1[0-5]|[0-9])(-(1[0-5]|[0-9]))?', {'profile': string(1)}),
+    # sonic-buffer-pool.yang (search excerpt of its BUFFER_POOL_LIST): type ingress|egress, mode static|dynamic,
+    # size uint64, xoff (the shared headroom) uint64
+    'BUFFER_POOL': Table(
+        'sonic-buffer-pool',
+        r'[^|]+',
+        {
+            'type': enum('ingress', 'egress'),
+            'mode': enum('static', 'dynamic'),
+            'size': uint(0, 2**64 - 1),
+            'xoff': uint(0, 2**64 - 1),
+        },
+    ),
+    # sonic-buffer-profile.yang (search excerpt of its BUFFER_PROFILE list): pool (leafref BUFFER_POOL: resolved by
+    # sonic_refs.py), size/xon/xoff/xon_offset/static_th uint64, dynamic_th int64
+    'BUFFER_PROFILE': Table(
+        'sonic-buffer-profile',
+        r'[^|]+',
+        {
+            'pool': string(1),
+            'size': uint(0, 2**64 - 1),
+            'xon': uint(0, 2**64 - 1),
+            'xoff': uint(0, 2**64 - 1),
+            'xon_offset': uint(0, 2**64 - 1),
+            'static_th': uint(0, 2**64 - 1),
+            'dynamic_th': pattern(r'-?[0-9]+'),
+        },
+    ),
     # sonic-device_neighbor.yang: key peer_name; name/port string 1..255, local_port leafref PORT
     'DEVICE_NEIGHBOR': Table(
         'sonic-device_neighbor',
@@ -235,8 +262,8 @@ TABLES = {
 
 # Tables the template renders whose YANG module was not re-read for this map (see the module docstring): sonic-port
 # (PORT), sonic-device_metadata (DEVICE_METADATA), sonic-snmp (SNMP_AGENT_ADDRESS_CONFIG), sonic-acl.yang.j2
-# (ACL_TABLE, ACL_RULE).
-UNREAD = {'DEVICE_METADATA', 'SNMP_AGENT_ADDRESS_CONFIG', 'ACL_TABLE', 'ACL_RULE'}
+# (ACL_TABLE, ACL_RULE), sonic-mgmt_port (MGMT_PORT: not in the index; its fields from Configuration.md).
+UNREAD = {'DEVICE_METADATA', 'SNMP_AGENT_ADDRESS_CONFIG', 'ACL_TABLE', 'ACL_RULE', 'MGMT_PORT'}
 
 
 def violations(db: dict) -> list[str]:

@@ -360,6 +360,7 @@ def test_sonic_common(design, device):
         'default_pfcwd_status': 'enable',
         'docker_routing_config_mode': 'split-unified',
         'hostname': device,
+        'mac': ctx['platform']['mac'],  # generic device types: no hwsku/platform (test_sonic_issue26.py has them)
         'type': 'SpineRouter' if device.startswith('spine') else 'LeafRouter',
     }
     neighbors = {address: (n['asn'], n['name']) for address, n in db['BGP_NEIGHBOR'].items()}
@@ -381,7 +382,9 @@ def test_sonic_common(design, device):
         'AIFABRIC': {'26': '3', '48': '6'},
         **({'AIFABRIC_UNTRUSTED': {str(d): '0' for d in range(64)}} if untrusted else {}),
     }
-    assert db['TC_TO_QUEUE_MAP'] == db['TC_TO_PRIORITY_GROUP_MAP'] == {'AIFABRIC': {'3': '3', '6': '6'}}
+    assert db['TC_TO_QUEUE_MAP'] == {'AIFABRIC': {'3': '3', '6': '6'}}
+    # PGs: the PFC priority 3 to its own PG (buffermgrd's), CNP's priority 6 to the lossy PG 0 (it has a buffer)
+    assert db['TC_TO_PRIORITY_GROUP_MAP'] == {'AIFABRIC': {'3': '3', '6': '0'}}
     for i in ctx['interfaces']:
         port = db['PORT_QOS_MAP'][i['name']]
         assert port['dscp_to_tc_map'] == ('AIFABRIC_UNTRUSTED' if i['name'] in untrusted else 'AIFABRIC')
@@ -411,18 +414,12 @@ def test_sonic_common(design, device):
         'GLOBAL': {'POLL_INTERVAL': '100'},
         **{name: {'action': 'drop', 'detection_time': '300', 'restoration_time': '200'} for name in pfc_ports},
     }
-    # Buffers: the preset's 100 m on every port, lossy PG 0, the lossless PG 3 on the PFC ports, queue 3 lossless there.
-    assert db['CABLE_LENGTH'] == {'AZURE': {i['name']: '100m' for i in ctx['interfaces']}}
-    for i in ctx['interfaces']:
-        lossless = {f'{i["name"]}|3': {'profile': f'pg_lossless_{i["speed"]}000_100m_profile'}} if i['pfc'] else {}
-        pgs = {key: pg for key, pg in db['BUFFER_PG'].items() if key.startswith(f'{i["name"]}|')}
-        assert pgs == {f'{i["name"]}|0': {'profile': 'ingress_lossy_profile'}, **lossless}
-        queues = {
-            key.split('|')[1]: q['profile'] for key, q in db['BUFFER_QUEUE'].items() if key.split('|')[0] == i['name']
-        }
-        assert queues == {
-            str(q): 'egress_lossless_profile' if i['pfc'] and q == 3 else 'egress_lossy_profile' for q in range(7)
-        }
+    # Buffers: each link's cable length (5 m in the rack, 40 m for the uplinks between racks); the generic device
+    # types of the guide examples ship no platform buffer: no BUFFER_* table that would name a missing profile.
+    assert db['CABLE_LENGTH'] == {
+        'AZURE': {i['name']: '40m' if i['kind'] == 'uplink' else '5m' for i in ctx['interfaces']}
+    }
+    assert not {'BUFFER_POOL', 'BUFFER_PROFILE', 'BUFFER_PG', 'BUFFER_QUEUE'} & set(db)
 
 
 def test_sonic_evpn_leaf():
@@ -452,7 +449,8 @@ def test_sonic_evpn_leaf():
     assert db['VXLAN_TUNNEL_MAP']['vtep|map_10040_Vlan40'] == {'vlan': 'Vlan40', 'vni': '10040'}
     assert db['VRF'] == {'Vrf-AI-CLUSTER': {'vni': '50001'}, 'Vrf-MGMT': {}}  # MGMT: a local VRF, no L3VNI
     assert db['VLAN_INTERFACE']['Vlan40'] == {'mac_addr': '02:00:00:00:00:aa', 'vrf_name': 'Vrf-AI-CLUSTER'}
-    assert db['VLAN_INTERFACE']['Vlan10'] == {'vrf_name': 'Vrf-MGMT'}  # not one of the context's vrfs: local
+    # MGMT: not one of the context's vrfs (a local VRF), yet an anycast gateway: the same MAC as every other
+    assert db['VLAN_INTERFACE']['Vlan10'] == {'mac_addr': '02:00:00:00:00:aa', 'vrf_name': 'Vrf-MGMT'}
     assert 'Vlan40|10.40.0.1/24' in db['VLAN_INTERFACE']
     assert db['VLAN']['Vlan40'] == {'admin_status': 'up', 'description': 'RDMA', 'mtu': '9000', 'vlanid': '40'}
     assert db['VLAN_MEMBER']['Vlan40|Ethernet49'] == {'tagging_mode': 'untagged'}
@@ -568,7 +566,16 @@ def _no_cable_length(ctx):
 
 
 def _check_no_cable_length(db):
-    assert not {'CABLE_LENGTH', 'BUFFER_PG', 'BUFFER_QUEUE'} & set(db)
+    # SONiC takes each link's cable length from the cabling, not the profile's single length
+    assert set(db['CABLE_LENGTH']['AZURE'].values()) == {'5m', '40m'}
+
+
+def _no_pfc(ctx):
+    ctx['qos']['pfc_priorities'] = []
+
+
+def _check_no_pfc(db):
+    assert 'CABLE_LENGTH' not in db
 
 
 def _no_mlag(ctx):
@@ -645,6 +652,7 @@ VARIANTS = {
     'no-vlans': (_no_vlans, _check_no_vlans),
     'no-mlag': (_no_mlag, _check_no_mlag),
     'no-cable-length': (_no_cable_length, _check_no_cable_length),
+    'no-pfc': (_no_pfc, _check_no_pfc),
 }
 
 

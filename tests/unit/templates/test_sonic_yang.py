@@ -7,7 +7,17 @@ import json
 
 import pytest
 
-from tests.render_fixtures import DESIGNS, GUIDES, contexts_of, guide_contexts, guide_spec, ospf_spec
+from netbox_aifabric.facts.context import build_contexts
+from tests.render_fixtures import (
+    DESIGNS,
+    GUIDES,
+    contexts_of,
+    guide_contexts,
+    guide_intent,
+    guide_spec,
+    ospf_spec,
+    plan_of,
+)
 
 from .helpers import render
 from .sonic_yang import TABLES, UNREAD, violations
@@ -15,11 +25,13 @@ from .sonic_yang import TABLES, UNREAD, violations
 pytestmark = pytest.mark.pure
 
 SONIC = 'sonic/config_db.json.j2'
+SHIPPED = {'leaf': 'arista-dcs-7050sx3-48yc8-sonic', 'spine': '7726-32x-o'}  # the shipped SONiC device types
 
 
 def switches():
-    """(name, context) of every switch the SONiC template renders: each guide, and each design over OSPF."""
-    cases = []
+    """(name, context) of every switch the SONiC template renders: each guide, and each design over OSPF; and the
+    guide's EVPN/VXLAN cluster on the shipped SONiC device types, whose contexts carry the buffer tables."""
+    cases = [(f'shipped-{name}', ctx) for name, ctx in shipped_contexts().items() if ctx['role'] in ('spine', 'leaf')]
     for guide in GUIDES:
         for name, ctx in guide_contexts(guide).items():
             if ctx['role'] != 'gpu' and ctx['role'] != 'storage' and not ctx['evpn_mh']:
@@ -29,6 +41,11 @@ def switches():
             if ctx['role'] in ('spine', 'leaf', 'border'):
                 cases.append((f'{design}-ospf-{name}', ctx))
     return cases
+
+
+def shipped_contexts():
+    intent = {**guide_intent('evpn-vxlan'), 'device_types': SHIPPED}
+    return build_contexts(plan_of(guide_spec('evpn-vxlan')), intent)
 
 
 CASES = switches()
@@ -71,10 +88,11 @@ def test_every_rendered_table_is_encoded_or_listed_unread():
     tables = set().union(*(db_of(ctx) for _, ctx in CASES))
     assert tables <= set(TABLES) | UNREAD
     assert {'CABLE_LENGTH', 'BUFFER_PG', 'BUFFER_QUEUE', 'PFC_WD', 'VXLAN_TUNNEL_MAP', 'WRED_PROFILE'} <= tables
+    assert {'BUFFER_POOL', 'BUFFER_PROFILE', 'MGMT_PORT'} <= tables
 
 
 def _leaf():
-    return copy.deepcopy(guide_contexts('evpn-vxlan')['leaf1'])
+    return copy.deepcopy(shipped_contexts()['leaf1'])
 
 
 def test_negative_control_misspelled_field():
