@@ -36,8 +36,8 @@ from .security import (
     management_plane,
     security_classes,
 )
-from .telemetry import TelemetryIntent, telemetry_facts, telemetry_intent
 from .sonic import buffer_facts, cable_length, control_plane, platform_facts, system_mac
+from .telemetry import TelemetryIntent, telemetry_facts, telemetry_intent
 from .vlans import leaf_vlans
 
 __all__ = ('CONTEXT_KEY', 'PEER_LINK_LAG', 'SCHEMA_VERSION', 'SERVER_BOND', 'build_contexts', 'server_port_modes')
