@@ -5,12 +5,13 @@ The nodes are the fabric's :class:`~netbox_aifabric.models.FabricNode` rows (as 
 leaf pair, a rack, in every design: an MLAG pair with its peer link (``mlag_pairs``), or, with the fabric's
 ``leaf_pairing`` = ``evpn-mh``, an EVPN multihoming pair (``mh_pairs``: no peer link, a VTEP and ASN per leaf). A
 leaf alone in its pair is a rack of its own; a "pair" of three or more leaves goes to the planner as it is, which
-names the error. GPU server k sits on its leaf pair (``pair``, by default the pairs in blocks of
-``SERVERS_PER_LEAF − STORAGE_SLOTS``) at port ``(k − 1) mod (SERVERS_PER_LEAF − STORAGE_SLOTS) + 1``; storage node
-k takes port ``SERVERS_PER_LEAF − STORAGE_SLOTS + k`` of its pair, so adding GPU servers or storage nodes never moves
-an existing one. Switch port blocks follow the declared maximums and the fabric's link speeds. Traffic classes carry
-their prefix whether routed or not (a class that is not routed gets no gateway), and the fabric's oversubscription
-target becomes the planner's, which warns about the leaves above it.
+names the error. GPU server k sits on its leaf pair (``pair``: new servers are balanced over the pairs by
+``Fabric.planned_nodes``) at port ``(k − 1) mod (SERVERS_PER_LEAF − STORAGE_SLOTS) + 1``; storage node k takes port
+``SERVERS_PER_LEAF − STORAGE_SLOTS + ((k − 1) mod STORAGE_SLOTS) + 1`` of its pair, so adding GPU servers or storage
+nodes never moves an existing one. A leaf alone in its pair takes both bonded NICs of its servers. Switch port
+blocks follow the declared maximums and the fabric's link speeds. Traffic classes carry their prefix whether routed
+or not (a class that is not routed gets no gateway), and the fabric's oversubscription target becomes the planner's,
+which warns about the leaves above it.
 """
 
 from ..choices import BmcAttachmentChoices, LeafPairingChoices
@@ -251,8 +252,9 @@ def role_ports(fabric, role):
 def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, leaf_names=None):
     """``({role: Platform}, servers_per_leaf)``: the leaf and spine platforms of the fabric's device types that have
     data ports (a role without one keeps the generic blocks), their ports assigned by the fabric's ``port_map``
-    (see :mod:`.hardware`). A leaf device type sets how many servers a leaf can take; a leaf carrying more servers
-    than its ports allow is a named error on the use that runs out."""
+    (see :mod:`.hardware`). A leaf device type sets how many servers a leaf can take (its server ports); the ports
+    each leaf really takes are checked once the spec is built (:func:`check_leaf_ports`). ``servers`` and
+    ``leaf_names`` are no longer read (kept for callers)."""
     port_map = fabric.port_map or {}
     platforms, servers_per_leaf = {}, SERVERS_PER_LEAF
     uplink_need = fabric.max_spines * fabric.max_parallel_uplinks

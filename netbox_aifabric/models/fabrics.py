@@ -551,6 +551,8 @@ class Fabric(JobsMixin, PrimaryModel):
         """One line per leaf pair the last :meth:`sync_nodes` placed new servers on ("gpu5, gpu6 → leaf pair 2
         (leaf3, leaf4)"), and forgets them; ``[]`` when it placed none."""
         placed = self.__dict__.pop('placed_servers', None) or {}
+        if not placed or self.pk is None:  # an invalid form re-rendered: nothing saved, nothing placed
+            return []
         leaves = {}
         for node in self.nodes.all():
             if node.group == 'leaf':
