@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 
-from dcim.models import DeviceType, InterfaceTemplate, Manufacturer, Platform, Site
+from dcim.models import ConsolePortTemplate, DeviceType, InterfaceTemplate, Manufacturer, Platform, Site
 from extras.models import ConfigTemplate
 from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
@@ -344,8 +344,8 @@ def load_config_templates(force=False, platforms=True):
 @transaction.atomic
 def load_device_types(force=False):
     """The shipped switch device types: per YAML file its manufacturer (by name), the device type (by slug) and its
-    interface templates (by name; ``mgmt_only`` as the file says). Idempotent; a device type or template edited
-    locally is kept unless ``force``. Templates a file no longer lists are left alone."""
+    interface and console-port templates (by name; ``mgmt_only`` as the file says). Idempotent; a device type or
+    template edited locally is kept unless ``force``. Templates a file no longer lists are left alone."""
     report = DeviceTypeReport()
     for entry in device_type_seed():
         manufacturer = Manufacturer.objects.filter(name=entry['manufacturer']).first()
@@ -372,6 +372,14 @@ def load_device_types(force=False):
                 InterfaceTemplate,
                 {'device_type': device_type, 'name': interface['name']},
                 {'type': interface['type'], 'mgmt_only': bool(interface.get('mgmt_only', False))},
+                report.templates,
+                force,
+            )
+        for console in entry.get('console-ports', ()):
+            _sync(
+                ConsolePortTemplate,
+                {'device_type': device_type, 'name': console['name']},
+                {'type': console.get('type') or ''},
                 report.templates,
                 force,
             )
