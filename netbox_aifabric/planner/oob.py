@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import netaddr
 
-from .errors import PoolExhaustedError
+from .errors import PoolExhaustedError, SpecError
 from .result import NodePlan, OobLink, OobPlan, OobSwitch, VlanPlan
 from .spec import FabricSpec, ManagementSwitch, TrafficClass
 
-__all__ = ('SWITCH_ADDRESS_SLOTS', 'oob_keys', 'plan_oob')
+__all__ = ('SWITCH_ADDRESS_SLOTS', 'check_management_switch', 'oob_keys', 'plan_oob')
 
 SWITCH_ADDRESS_SLOTS = 8  # addresses kept at the subnet's top for management switches, before the BMCs'
 
@@ -61,12 +61,36 @@ def _mgmt_class(spec: FabricSpec) -> TrafficClass | None:
     return next((tc for tc in spec.traffic_classes if tc.purpose == 'management' and tc.subnet), None)
 
 
+def check_management_switch(switch: ManagementSwitch) -> None:
+    """A :class:`SpecError` on ``management_switch.<field>``: no port, a port named twice or empty, a hostname
+    pattern without ``{n}`` (every switch would have the same name) or with other fields, a ``keep_free`` entry that
+    is not an IPv4 prefix."""
+    field = 'management_switch'
+    if not switch.ports:
+        raise SpecError(f'{field}.ports', 'a management switch needs at least one port for BMCs and management ports')
+    if len(set(switch.ports)) != len(switch.ports) or not all(port.strip() for port in switch.ports):
+        raise SpecError(f'{field}.ports', 'the port names must be unique and not empty')
+    try:
+        names = {switch.name.format(n=1), switch.name.format(n=2)}
+    except (KeyError, IndexError, ValueError, AttributeError) as e:
+        raise SpecError(f'{field}.name', f'{switch.name!r} is not a hostname pattern with {{n}}: {e}') from None
+    if len(names) != 2 or not all(name.strip() for name in names):
+        raise SpecError(f'{field}.name', f'{switch.name!r} must contain {{n}}, the switch number (e.g. "oob{{n}}")')
+    for i, prefix in enumerate(switch.keep_free):
+        try:
+            if netaddr.IPNetwork(prefix).version != 4:
+                raise ValueError(prefix)
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            raise SpecError(f'{field}.keep_free[{i}]', f'{prefix!r} is not an IPv4 prefix') from None
+
+
 def oob_keys(spec: FabricSpec, pinned: Mapping[str, str]) -> set[str]:
     """The allocation keys the management network of ``spec`` holds (so the planner does not take them for a
-    removed node's)."""
+    removed node's). Checks the management switch model first (:func:`check_management_switch`)."""
     switch = spec.management_switch
-    if switch is None or not switch.ports:
+    if switch is None:
         return set()
+    check_management_switch(switch)
     keys = {key for key, *_ in _devices(spec)}
     if _mgmt_class(spec) is not None:
         keys.update(f'mgmt:bmc:{s.id}' for s in spec.servers if spec.bmc == 'oob')
@@ -162,8 +186,9 @@ def plan_oob(
         PoolExhaustedError: the MGMT class's subnet has no address left for a BMC or a management switch.
     """
     switch = spec.management_switch
-    if switch is None or not switch.ports:
+    if switch is None:
         return None, {}
+    check_management_switch(switch)
     count = _switch_count(spec, switch, pinned)
     ports, allocations = _ports(spec, switch, count, pinned)
     tc = _mgmt_class(spec)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netbox_aifabric.planner import PoolExhaustedError, load_spec, plan_fabric
+from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.spec import ManagementSwitch, PortRange, Server
 from tests.hypothesis_profiles import examples
 
@@ -174,3 +174,32 @@ def test_property_every_port_once_addresses_unique(design, ports, servers, bmc):
         return
     check_oob(spec, plan)
     assert plan_fabric(spec, previous=plan) == plan
+
+
+def test_a_spec_file_plans_the_management_network():
+    data = example('routed')
+    data['management_switch'] = {'ports': [f'Ethernet{i}' for i in range(1, 49)], 'name': 'lab-oob{n}'}
+    spec = load_spec(data)
+    check_oob(spec, plan_fabric(spec))
+
+
+@pytest.mark.parametrize(
+    ('switch', 'field'),
+    [
+        ({'ports': []}, 'management_switch.ports'),
+        ({'ports': ['e1', 'e1']}, 'management_switch.ports'),
+        ({'ports': ['e1'], 'name': 'oob'}, 'management_switch.name'),
+        ({'ports': ['e1'], 'name': 'oob{x}'}, 'management_switch.name'),
+        ({'ports': ['e1'], 'name': 'oob{n'}, 'management_switch.name'),
+        ({'ports': ['e1'], 'keep_free': ['nonsense']}, 'management_switch.keep_free[0]'),
+        ({'ports': ['e1'], 'keep_free': ['2001:db8::/64']}, 'management_switch.keep_free[0]'),
+        ({'name': 'oob{n}'}, 'management_switch.ports'),
+        ('e1', 'management_switch'),
+    ],
+)
+def test_a_bad_management_switch_is_a_named_error(switch, field):
+    data = example('routed')
+    data['management_switch'] = switch
+    with pytest.raises(SpecError) as error:
+        plan_fabric(load_spec(data))
+    assert error.value.field == field
