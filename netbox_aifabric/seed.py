@@ -112,22 +112,27 @@ class LoadReport:
 
 @dataclass
 class DeviceTypeReport(LoadReport):
-    """Manufacturers and device types by name; their interface templates counted."""
+    """Manufacturers and device types by name; their interface and console-port templates counted."""
 
     templates: LoadReport = field(default_factory=LoadReport)
+    consoles: LoadReport = field(default_factory=LoadReport)
 
     def __str__(self):
-        counts = ', '.join(
-            f'{len(getattr(self.templates, name))} {label}'
-            for name, label in (
-                ('created', 'created'),
-                ('updated', 'reset'),
-                ('unchanged', 'present'),
-                ('kept', 'kept'),
+        lines = [super().__str__()]
+        for what, report in (('interface templates', self.templates), ('console-port templates', self.consoles)):
+            counts = ', '.join(
+                f'{len(getattr(report, name))} {label}'
+                for name, label in (
+                    ('created', 'created'),
+                    ('updated', 'reset'),
+                    ('unchanged', 'present'),
+                    ('kept', 'kept'),
+                )
+                if getattr(report, name)
             )
-            if getattr(self.templates, name)
-        )
-        return '\n'.join(filter(None, (super().__str__(), f'interface templates: {counts}' if counts else '')))
+            if counts:
+                lines.append(f'{what}: {counts}')
+        return '\n'.join(filter(None, lines))
 
 
 def _sync(model, lookup, values, report, force=False, m2m=None):
@@ -380,7 +385,7 @@ def load_device_types(force=False):
                 ConsolePortTemplate,
                 {'device_type': device_type, 'name': console['name']},
                 {'type': console.get('type') or ''},
-                report.templates,
+                report.consoles,
                 force,
             )
     return report
