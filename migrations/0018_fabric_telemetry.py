@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
     """Telemetry intent (issue 26): the collectors every switch sends to and admits; a fabric without any is the
     state of every fabric before it (nothing rendered, compliance warns)."""
 
-    dependencies = [('netbox_aifabric', '0012_fabric_lifecycle')]
+    dependencies = [('netbox_aifabric', '0014_fabric_management_device_type')]
 
     operations = [
         migrations.AddField(model_name='fabric', name='syslog_servers', field=_collectors()),

@@ -200,6 +200,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     spine_device_type_id = _multi(DeviceType, _('Spine device type (ID)'))
     leaf_device_type_id = _multi(DeviceType, _('Leaf device type (ID)'))
     server_device_type_id = _multi(DeviceType, _('Server device type (ID)'))
+    management_device_type_id = _multi(DeviceType, _('Management switch device type (ID)'))
     spine_role_id = _tree(DeviceRole, 'spine_role', _('Spine role (ID)'))
     leaf_role_id = _tree(DeviceRole, 'leaf_role', _('Leaf role (ID)'))
     server_role_id = _tree(DeviceRole, 'server_role', _('GPU server role (ID)'))

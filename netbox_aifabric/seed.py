@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 
-from dcim.models import DeviceType, InterfaceTemplate, Manufacturer, Platform, Site
+from dcim.models import ConsolePortTemplate, DeviceType, InterfaceTemplate, Manufacturer, Platform, Site
 from extras.models import ConfigTemplate
 from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
@@ -112,22 +112,27 @@ class LoadReport:
 
 @dataclass
 class DeviceTypeReport(LoadReport):
-    """Manufacturers and device types by name; their interface templates counted."""
+    """Manufacturers and device types by name; their interface and console-port templates counted."""
 
     templates: LoadReport = field(default_factory=LoadReport)
+    consoles: LoadReport = field(default_factory=LoadReport)
 
     def __str__(self):
-        counts = ', '.join(
-            f'{len(getattr(self.templates, name))} {label}'
-            for name, label in (
-                ('created', 'created'),
-                ('updated', 'reset'),
-                ('unchanged', 'present'),
-                ('kept', 'kept'),
+        lines = [super().__str__()]
+        for what, report in (('interface templates', self.templates), ('console-port templates', self.consoles)):
+            counts = ', '.join(
+                f'{len(getattr(report, name))} {label}'
+                for name, label in (
+                    ('created', 'created'),
+                    ('updated', 'reset'),
+                    ('unchanged', 'present'),
+                    ('kept', 'kept'),
+                )
+                if getattr(report, name)
             )
-            if getattr(self.templates, name)
-        )
-        return '\n'.join(filter(None, (super().__str__(), f'interface templates: {counts}' if counts else '')))
+            if counts:
+                lines.append(f'{what}: {counts}')
+        return '\n'.join(filter(None, lines))
 
 
 def _sync(model, lookup, values, report, force=False, m2m=None):
@@ -344,8 +349,8 @@ def load_config_templates(force=False, platforms=True):
 @transaction.atomic
 def load_device_types(force=False):
     """The shipped switch device types: per YAML file its manufacturer (by name), the device type (by slug) and its
-    interface templates (by name; ``mgmt_only`` as the file says). Idempotent; a device type or template edited
-    locally is kept unless ``force``. Templates a file no longer lists are left alone."""
+    interface and console-port templates (by name; ``mgmt_only`` as the file says). Idempotent; a device type or
+    template edited locally is kept unless ``force``. Templates a file no longer lists are left alone."""
     report = DeviceTypeReport()
     for entry in device_type_seed():
         manufacturer = Manufacturer.objects.filter(name=entry['manufacturer']).first()
@@ -373,6 +378,14 @@ def load_device_types(force=False):
                 {'device_type': device_type, 'name': interface['name']},
                 {'type': interface['type'], 'mgmt_only': bool(interface.get('mgmt_only', False))},
                 report.templates,
+                force,
+            )
+        for console in entry.get('console-ports', ()):
+            _sync(
+                ConsolePortTemplate,
+                {'device_type': device_type, 'name': console['name']},
+                {'type': console.get('type') or ''},
+                report.consoles,
                 force,
             )
     return report

@@ -3,6 +3,7 @@
 
 from collections.abc import Mapping
 
+from dcim.models import InterfaceTemplate
 from netbox.plugins import get_plugin_config
 
 from .apply.engine import plan_of
@@ -10,13 +11,14 @@ from .apply.spec import role_ports
 from .facts.security import allowed
 from .models import TrafficFlow
 from .planner import PlanError
-from .planner.bom import bill_of_materials
+from .planner.bom import DeviceModel, bill_of_materials
 from .planner.result import PlanWarning
 from .planner.traffic import Flow, TrafficError, traffic_matrix
 
 __all__ = (
     'allowed_pairs',
     'allowed_pairs_of',
+    'device_model',
     'fabric_bom',
     'fabric_breakouts',
     'fabric_reach',
@@ -112,18 +114,30 @@ def fabric_breakouts(fabric) -> dict[str, dict[str, tuple[str, int]]]:
     return found
 
 
+def device_model(device_type) -> DeviceModel | None:
+    """The BOM's view of a NetBox device type: manufacturer, model, part number, its ports' interface types and, for
+    a management switch, how many copper access ports it has (None when not chosen)."""
+    if device_type is None:
+        return None
+    ports = dict(InterfaceTemplate.objects.filter(device_type=device_type, mgmt_only=False).values_list('name', 'type'))
+    return DeviceModel(
+        manufacturer=device_type.manufacturer.name,
+        model=device_type.model,
+        part_number=device_type.part_number,
+        ports=ports,
+        access_ports=sum(1 for type_ in ports.values() if type_ == '1000base-t'),
+    )
+
+
 def fabric_bom(fabric, spares_percent=10, plan=None):
     """The fabric's bill of materials (its plan, device types and reach classes). Raises PlanError."""
     plan = plan or plan_of(fabric)
-
-    def name(device_type):
-        return str(device_type) if device_type is not None else None
-
     return bill_of_materials(
         plan,
-        spine_device_type=name(fabric.spine_device_type),
-        leaf_device_type=name(fabric.leaf_device_type),
-        server_device_type=name(fabric.server_device_type),
+        spine_device_type=device_model(fabric.spine_device_type),
+        leaf_device_type=device_model(fabric.leaf_device_type),
+        server_device_type=device_model(fabric.server_device_type),
+        management_device_type=device_model(getattr(fabric, 'management_device_type', None)),
         spares_percent=spares_percent,
         reach=fabric_reach(fabric),
         breakouts=fabric_breakouts(fabric),

@@ -269,6 +269,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     spine_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
     leaf_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
     server_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
+    management_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
     spine_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
     leaf_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
     server_role = DeviceRoleSerializer(nested=True, required=False, allow_null=True)
@@ -318,6 +319,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'spine_device_type',
             'leaf_device_type',
             'server_device_type',
+            'management_device_type',
             'spine_role',
             'leaf_role',
             'server_role',

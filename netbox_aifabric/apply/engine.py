@@ -166,6 +166,7 @@ def desired_objects(fabric: Fabric, plan) -> list[Desired]:
         *_rack_subnets(fabric, plan),
         *_management_addresses(fabric, plan, adopted),
         *_device_attributes(fabric, plan),
+        *_oob_objects(fabric, plan),
         *_vrf_objects(fabric, plan),
         *_l2vpn_objects(fabric, plan),
     ]
@@ -295,6 +296,84 @@ def _device_attributes(fabric, plan):
             {'local_context_data': JsonKey(CONTEXT_KEY, contexts[name])},
             attribute_of=f'device:{name}',
         )
+
+
+def _oob_objects(fabric, plan):
+    """The management network the plan cables (``plan.oob``, when the fabric chooses a management switch type): the
+    management switches (planned devices of that type, role "AI fabric management switch"), each server's BMC port
+    and each switch's management port cabled to its port, the BMC and management-switch addresses (MGMT subnet) on
+    their ports and as the devices' out-of-band IPs."""
+    oob = plan.oob
+    if oob is None or fabric.management_device_type is None:
+        return
+    device_type = fabric.management_device_type
+    templates = dict(InterfaceTemplate.objects.filter(device_type=device_type).values_list('name', 'type'))
+    own_port = InterfaceTemplate.objects.filter(device_type=device_type, mgmt_only=True).order_by('name').first()
+    yield Desired(
+        'role:management', DeviceRole, {'slug': 'ai-fabric-management'}, {}, adoptable=True,
+        create_only={'name': 'AI fabric management switch', 'color': '607d8b'},
+    )  # fmt: skip
+    for switch in oob.switches:
+        values = {'device_type': device_type, 'role': Ref('role:management')}
+        if fabric.rack is not None:
+            values['rack'] = fabric.rack
+        yield Desired(
+            f'device:{switch.name}', Device, {'site': fabric.site, 'name': switch.name}, values,
+            create_only={'status': 'planned'},
+            reason='a device with this name already exists in the site (not owned by the fabric)',
+        )  # fmt: skip
+        if switch.address and own_port is not None:
+            yield Desired(
+                f'interface:{switch.name}:{own_port.name}', Interface,
+                {'device': Ref(f'device:{switch.name}'), 'name': own_port.name},
+                {'type': own_port.type, 'mgmt_only': True, 'description': 'management (out of band)'},
+                from_parent=True,
+            )  # fmt: skip
+            yield from _oob_address(switch.name, own_port.name, switch.address, 'management (out of band)')
+    ports = management_interfaces(fabric)
+    roles = {n.name: n.role for n in plan.nodes}
+    for link in oob.links:
+        yield from _oob_link(link, link.device_interface or ports[roles[link.device]], templates)
+
+
+def _oob_link(link, interface, templates):
+    """One management cable: the management switch's port, the device's BMC (or its management port when no
+    management address made it already), the BMC's address, the cable."""
+    port = f'interface:{link.switch}:{link.interface}'
+    end = f'interface:{link.device}:{interface}'
+    yield Desired(
+        port, Interface, {'device': Ref(f'device:{link.switch}'), 'name': link.interface},
+        {'type': templates.get(link.interface, '1000base-t'), 'description': f'{link.device} {interface}'[:200]},
+        from_parent=True,
+    )  # fmt: skip
+    if link.kind == 'bmc' or link.address is None:  # a switch with an address has it (_interface_table)
+        description = 'BMC (out of band)' if link.kind == 'bmc' else 'management (out of band)'
+        yield Desired(
+            end, Interface, {'device': Ref(f'device:{link.device}'), 'name': interface},
+            {'type': '1000base-t', 'mgmt_only': True, 'description': description}, from_parent=True,
+        )  # fmt: skip
+    if link.kind == 'bmc' and link.address:
+        yield from _oob_address(link.device, interface, link.address, 'BMC')
+    yield Desired(
+        f'cable:{link.switch}:{link.interface}:{link.device}:{interface}', Cable,
+        {'terminations__termination_type': ContentType.objects.get_for_model(Interface),
+         'terminations__termination_id': Ref(port)},
+        {},
+        create_only={'a_terminations': [Ref(port)], 'b_terminations': [Ref(end)], 'status': 'planned'},
+        reason='the management switch port is already cabled',
+    )  # fmt: skip
+
+
+def _oob_address(device, interface, address, what):
+    """An address on a management network port, and the device's out-of-band IP."""
+    key = f'ip:oob:{device}'
+    yield Desired(
+        key, IPAddress, {'address__net_host': address.split('/')[0], 'vrf': None},
+        {'address': address, 'status': 'active', 'role': None, 'description': f'{device} {what}'[:200],
+         **_on(f'interface:{device}:{interface}')},
+        reason='the address is already used elsewhere in NetBox',
+    )  # fmt: skip
+    yield Desired(f'oob-ip:{device}', Device, {}, {'oob_ip': Ref(key)}, attribute_of=f'device:{device}')
 
 
 def _vrf_objects(fabric, plan):

@@ -31,6 +31,7 @@ from ..planner import (
     leaf_port_demand,
     registry,
 )
+from ..planner.spec import ManagementSwitch
 from ..validators import m2m_members
 from .hardware import (
     BREAKOUT,
@@ -49,6 +50,7 @@ __all__ = (
     'device_type_ports',
     'fabric_spec',
     'hardware_platforms',
+    'management_switch',
     'role_ports',
 )
 
@@ -86,6 +88,7 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
         pools=_pools(fabric),
         management_gateway=str(fabric.management_gateway) if fabric.management_gateway else None,
         bmc=fabric.bmc_attachment,
+        management_switch=management_switch(fabric),
         spines=tuple(Node(n.node_id, n.name) for n in members if n.group == 'spine'),
         leaves=tuple(Node(n.node_id, n.name) for n in leaf_nodes),
         servers=tuple(servers),
@@ -111,6 +114,22 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
     if hardware_leaf:
         check_leaf_ports(spec)
     return spec
+
+
+def management_switch(fabric) -> ManagementSwitch | None:
+    """The fabric's management switch model for the planner (``planner/oob.py``): the 1G copper ports of its
+    management device type, hostnames ``<fabric slug>-oob<n>``, the jump-host subnet kept free of BMC addresses.
+    None when the fabric chooses no management switch type (the BOM then lists one the fabric does not plan)."""
+    device_type = getattr(fabric, 'management_device_type', None)
+    if device_type is None:
+        return None
+    ports = tuple(port.name for port in device_type_ports(device_type) if port.speed == BMC_SPEED)
+    if not ports:
+        raise SpecError(
+            'management_device_type', f'{device_type} has no 1000BASE-T ports for the BMCs and management ports'
+        )
+    keep_free = (str(fabric.jump_host_prefix.prefix),) if fabric.jump_host_prefix_id else ()
+    return ManagementSwitch(ports, f'{fabric.slug}-oob{{n}}', keep_free)
 
 
 def _leaf_groups(leaf_nodes) -> dict:

@@ -63,6 +63,8 @@ SPEC_FIELDS = {
     'tenants': 'tenants',
     'mtu': 'mtu',
     'oversubscription_target': 'oversubscription_target',
+    'management_device_type': 'management_device_type',  # a management switch type without copper ports
+    'management_switch': 'management_device_type',
 }
 POOLS = {name: field for name, field in SPEC_FIELDS.items() if name.startswith('pools.')}
 

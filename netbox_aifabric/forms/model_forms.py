@@ -271,6 +271,15 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
     mlag_peer_pool = _pool_choice(_('MLAG peer pool'))
     management_pool = _pool_choice(_('Management network'))
     jump_host_prefix = _pool_choice(_('Jump-host subnet'))
+    management_device_type = DynamicModelChoiceField(
+        queryset=DeviceType.objects.all(),
+        required=False,
+        label=_('Management switch type'),
+        help_text=_(
+            'The out-of-band switch for every BMC and switch management port: the apply creates it and its cables. '
+            'Empty: none is planned (the bill of materials still lists one)'
+        ),
+    )
     leaf_asn_range = DynamicModelChoiceField(queryset=ASNRange.objects.all(), required=False, label=_('Leaf ASN range'))
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     traffic_classes = DynamicModelMultipleChoiceField(
@@ -315,7 +324,12 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
         FieldSet('port_map', name=_('Hardware')),
         FieldSet('l2vni_base', 'anycast_gateway_mac', 'tenants', name=_('Overlay')),
         FieldSet(
-            'management_pool', 'management_gateway', 'jump_host_prefix', 'bmc_attachment', name=_('Management plane')
+            'management_pool',
+            'management_gateway',
+            'jump_host_prefix',
+            'bmc_attachment',
+            'management_device_type',
+            name=_('Management plane'),
         ),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
         FieldSet(*TELEMETRY_FIELDS, name=_('Telemetry')),
@@ -370,6 +384,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             'management_gateway',
             'jump_host_prefix',
             'bmc_attachment',
+            'management_device_type',
             *TELEMETRY_FIELDS,
             'qos_profile',
             'traffic_classes',

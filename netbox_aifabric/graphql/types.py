@@ -76,6 +76,7 @@ class FabricType(PrimaryObjectType):
     spine_device_type: Annotated['DeviceTypeType', strawberry.lazy('dcim.graphql.types')] | None
     leaf_device_type: Annotated['DeviceTypeType', strawberry.lazy('dcim.graphql.types')] | None
     server_device_type: Annotated['DeviceTypeType', strawberry.lazy('dcim.graphql.types')] | None
+    management_device_type: Annotated['DeviceTypeType', strawberry.lazy('dcim.graphql.types')] | None
     spine_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
     leaf_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None
     server_role: Annotated['DeviceRoleType', strawberry.lazy('dcim.graphql.types')] | None

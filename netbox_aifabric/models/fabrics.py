@@ -195,6 +195,15 @@ class Fabric(JobsMixin, PrimaryModel):
     spine_device_type = _device_field('dcim.DeviceType', _('spine device type'))
     leaf_device_type = _device_field('dcim.DeviceType', _('leaf device type'))
     server_device_type = _device_field('dcim.DeviceType', _('server device type'), _('GPU servers and storage nodes'))
+    management_device_type = _device_field(
+        'dcim.DeviceType',
+        _('management switch device type'),
+        _(
+            'The out-of-band switch every server BMC and switch management port is cabled to: the plan numbers its '
+            'ports and addresses (MGMT subnet) and the apply creates it. Empty: none is planned (the bill of '
+            'materials still lists one)'
+        ),
+    )
     spine_role = _device_field('dcim.DeviceRole', _('spine role'))
     leaf_role = _device_field('dcim.DeviceRole', _('leaf role'))
     server_role = _device_field('dcim.DeviceRole', _('GPU server role'))
@@ -384,6 +393,7 @@ class Fabric(JobsMixin, PrimaryModel):
         'spine_device_type',
         'leaf_device_type',
         'server_device_type',
+        'management_device_type',
         'spine_role',
         'leaf_role',
         'server_role',

@@ -10,6 +10,7 @@ from typing import Any
 from .errors import SpecError
 from .spec import (
     FabricSpec,
+    ManagementSwitch,
     Maximums,
     NicLayout,
     Node,
@@ -254,6 +255,9 @@ FIELDS: dict[str, Converter] = {
     'oversubscription_target': _optional(_number),
     'management_gateway': _optional(_str),
     'bmc': _str,
+    'management_switch': _optional(
+        lambda p, d: _record(p, d, ManagementSwitch, {'ports': _strs, 'name': _str, 'keep_free': _strs}, ('ports',))
+    ),
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any, cast
 import netaddr
 
 from .errors import SpecError
+from .oob import oob_keys, plan_oob
 from .pools import AsnPool, ManagementPool, Pool
 from .ports import PortInventory, check_nic_speed, link_speed
 from .previous import check_previous
@@ -90,7 +91,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     pinned = check_previous(previous)
     pins = rdma_pins(pinned)
     address_requests, port_requests = list(_address_requests(spec)), list(_port_requests(spec, pins))
-    keys = _current_keys(spec, racks, address_requests, port_requests)
+    keys = _current_keys(spec, racks, address_requests, port_requests) | oob_keys(spec, pinned)
     reserved = tuple(sorted(key for key in pinned if key not in keys)) if not release else ()
     held = {key: value for key, value in pinned.items() if key in keys or not release}
     state = _State({key: value for key, value in pinned.items() if key in keys}, names=_node_names(spec))
@@ -116,6 +117,8 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     vlans, vrfs = _overlay(spec, nodes, subnets, svis)
     capacity = tuple(_capacity(leaves, links))
     all_pools = {**pools, **{pool.name: pool for pool in rack_pools.values()}}
+    gateway = str(management_gateway(spec, networks['management'])) if 'management' in networks else None
+    oob, oob_allocations = plan_oob(spec, nodes, vlans, gateway, pinned)
 
     return Plan(
         fabric=spec.name,
@@ -129,10 +132,11 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
         capacity=capacity,
         pools=tuple(all_pools[name].usage() for name in sorted(all_pools)),
         summary=_summary(spec, links, vlans, vrfs),
-        allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values}.items())),
+        allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values, **oob_allocations}.items())),
         reserved=reserved,
         warnings=(*spec_warnings(spec), *_warnings(spec, capacity, racks)),
-        management_gateway=str(management_gateway(spec, networks['management'])) if 'management' in networks else None,
+        management_gateway=gateway,
+        oob=oob,
     )
 
 

@@ -8,6 +8,9 @@ __all__ = (
     'LeafCapacity',
     'Link',
     'NodePlan',
+    'OobLink',
+    'OobPlan',
+    'OobSwitch',
     'Plan',
     'PlanWarning',
     'PoolUsage',
@@ -147,6 +150,40 @@ class PlanWarning:
 
 
 @dataclass(frozen=True)
+class OobSwitch:
+    """A management (out-of-band) switch: its number (1, 2, …), hostname and own address in the MGMT class subnet."""
+
+    id: int
+    name: str
+    address: str | None = None
+
+
+@dataclass(frozen=True)
+class OobLink:
+    """A copper cable on the management network: ``kind`` ``bmc`` (a server's BMC, ``device_interface`` ``bmc``) or
+    ``switch-management`` (a spine's or leaf's management port: ``device_interface`` None, the port its device type
+    marks management-only); the management switch port it lands on; the device's address there (BMCs: in the MGMT
+    class subnet; switches: their management address, when the plan has a management network)."""
+
+    kind: str
+    switch: str
+    interface: str
+    device: str
+    device_interface: str | None
+    address: str | None = None
+
+
+@dataclass(frozen=True)
+class OobPlan:
+    """The management network: its switches, every cable to them, and the MGMT class's VLAN and subnet (BMCs)."""
+
+    switches: tuple[OobSwitch, ...]
+    links: tuple[OobLink, ...]
+    vlan: int | None = None
+    subnet: str | None = None
+
+
+@dataclass(frozen=True)
 class Plan:
     """A complete, deterministic allocation for one fabric spec.
 
@@ -169,10 +206,13 @@ class Plan:
     reserved: tuple[str, ...] = ()
     warnings: tuple[PlanWarning, ...] = ()
     management_gateway: str | None = None
+    oob: OobPlan | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (tuples become lists)."""
+        """A JSON-ready dict (tuples become lists); ``oob`` only when the plan has a management network."""
         data = asdict(self)
+        if self.oob is None:
+            del data['oob']
         data['summary'] = dict(self.summary)
         data['allocations'] = dict(self.allocations)
         return data

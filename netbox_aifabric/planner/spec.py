@@ -15,6 +15,7 @@ __all__ = (
     'PURPOSES',
     'UNDERLAYS',
     'FabricSpec',
+    'ManagementSwitch',
     'Maximums',
     'NicLayout',
     'Node',
@@ -212,6 +213,18 @@ class Tenant:
 
 
 @dataclass(frozen=True)
+class ManagementSwitch:
+    """The out-of-band management switch model a fabric plans (``planner/oob.py``): its copper access ports in
+    order (``ports``: they take the servers' BMCs and the switches' management ports), the hostname pattern of each
+    switch (``name``, formatted with ``n`` = 1, 2, …) and prefixes whose addresses are never handed out
+    (``keep_free``, e.g. the jump-host subnet)."""
+
+    ports: tuple[str, ...] = tuple(f'Ethernet{i}' for i in range(1, 49))
+    name: str = 'oob{n}'
+    keep_free: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class FabricSpec:
     """Everything the planner needs to number one fabric.
 
@@ -219,7 +232,8 @@ class FabricSpec:
     a pair or a single leaf, and a server bonds to one rack. ``oversubscription_target`` is the downlink:uplink ratio
     per leaf above which the plan warns (None: no check). ``management_gateway`` is the default gateway of the
     management network (default: its first host); ``bmc`` says where servers' BMC ports attach
-    (:data:`BMC_ATTACHMENTS`).
+    (:data:`BMC_ATTACHMENTS`). ``management_switch``: the out-of-band switch model the plan cables every BMC (with
+    ``bmc`` ``oob``) and every switch management port to (None: the plan has no management network).
     """
 
     name: str
@@ -257,6 +271,7 @@ class FabricSpec:
     oversubscription_target: float | None = None
     management_gateway: str | None = None
     bmc: str = 'oob'
+    management_switch: ManagementSwitch | None = None
 
     @property
     def evpn(self) -> bool:

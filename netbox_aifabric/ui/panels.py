@@ -168,6 +168,9 @@ class FabricDevicesPanel(panels.ObjectAttributesPanel):
     spine_device_type = attrs.RelatedObjectAttr('spine_device_type', linkify=True, label=_('Spine type'))
     leaf_device_type = attrs.RelatedObjectAttr('leaf_device_type', linkify=True, label=_('Leaf type'))
     server_device_type = attrs.RelatedObjectAttr('server_device_type', linkify=True, label=_('Server type'))
+    management_device_type = attrs.RelatedObjectAttr(
+        'management_device_type', linkify=True, label=_('Management switch type')
+    )
     spine_role = attrs.RelatedObjectAttr('spine_role', linkify=True)
     leaf_role = attrs.RelatedObjectAttr('leaf_role', linkify=True)
     server_role = attrs.RelatedObjectAttr('server_role', linkify=True, label=_('GPU server role'))

@@ -5,13 +5,14 @@ the fabric's port map), and a device type with too few ports is a named error at
 import io
 import json
 import re
+from collections import Counter
 
 import pytest
 import yaml
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from dcim.models import Device, DeviceType, Interface, InterfaceTemplate, Manufacturer
+from dcim.models import ConsolePortTemplate, Device, DeviceType, Interface, InterfaceTemplate, Manufacturer
 from utilities.testing import TestCase
 
 from netbox_aifabric.apply.engine import apply_fabric, diff_fabric, plan_of
@@ -21,6 +22,7 @@ from netbox_aifabric.seed import device_type_seed, load_demo
 from tests.unit.templates.helpers import render
 from tests.unit.templates.sonic_refs import violations as reference_violations
 from tests.unit.templates.sonic_yang import violations
+from tests.unit.test_device_types import DATASHEET
 
 pytestmark = pytest.mark.netbox
 
@@ -54,15 +56,24 @@ class LoadDeviceTypesTestCase(TestCase):
     def test_load_is_idempotent_and_counts_follow_the_yaml(self):
         seed = device_type_seed()
         templates = sum(len(e['interfaces']) for e in seed)
+        consoles = sum(len(e.get('console-ports', ())) for e in seed)
         manufacturers = {e['manufacturer'] for e in seed}
         first = load()
         self.assertEqual(DeviceType.objects.count(), len(seed))
         self.assertEqual(InterfaceTemplate.objects.count(), templates)
+        self.assertEqual(ConsolePortTemplate.objects.count(), consoles)
         self.assertEqual(Manufacturer.objects.count(), len(manufacturers))
         self.assertIn(f'interface templates: {templates} created', first)
+        self.assertIn(f'console-port templates: {consoles} created', first)
         for entry in seed:
             device_type = DeviceType.objects.get(slug=entry['slug'])
             self.assertEqual(device_type.model, entry['model'])
+            # NetBox holds the datasheet facts (tests/unit/test_device_types.py): part number, ports per type
+            part_number, data_ports, management, console_ports = DATASHEET[entry['slug']]
+            self.assertEqual(device_type.part_number, part_number)
+            per_type = Counter(device_type.interfacetemplates.filter(mgmt_only=False).values_list('type', flat=True))
+            self.assertEqual(per_type, data_ports)
+            self.assertEqual(device_type.consoleporttemplates.count(), console_ports)
             mgmt = {i['name'] for i in entry['interfaces'] if i.get('mgmt_only')}
             self.assertTrue(mgmt, f'{entry["slug"]} has a management port')
             self.assertEqual(

@@ -20,6 +20,7 @@ from netbox_aifabric.apply.engine import plan_of
 from netbox_aifabric.filtersets import TrafficFlowFilterSet
 from netbox_aifabric.graphql.types import TrafficFlowType
 from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
+from netbox_aifabric.planner.bom import management_ports
 from netbox_aifabric.seed import load_demo
 from netbox_aifabric.traffic import fabric_bom
 
@@ -217,11 +218,13 @@ class BomTabTestCase(DemoMixin, TestCase):
         self.add_permissions('netbox_aifabric.view_fabric')
         response = self.client.get(self.url())
         self.assertHttpStatus(response, 200)
-        self.assertContains(response, "The guide's tier: Expandable")  # the demo: EVPN/VXLAN with spines
-        self.assertContains(response, '<li>EVPN/VXLAN design</li>')
+        # the demo: the guide's cluster, EVPN/VXLAN with two spines on one leaf pair
+        self.assertContains(response, "The guide's tier: Balanced")
+        self.assertContains(response, '2 spines: the guide puts two spines on its first design')
         self.assertContains(response, '?export=csv')
-        links = len(plan_of(self.fabric).links)
-        self.assertEqual(sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'cable'), links)
+        plan = plan_of(self.fabric)
+        cables = len(plan.links) + sum(management_ports(plan))  # a patch cable per BMC and management port
+        self.assertEqual(sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'cable'), cables)
 
     def csv(self, query):
         response = self.client.get(self.url('?export=csv' + query))
@@ -253,7 +256,7 @@ class BomTabTestCase(DemoMixin, TestCase):
         with override_settings(PLUGINS_CONFIG=config):
             optics = sum(int(r['quantity']) for r in self.csv('') if r['category'] == 'optic')
             self.assertEqual(optics, 2 * (uplinks + servers))
-            self.assertContains(self.client.get(self.url()), '<code>server</code>: rack-to-rack')
+            self.assertContains(self.client.get(self.url()), 'server bond links: across the room (up to 100 m)')
         with override_settings(PLUGINS_CONFIG={'netbox_aifabric': {'bom_reach': {'server': 'far'}}}):
             self.assertContains(self.client.get(self.url()), 'reach.server')  # a named error, not a 500
         with override_settings(PLUGINS_CONFIG={'netbox_aifabric': {'bom_reach': ['server']}}):
@@ -281,11 +284,14 @@ class TrafficAPITestCase(DemoMixin, APITestCase):
         plan = plan_of(self.fabric)
         roles = Counter(n.role for n in plan.nodes)
         lines = response.data['lines']
-        self.assertEqual(sum(x['quantity'] for x in lines if x['category'] == 'switch'), sum(roles.values()))
-        self.assertEqual(sum(x['quantity'] for x in lines if x['category'] == 'cable'), len(plan.links))
+        management = sum(management_ports(plan))
+        switches = sum(roles.values()) + -(-management // 48)  # and the management switch, 48 ports each
+        self.assertEqual(sum(x['quantity'] for x in lines if x['category'] == 'switch'), switches)
+        self.assertEqual(sum(x['quantity'] for x in lines if x['category'] == 'cable'), len(plan.links) + management)
         self.assertTrue(all(x['spares'] == -(-x['quantity'] // 2) for x in lines if x['category'] != 'licence'))
-        self.assertEqual(response.data['tier']['name'], 'Expandable')
-        self.assertIn('2 spines', response.data['tier_reasons'])
+        self.assertEqual(response.data['tier']['name'], 'Balanced')
+        self.assertTrue(any(r.startswith('2 spines') for r in response.data['tier_reasons']))
+        self.assertTrue(response.data['tier_rule'].startswith('Expandable when any of'))
         as_csv = self.client.get(self.url('bom') + '?spares_percent=50&format=csv', **self.header)
         self.assertHttpStatus(as_csv, 200)
         self.assertTrue(as_csv['Content-Type'].startswith('text/csv'))
@@ -398,7 +404,9 @@ class BomBreakoutTestCase(HardwareFabricBase):
         parents = {(link.a_node, lane.fullmatch(link.a_interface)[1]) for link in on_lanes}
         self.assertTrue(on_lanes)
         bom = fabric_bom(fabric, plan=plan)
-        breakout = [line.quantity for line in bom.lines if line.item == '4x25G breakout DAC (same rack)']
+        item = '4x25G breakout DAC, QSFP28 to 4x SFP28, in the rack (up to 3 m)'  # the SN2700's swpN are QSFP28
+        breakout = [line.quantity for line in bom.lines if line.item == item]
         self.assertEqual(breakout, [len(parents)])
         cables = sum(line.quantity for line in bom.lines if line.category == 'cable')
-        self.assertEqual(cables, len(plan.links) - len(on_lanes) + len(parents))
+        patch = sum(management_ports(plan))
+        self.assertEqual(cables, len(plan.links) - len(on_lanes) + len(parents) + patch)

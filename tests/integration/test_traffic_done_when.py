@@ -149,33 +149,51 @@ class DoneWhenTestCase(TestCase):
         self.assertEqual(as_csv.content, export.content)
 
     def test_the_bom_with_the_guides_tier_in_the_ui_rest_and_csv(self):
-        # the guide's tier from the fabric's input: spines (or more than two leaves, or EVPN) make it Expandable
-        self.assertGreater(self.fabric.spine_count, 0)
-        reasons = [f'{self.fabric.spine_count} spines'] + (
-            ['EVPN/VXLAN design'] if self.fabric.design_option == 'evpn-vxlan' else []
-        )
+        # the guide's tier from the fabric's input: one leaf pair, 25/100G, 4 GPU servers, two spines → Balanced
+        self.assertEqual((self.fabric.leaf_count, self.fabric.spine_count), (2, 2))
+        reasons = [
+            'one rack: one leaf pair of 2 leaves',
+            f'links up to {self.fabric.rdma_nic_speed}G (25/100GbE leaves and uplinks)',
+            f'{self.fabric.server_count} GPU servers (the guide: 4–8)',
+            f'{self.fabric.spine_count} spines: the guide puts two spines on its first design, so spines alone do not '
+            'make a fabric Expandable',
+            f'{self.fabric.rdma_nic_count * (self.fabric.server_count + self.fabric.storage_count)} RDMA NIC ports in '
+            "one rack: the guide's own 4-node cluster has them",
+        ]
         switches = self.fabric.spine_count + self.fabric.leaf_count
+        management = self.fabric.server_count + self.fabric.storage_count + switches  # BMCs and management ports
         # REST
         data = self.rest('bom').data
-        self.assertEqual((data['tier']['name'], data['tier_reasons']), ('Expandable', reasons))
-        self.assertEqual(data['tier']['budget'], '€40,000+ / $40,000+')
-        lines = [(x['category'], x['item'], x['quantity'], x['spares'], x['total']) for x in data['lines']]
-        self.assertEqual(sum(q for c, _i, q, _s, _t in lines if c == 'switch'), switches)
-        self.assertEqual(sum(q for c, _i, q, _s, _t in lines if c == 'cable'), len(self.plan.links))
-        self.assertEqual(sum(q for c, _i, q, _s, _t in lines if c == 'licence'), switches)  # EVPN: one per switch
-        # UI: the same lines, the tier, its planning range and its reasons
+        self.assertEqual((data['tier']['name'], data['tier_reasons']), ('Balanced', reasons))
+        self.assertEqual(data['tier']['budget'], '€12,000–€35,000 / $12,000–$35,000')
+        lines = [
+            (x['category'], x['item'], x['part_number'], x['quantity'], x['spares'], x['total']) for x in data['lines']
+        ]
+        self.assertEqual(sum(q for c, _i, _p, q, _s, _t in lines if c == 'switch'), switches + 1)  # + management
+        self.assertEqual(sum(q for c, _i, _p, q, _s, _t in lines if c == 'cable'), len(self.plan.links) + management)
+        self.assertEqual(sum(q for c, _i, _p, q, _s, _t in lines if c == 'licence'), switches)  # EVPN: one per switch
+        # UI: the same lines, the tier, its planning range, the rule and what decided it
         page = self.ui('bom').content.decode()
-        self.assertIn("The guide's tier: Expandable", page)
-        self.assertIn('Planning range (not a price): €40,000+ / $40,000+', page)
-        self.assertIn(''.join(f'<li>{r}</li>' for r in reasons), page)
-        cells = re.findall(r'<tr><td>([^<]*)</td><td>([^<]*)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>', page)
-        self.assertEqual([(c, html.unescape(i), int(q), int(s), int(t)) for c, i, q, s, t in cells], lines)
+        self.assertIn("The guide's tier: Balanced", page)
+        self.assertIn('Planning range (not a price): €12,000–€35,000 / $12,000–$35,000', page)
+        self.assertIn(''.join(f'<li>{html.escape(r)}</li>' for r in reasons), page)
+        cells = re.findall(
+            r'<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>', page
+        )
+        self.assertEqual(
+            [(c, html.unescape(i), '' if p == '—' else p, int(q), int(s), int(t)) for c, i, p, q, s, t in cells], lines
+        )
         # CSV: the tab's export and REST's, the same lines
         for response in (self.ui('bom', '?export=csv'), self.rest('bom', '?format=csv')):
             self.assertTrue(response['Content-Type'].startswith('text/csv'))
             *table, tier = csv.DictReader(io.StringIO(response.content.decode()))
-            rows = [(r['category'], r['item'], int(r['quantity']), int(r['spares']), int(r['total'])) for r in table]
+            rows = [
+                (r['category'], r['item'], r['part_number'], int(r['quantity']), int(r['spares']), int(r['total']))
+                for r in table
+            ]
             self.assertEqual(rows, lines)
-            self.assertEqual((tier['category'], tier['item']), ('tier', 'Expandable'))
-            self.assertTrue(tier['note'].startswith('planning range (not a price): €40,000+ / $40,000+; '))
+            self.assertEqual((tier['category'], tier['item']), ('tier', 'Balanced'))
+            self.assertTrue(
+                tier['note'].startswith('planning range (not a price): €12,000–€35,000 / $12,000–$35,000; ')
+            )
             self.assertTrue(all(reason in tier['note'] for reason in reasons))

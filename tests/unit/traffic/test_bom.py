@@ -9,7 +9,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netbox_aifabric.planner import PlanError, load_spec, plan_fabric
-from netbox_aifabric.planner.bom import CSV_COLUMNS, DEFAULT_REACH, LINK_KINDS, TIERS, bill_of_materials
+from netbox_aifabric.planner.bom import (
+    CSV_COLUMNS,
+    DEFAULT_REACH,
+    LINK_KINDS,
+    REACH_CLASSES,
+    TIERS,
+    bill_of_materials,
+    management_ports,
+    medium,
+)
 from tests.hypothesis_profiles import examples
 
 from ..planner.helpers import GUIDES, example
@@ -27,13 +36,20 @@ def quantities(bom, category):
     return sum(line.quantity for line in bom.lines if line.category == category)
 
 
+def management(p):
+    """(management switches at 48 ports each, their patch cables): every BMC off the leaves and every switch."""
+    ports = sum(management_ports(p))
+    return -(-ports // 48), ports
+
+
 @pytest.mark.parametrize('design', GUIDES)
 def test_counts_equal_the_plan(design):
     p = plan(design)
     bom = bill_of_materials(p)
     roles = Counter(n.role for n in p.nodes)
-    assert quantities(bom, 'switch') == roles['spine'] + roles['leaf']
-    assert quantities(bom, 'cable') == len(p.links)  # one cable per planned link
+    switches, patch_cables = management(p)
+    assert quantities(bom, 'switch') == roles['spine'] + roles['leaf'] + switches
+    assert quantities(bom, 'cable') == len(p.links) + patch_cables  # one cable per planned link and management port
     uplinks = sum(1 for link in p.links if link.kind == 'uplink')
     assert quantities(bom, 'optic') == 2 * uplinks
     ports = sum(len(a.members) + len(a.rdma) for a in p.attachments)
@@ -53,7 +69,11 @@ def test_spares_percentage_rounds_up_per_line():
 def test_device_types_name_the_switches():
     bom = bill_of_materials(plan('routed'), spine_device_type='Arista 7050CX3', leaf_device_type='SN2410')
     items = [line.item for line in bom.lines if line.category == 'switch']
-    assert items == ['spine switch: Arista 7050CX3', 'leaf switch: SN2410']
+    assert items == [
+        'Spine switch: Arista 7050CX3',
+        'Leaf switch (top of rack): SN2410',
+        'Management switch (out of band): device type not chosen',
+    ]
 
 
 def test_evpn_licence_line_only_for_evpn():
@@ -71,9 +91,11 @@ def test_tiers_follow_the_guide():
     tcp_only['leaf_platform']['peer_link_speed'] = 25
     tcp_only['traffic_classes'] = [c for c in tcp_only['traffic_classes'] if not c.get('lossless')]
     assert bill_of_materials(plan_fabric(load_spec(tcp_only))).tier == starter
-    assert bill_of_materials(plan('routed')).tier == expandable  # spines
-    bom = bill_of_materials(plan('evpn-vxlan'))
-    assert bom.tier == expandable and 'EVPN/VXLAN design' in bom.tier_reasons
+    # two spines on one leaf pair: the guide's own reference topology, Balanced (spines alone do not decide)
+    routed = bill_of_materials(plan('routed'))
+    assert routed.tier == balanced
+    assert any('spines alone do not make' in reason for reason in routed.tier_reasons)
+    assert bill_of_materials(plan('evpn-vxlan')).tier == balanced  # EVPN on one pair, one tenant
 
 
 def test_csv_holds_every_line_as_netbox_exports():
@@ -81,19 +103,23 @@ def test_csv_holds_every_line_as_netbox_exports():
     rows = list(csv.DictReader(io.StringIO(bom.to_csv())))
     assert tuple(rows[0]) == CSV_COLUMNS
     *lines, tier = rows
-    assert [(r['category'], r['item'], int(r['quantity']), int(r['spares']), int(r['total'])) for r in lines] == [
-        (line.category, line.item, line.quantity, line.spares, line.quantity + line.spares) for line in bom.lines
+    assert [
+        (r['category'], r['item'], r['part_number'], int(r['quantity']), int(r['spares']), int(r['total']))
+        for r in lines
+    ] == [
+        (line.category, line.item, line.part_number, line.quantity, line.spares, line.quantity + line.spares)
+        for line in bom.lines
     ]
     # the tier last, in the same columns: its name, no quantities, the planning range and the reasons
-    assert (tier['category'], tier['item'], tier['quantity'], tier['total']) == ('tier', 'Expandable', '', '')
-    assert tier['note'].startswith('planning range (not a price): €40,000+')
+    assert (tier['category'], tier['item'], tier['quantity'], tier['total']) == ('tier', 'Balanced', '', '')
+    assert tier['note'].startswith('planning range (not a price): €12,000–€35,000')
     assert all(reason in tier['note'] for reason in bom.tier_reasons)
 
 
 def test_csv_quotes_hostile_names():
     bom = bill_of_materials(plan('routed'), leaf_device_type='Leaf, "48x25G"\nB')
     rows = list(csv.DictReader(io.StringIO(bom.to_csv())))
-    assert 'leaf switch: Leaf, "48x25G"\nB' in [r['item'] for r in rows]
+    assert 'Leaf switch (top of rack): Leaf, "48x25G"\nB' in [r['item'] for r in rows]
 
 
 @pytest.mark.parametrize('design', GUIDES)
@@ -110,13 +136,13 @@ def test_reach_class_per_link_kind_decides_optics_or_dac(design, reach):
     p = plan(design)
     bom = bill_of_materials(p, reach=reach)
     classes = {**DEFAULT_REACH, **(reach or {})}
-    far = [link for link in p.links if classes[link.kind] == 'rack-to-rack']
+    far = [link for link in p.links if medium(link.speed, classes[link.kind])[0] == 'optical']
     assert quantities(bom, 'optic') == 2 * len(far)
     fibre = sum(line.quantity for line in bom.lines if 'fibre' in line.item)
     assert fibre == len(far)
-    assert quantities(bom, 'cable') == len(p.links)  # every link is one cable, whatever its reach
+    assert quantities(bom, 'cable') == len(p.links) + management(p)[1]  # one cable a link, whatever its reach
     assert dict(bom.reach) == classes
-    # the default: uplinks alone run rack to rack
+    # the default: uplinks alone run across the room
     if reach is None:
         assert {link.kind for link in far} <= {'uplink'}
 
@@ -148,7 +174,7 @@ anything = st.one_of(
         st.none(),
         st.dictionaries(
             st.one_of(st.sampled_from(LINK_KINDS), st.text(max_size=8)),
-            st.one_of(st.sampled_from(['same-rack', 'rack-to-rack']), anything),
+            st.one_of(st.sampled_from(REACH_CLASSES), anything),
             max_size=4,
         ),
         anything,
@@ -161,7 +187,7 @@ def test_fuzz_bom_or_named_error(spares, reach):
     except PlanError as error:
         assert error.field == 'spares_percent' or error.field == 'reach' or error.field.startswith('reach.')
         return
-    assert quantities(bom, 'cable') == len(PLAN.links)
+    assert quantities(bom, 'cable') == len(PLAN.links) + management(PLAN)[1]
     bom.to_csv()
     bom.to_dict()
 
@@ -184,8 +210,11 @@ def test_breakout_cables_replace_the_lanes_cables(design, server_reach):
     on_lanes = [link for link in p.links if link.kind == 'server' and link.a_interface in breakouts['leaf']]
     parents = {(link.a_node, breakouts['leaf'][link.a_interface][0]) for link in on_lanes}
     assert on_lanes and len(parents) < len(on_lanes)  # the test really groups lanes
-    assert quantities(bom, 'cable') == len(p.links) - len(on_lanes) + len(parents)
-    item = '4x25G breakout DAC (same rack)' if server_reach == 'same-rack' else '4x25G breakout fibre (rack to rack)'
+    assert quantities(bom, 'cable') == len(p.links) - len(on_lanes) + len(parents) + management(p)[1]
+    if server_reach == 'same-rack':
+        item = '4x25G breakout DAC, QSFP28 to 4x SFP28, in the rack (up to 3 m)'  # on a 100G parent
+    else:
+        item = '4x25G breakout fibre harness (MPO to 4x duplex LC), across the room (up to 100 m)'
     assert [line.quantity for line in bom.lines if line.item == item] == [len(parents)]
     uplinks = sum(1 for link in p.links if link.kind == 'uplink')
     lane_optics = len(parents) + len(on_lanes) if server_reach == 'rack-to-rack' else 0

@@ -8,7 +8,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netbox_aifabric.planner import load_spec, plan_fabric
-from netbox_aifabric.planner.bom import DEFAULT_REACH, LINK_KINDS, REACH_CLASSES, bill_of_materials
+from netbox_aifabric.planner.bom import (
+    DEFAULT_REACH,
+    LINK_KINDS,
+    REACH_CLASSES,
+    bill_of_materials,
+    management_ports,
+    medium,
+)
 from netbox_aifabric.planner.traffic import BURSTINESS, Flow, TrafficError, traffic_matrix
 from tests.hypothesis_profiles import examples
 
@@ -70,14 +77,17 @@ def test_bom_counts_equal_the_plans(shape, spares, reach, lanes):
     plain = [link for link in plan.links if not (lanes and link.kind == 'server')]
     on_lanes = [link for link in plan.links if lanes and link.kind == 'server']
     parents = {(link.a_node, breakouts['leaf'][link.a_interface], classes['server']) for link in on_lanes}
-    far = sum(1 for link in plain if classes[link.kind] == 'rack-to-rack')
-    far_parents = sum(1 for *_, reach_class in parents if reach_class == 'rack-to-rack')
-    far_lanes = len(on_lanes) if classes['server'] == 'rack-to-rack' else 0
-    assert total(bom, 'cable') == len(plain) + len(parents)
+    far = sum(1 for link in plain if medium(link.speed, classes[link.kind])[0] == 'optical')
+    server_optical = bool(on_lanes) and medium(on_lanes[0].speed, classes['server'])[0] == 'optical'
+    far_parents = len(parents) if server_optical else 0
+    far_lanes = len(on_lanes) if server_optical else 0
+    patch = sum(management_ports(plan))
+    assert total(bom, 'cable') == len(plain) + len(parents) + patch
     assert total(bom, 'optic') == 2 * far + far_parents + far_lanes
     assert total(bom, 'cable', 'fibre') == far + far_parents
     assert total(bom, 'nic') == sum(len(a.members) + len(a.rdma) for a in plan.attachments)
-    assert total(bom, 'switch') == sum(1 for n in plan.nodes if n.role in ('spine', 'leaf'))
+    switches = sum(1 for n in plan.nodes if n.role in ('spine', 'leaf'))
+    assert total(bom, 'switch') == switches + -(-patch // 48)
     for line in bom.lines:
         expected = 0 if line.category == 'licence' else math.ceil(line.quantity * spares / 100 - 1e-9)
         assert line.spares == expected
