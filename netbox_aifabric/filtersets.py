@@ -1,4 +1,5 @@
 import django_filters
+import netaddr
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
@@ -196,6 +197,13 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     bmc_attachment = django_filters.MultipleChoiceFilter(choices=BmcAttachmentChoices)
     snmp_version = django_filters.MultipleChoiceFilter(choices=SnmpVersionChoices)
     observable = django_filters.BooleanFilter(method='filter_observable', label=_('Has a telemetry collector'))
+    syslog_servers = django_filters.CharFilter(method='filter_collector', label=_('Syslog server (address)'))
+    ntp_servers = django_filters.CharFilter(method='filter_collector', label=_('NTP server (address)'))
+    snmp_managers = django_filters.CharFilter(method='filter_collector', label=_('SNMP manager (address)'))
+    sflow_collectors = django_filters.CharFilter(method='filter_collector', label=_('sFlow collector (address)'))
+    streaming_collectors = django_filters.CharFilter(
+        method='filter_collector', label=_('Streaming collector (address)')
+    )
     leaf_asn_range_id = _multi(ASNRange, _('Leaf ASN range (ID)'))
     spine_device_type_id = _multi(DeviceType, _('Spine device type (ID)'))
     leaf_device_type_id = _multi(DeviceType, _('Leaf device type (ID)'))
@@ -254,6 +262,15 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'snmp_user',
             'sflow_sampling_rate',
         )
+
+    def filter_collector(self, queryset, name, value):
+        """Fabrics whose ``name`` list holds the address ``value`` (no fabric for a value that is not an IPv4
+        address: the database would refuse it as inet)."""
+        try:
+            address = str(netaddr.IPAddress(value.strip(), version=4))
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            return queryset.none()
+        return queryset.filter(**{f'{name}__contains': [address]})
 
     def filter_observable(self, queryset, name, value):
         """Fabrics with at least one telemetry collector (``True``) or none at all (``False``: nothing observable)."""

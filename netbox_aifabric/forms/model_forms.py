@@ -9,7 +9,8 @@ from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultiple
 from utilities.forms.rendering import FieldSet
 from utilities.forms.widgets import HTMXSelect
 
-from ..choices import FabricNodeRoleChoices
+from ..choices import FabricNodeRoleChoices, SnmpVersionChoices
+from ..facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from ..models.fabrics import TELEMETRY_FIELDS
 from .fields import DSCPListField, InvalidFieldsMixin, PriorityListField
@@ -291,6 +292,21 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
     rack = DynamicModelChoiceField(
         queryset=Rack.objects.all(), required=False, label=_('Rack'), query_params={'site_id': '$site'}
     )
+    # telemetry settings with a default: empty in the form means the default (a browser, the view tests, an edit)
+    snmp_version = forms.ChoiceField(choices=SnmpVersionChoices, required=False, label=_('SNMP version'))
+    snmp_user = forms.CharField(
+        required=False,
+        max_length=32,
+        label=_('SNMPv3 user'),
+        help_text=_('Empty: {user}').format(user=DEFAULT_SNMP_USER),
+    )
+    sflow_sampling_rate = forms.IntegerField(
+        required=False,
+        label=_('sFlow sampling rate'),
+        help_text=_('1 in N packets on every port (256 to 8388608; empty: {rate})').format(
+            rate=DEFAULT_SFLOW_SAMPLING_RATE
+        ),
+    )
     port_map = JSONField(
         required=False,
         label=_('Port map'),
@@ -334,6 +350,16 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
         FieldSet(*TELEMETRY_FIELDS, name=_('Telemetry')),
     )
+
+    def clean_snmp_version(self):
+        return self.cleaned_data['snmp_version'] or SnmpVersionChoices.V3
+
+    def clean_snmp_user(self):
+        return self.cleaned_data['snmp_user'] or DEFAULT_SNMP_USER
+
+    def clean_sflow_sampling_rate(self):
+        rate = self.cleaned_data['sflow_sampling_rate']
+        return DEFAULT_SFLOW_SAMPLING_RATE if rate is None else rate
 
     class Meta:
         model = Fabric

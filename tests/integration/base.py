@@ -7,7 +7,15 @@ from utilities.testing import APIViewTestCases, ViewTestCases
 
 from netbox_aifabric.guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_SHAPE
 
-__all__ = ('FABRIC_SHAPE', 'LOSSLESS', 'PluginAPITestCase', 'PluginViewTestCase', 'make_qos_profiles', 'make_world')
+__all__ = (
+    'FABRIC_SHAPE',
+    'GUIDE_COLLECTORS',
+    'LOSSLESS',
+    'PluginAPITestCase',
+    'PluginViewTestCase',
+    'make_qos_profiles',
+    'make_world',
+)
 
 # Test modules import this module (``from . import base``), not the classes: a TestCase name in a test module's
 # namespace would be collected by pytest as a test of its own.
@@ -41,6 +49,26 @@ FABRIC_SHAPE = {
     'oversubscription_target': 3,
     'l2vni_base': GUIDE_OVERLAY['l2vni_base'],
 }
+
+
+def _guide_collectors():
+    """render_fixtures.guide_telemetry (the guide's TELEMETRY subnet hosts) as Fabric field values."""
+    from tests.render_fixtures import guide_telemetry
+
+    t = guide_telemetry()
+    return {
+        'syslog_servers': t['syslog'],
+        'ntp_servers': t['ntp'],
+        'snmp_managers': t['snmp_managers'],
+        'snmp_version': t['snmp_version'],
+        'snmp_user': t['snmp_user'],
+        'sflow_collectors': t['sflow'],
+        'sflow_sampling_rate': t['sflow_sampling_rate'],
+        'streaming_collectors': t['streaming'],
+    }
+
+
+GUIDE_COLLECTORS = _guide_collectors()
 
 
 class PluginViewTestCase(ViewTestCases.PrimaryObjectViewTestCase):

@@ -18,12 +18,13 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
 from netbox_aifabric.checks.rules import RULES
+from netbox_aifabric.facts.telemetry import NOTHING_OBSERVABLE
 from netbox_aifabric.models import Fabric, OwnedObject, TrafficClass, TrafficFlow
 from netbox_aifabric.request import as_request_of
 from netbox_aifabric.seed import load_config_templates, load_demo
 from netbox_aifabric.traffic import fabric_traffic
 
-from .base import FABRIC_SHAPE
+from .base import FABRIC_SHAPE, GUIDE_COLLECTORS
 
 pytestmark = pytest.mark.netbox
 
@@ -38,11 +39,12 @@ def by_hand(user):
 
 def applied_demo():
     """The demo fabric as ``netbox aifabric_load_demo`` makes it (the shipped templates, SONiC as its switch
-    platform), applied."""
+    platform), with the guide's telemetry collectors, applied."""
     load_demo()
     load_config_templates()
     fabric = Fabric.objects.get(slug='ai-lab-fabric')
-    Fabric.objects.filter(pk=fabric.pk).update(platform=Platform.objects.get(slug='sonic'))
+    # with the guide's collectors (issue 26): a fabric without any fails telemetry-observable
+    Fabric.objects.filter(pk=fabric.pk).update(platform=Platform.objects.get(slug='sonic'), **GUIDE_COLLECTORS)
     fabric.refresh_from_db()
     apply_fabric(fabric)
     prove(fabric)
@@ -336,9 +338,12 @@ class NotAppliedTestCase(TestCase):
         statuses = {r.rule.id: r.status for r in result.results}
         self.assertEqual(
             {k for k, v in statuses.items() if v != 'pass'},
-            {r for r in statuses if r.startswith(('drift', 'automation'))},
+            {r for r in statuses if r.startswith(('drift', 'automation'))} | {'telemetry-observable'},
         )
         self.assertEqual({statuses[r] for r in statuses if r.startswith(('drift', 'automation'))}, {'skip'})
+        # the demo names no collector (issue 26): the warning, by name
+        (observable,) = [r for r in result.results if r.rule.id == 'telemetry-observable']
+        self.assertEqual((observable.status, [f.found for f in observable.findings]), ('fail', [NOTHING_OBSERVABLE]))
 
 
 def constrain(user, slug):

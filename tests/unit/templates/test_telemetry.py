@@ -516,3 +516,14 @@ def test_sonic_yang_negative_control(monkeypatch):
         "NTP|global: vrf = 'Vrf-MGMT' has the wrong type (sonic-ntp)",
         "SFLOW_SESSION|Ethernet0: sample_rate = '100' has the wrong type (sonic-sflow)",
     ]
+
+
+def test_nvue_v2c_community_answers_the_managers_only():
+    t = {**collectors(), 'snmp_version': 'v2c'}
+    tree = load_yaml(render(NVUE, switches('routed', t)[0][1]))[0]['set']
+    snmp = tree['system']['snmp-server']
+    managers = [f'{m}/32' for m in t['snmp_managers']]
+    assert snmp['readonly-community'] == {
+        SECRETS['snmp_community']: {'access': dict.fromkeys([JUMP_HOSTS, *managers], {})}
+    }
+    assert 'username' not in snmp
