@@ -10,6 +10,11 @@ rendered file and its negative control, and such a field, once rendered, is repo
 module keeps a reference only as a comment (libyang back-links), the row says so and cites what makes the order
 binding instead.
 
+The telemetry tables (issue 26: syslog, NTP, SNMP, sFlow, gNMI, counter polling) are rows too, and so are the
+``must`` conditions that name another table (``MUSTS``: a VRF ``mgmt`` needs MGMT_VRF_CONFIG's mgmtVrfEnabled).
+A table YANG models as containers (NTP, SFLOW, TELEMETRY, GNMI, FLEX_COUNTER_TABLE, MGMT_VRF_CONFIG) names its only
+entries and their leaves.
+
 Nothing is skipped: a table of the output that has no row in ``TABLES`` is a violation, and so is a field of a known
 table that is neither a reference nor listed as a plain (non-reference) field. A new table or field must be looked up
 and added here with its source before the check passes.
@@ -17,7 +22,7 @@ and added here with its source before the check passes.
 
 from dataclasses import dataclass, field
 
-__all__ = ('REFS', 'TABLES', 'Ref', 'Table', 'violations')
+__all__ = ('MUSTS', 'REFS', 'TABLES', 'Must', 'Ref', 'Table', 'violations')
 
 PORT, PORTCHANNEL = 'PORT', 'PORTCHANNEL'
 
@@ -27,7 +32,8 @@ class Ref:
     """One reference: ``at`` is ``key[i]`` (the i-th ``|`` part of the entry's key), ``field:<name>`` (a leaf or every
     item of a leaf-list) or ``names`` (every field name of the entry, for YANG lists inside an entry). The value must
     be a key (its first ``|`` part, or the whole key for a target ending in ``!``) of one of ``targets``, or one of
-    ``allow``."""
+    ``allow`` (a target ``T#`` is the address part of ``T``'s ``name|address/len`` keys; no targets: ``allow`` is the
+    leaf's whole pattern)."""
 
     table: str
     at: str
@@ -37,12 +43,26 @@ class Ref:
 
 
 @dataclass(frozen=True)
+class Must:
+    """A ``must`` naming another table: an entry of ``table`` whose ``field`` is ``value`` needs the entry
+    ``needs[0]|needs[1]`` of the file to have ``needs[2]`` = ``needs[3]``."""
+
+    table: str
+    field: str
+    value: str
+    needs: tuple[str, str, str, str]
+    source: str
+
+
+@dataclass(frozen=True)
 class Table:
     """A table the template may render: its YANG module and the fields that are not references (``plain``; ``None``
-    for a map table whose field names are values, like DSCP_TO_TC_MAP's DSCPs)."""
+    for a map table whose field names are values, like DSCP_TO_TC_MAP's DSCPs). A table YANG models as containers,
+    not a list, has ``entries``: its only entry names, each with the leaves it has (the references among them too)."""
 
     module: str
     plain: frozenset[str] | None = field(default_factory=frozenset)
+    entries: dict[str, frozenset[str]] | None = None
 
 
 def _plain(*names: str) -> frozenset[str]:
@@ -122,7 +142,79 @@ REFS = (
     Ref('MCLAG_UNIQUE_IP', 'key[0]', ('VLAN',), 'sonic-mclag.yang MCLAG_UNIQUE_IP_LIST/if_name (commented leafref)'),
     # Y:sonic-device_neighbor.yang @a3488c1a: DEVICE_NEIGHBOR_LIST local_port, leafref PORT
     Ref('DEVICE_NEIGHBOR', 'field:local_port', (PORT,), 'sonic-device_neighbor.yang DEVICE_NEIGHBOR_LIST/local_port'),
+    # Telemetry (issue 26). Y:sonic-syslog.yang @455cd1c6: SYSLOG_SERVER_LIST vrf (union of a leafref VRF_LIST/name
+    # and the enum default|mgmt; its must: see MUSTS); source an inet:ip-address (must: the server's family), no
+    # leafref, but rsyslog binds it, so it must be an address the file gives the switch (MGMT_INTERFACE, a loopback)
+    Ref('SYSLOG_SERVER', 'field:vrf', ('VRF',), 'sonic-syslog.yang SYSLOG_SERVER_LIST/vrf', ('default', 'mgmt')),
+    Ref(
+        'SYSLOG_SERVER',
+        'field:source',
+        ('MGMT_INTERFACE#', 'LOOPBACK_INTERFACE#'),
+        'sonic-syslog.yang SYSLOG_SERVER_LIST/source (an own address)',
+    ),
+    # Y:sonic-ntp.yang @a3488c1a: NTP global vrf a pattern mgmt|default (must: MUSTS), no leafref; src_intf (leafrefs
+    # PORT, PORTCHANNEL, LOOPBACK_INTERFACE, MGMT_PORT) and NTP_SERVER_LIST key (leafref NTP_KEY) are not rendered
+    Ref('NTP', 'field:vrf', (), 'sonic-ntp.yang NTP/global/vrf (pattern)', ('default', 'mgmt')),
+    # Y:sonic-sflow.yang @0cd29a1e: SFLOW_COLLECTOR_LIST collector_vrf a pattern mgmt|default (must: MUSTS);
+    # SFLOW_SESSION_LIST port (union leafref PORT | "all"); SFLOW global agent_id (leafrefs PORT, PORTCHANNEL,
+    # MGMT_PORT, LOOPBACK_INTERFACE) not rendered
+    Ref(
+        'SFLOW_COLLECTOR',
+        'field:collector_vrf',
+        (),
+        'sonic-sflow.yang SFLOW_COLLECTOR_LIST/collector_vrf',
+        ('default', 'mgmt'),
+    ),
+    Ref('SFLOW_SESSION', 'key[0]', (PORT,), 'sonic-sflow.yang SFLOW_SESSION_LIST/port', ('all',)),
 )
+
+# the musts that name another table: a VRF 'mgmt' needs the management VRF enabled (Y:sonic-mgmt_vrf.yang
+# @965d8dbd: MGMT_VRF_CONFIG container vrf_global, leaf mgmtVrfEnabled, a boolean, default false)
+_MGMT_VRF_ON = ('MGMT_VRF_CONFIG', 'vrf_global', 'mgmtVrfEnabled', 'true')
+MUSTS = (
+    Must('SYSLOG_SERVER', 'vrf', 'mgmt', _MGMT_VRF_ON, 'sonic-syslog.yang SYSLOG_SERVER_LIST/vrf must'),
+    Must('NTP', 'vrf', 'mgmt', _MGMT_VRF_ON, 'sonic-ntp.yang NTP/global/vrf must'),
+    Must('SFLOW_COLLECTOR', 'collector_vrf', 'mgmt', _MGMT_VRF_ON, 'sonic-sflow.yang collector_vrf must'),
+)
+
+# Y:sonic-flex_counter.yang @185f7f22: FLEX_COUNTER_TABLE is containers, one per counter group; every group has
+# FLEX_COUNTER_STATUS and FLEX_COUNTER_DELAY_STATUS, most a POLL_INTERVAL (not DEBUG_COUNTER, PFCWD, PORT_RATES,
+# RIF_RATES), some BULK_CHUNK_SIZE(_PER_PREFIX); no references
+_FLEX = frozenset({'FLEX_COUNTER_STATUS', 'FLEX_COUNTER_DELAY_STATUS'})
+_POLLED = _FLEX | {'POLL_INTERVAL'}
+_BULK = _POLLED | {'BULK_CHUNK_SIZE', 'BULK_CHUNK_SIZE_PER_PREFIX'}
+_FLEX_GROUPS = {
+    **dict.fromkeys(('DEBUG_COUNTER', 'PFCWD', 'PORT_RATES', 'RIF_RATES'), _FLEX),
+    **dict.fromkeys(('PG_DROP', 'PG_WATERMARK', 'PORT', 'PORT_BUFFER_DROP', 'QUEUE', 'QUEUE_WATERMARK'), _BULK),
+    **dict.fromkeys(
+        (
+            'ACL',
+            'BUFFER_POOL_WATERMARK',
+            'DASH_METER',
+            'ENI',
+            'FLOW_CNT_ROUTE',
+            'FLOW_CNT_TRAP',
+            'HA_SET',
+            'POLICER',
+            'PORT_PHY_ATTR',
+            'RIF',
+            'SRV6',
+            'SWITCH',
+            'TUNNEL',
+            'WRED_ECN_PORT',
+            'WRED_ECN_QUEUE',
+        ),
+        _POLLED,
+    ),
+}
+# Y:sonic-telemetry.yang @05f42c0b (TELEMETRY) and Y:sonic-gnmi.yang @02b13836 (GNMI): containers certs (ca_crt,
+# server_crt, server_key: paths) and gnmi (booleans, port, log level, CRL); no references
+_GNMI = {
+    'certs': frozenset({'ca_crt', 'server_crt', 'server_key'}),
+    'gnmi': frozenset(
+        {'client_auth', 'crl_expire_duration', 'enable_crl', 'log_level', 'port', 'save_on_set', 'user_auth'}
+    ),
+}
 
 TABLES = {
     # the tables without references among the fields the template renders, each with the module read
@@ -140,7 +232,9 @@ TABLES = {
         ),
     ),
     'MGMT_PORT': Table('sonic-mgmt_port', _plain('admin_status', 'alias')),  # Configuration.md MGMT_PORT
-    'MGMT_VRF_CONFIG': Table('sonic-mgmt_vrf', _plain('mgmtVrfEnabled')),
+    'MGMT_VRF_CONFIG': Table(
+        'sonic-mgmt_vrf', entries={'vrf_global': _plain('in_band_mgmt_enabled', 'mgmtVrfEnabled')}
+    ),
     'MGMT_INTERFACE': Table('sonic-mgmt_interface', _plain('gwaddr')),
     # Y:sonic-snmp.yang @0c4a8a4e: SNMP_AGENT_ADDRESS_CONFIG key "agent_ip port vrf_name", vrf_name a pattern
     # ('' | mgmt | Vrf...), not a leafref
@@ -193,12 +287,45 @@ TABLES = {
     # sonic-bgp-neighbor.yang (tests/unit/templates/sonic_yang.py): asn, name, local_addr (an address), admin_status
     'BGP_NEIGHBOR': Table('sonic-bgp-neighbor', _plain('admin_status', 'asn', 'local_addr', 'name')),
     'DEVICE_NEIGHBOR': Table('sonic-device_neighbor', _plain('name', 'port')),
+    # telemetry (issue 26): the plain leaves of each list, read in the modules REFS cites
+    'SYSLOG_SERVER': Table('sonic-syslog', _plain('filter', 'filter_regex', 'port', 'protocol', 'severity')),
+    'NTP': Table(
+        'sonic-ntp',
+        entries={'global': _plain('admin_state', 'authentication', 'dhcp', 'server_role', 'src_intf', 'vrf')},
+    ),
+    'NTP_SERVER': Table(
+        'sonic-ntp', _plain('admin_state', 'association_type', 'iburst', 'resolve_as', 'trusted', 'version')
+    ),
+    # Y:sonic-snmp.yang @0c4a8a4e: SNMP_COMMUNITY_LIST (TYPE) and SNMP_USER_LIST (type, permission, auth and
+    # encryption type and password): strings and enums, no references
+    'SNMP_COMMUNITY': Table('sonic-snmp', _plain('TYPE')),
+    'SNMP_USER': Table(
+        'sonic-snmp',
+        _plain(
+            'SNMP_USER_AUTH_PASSWORD',
+            'SNMP_USER_AUTH_TYPE',
+            'SNMP_USER_ENCRYPTION_PASSWORD',
+            'SNMP_USER_ENCRYPTION_TYPE',
+            'SNMP_USER_PERMISSION',
+            'SNMP_USER_TYPE',
+        ),
+    ),
+    'SFLOW': Table(
+        'sonic-sflow', entries={'global': _plain('admin_state', 'agent_id', 'polling_interval', 'sample_direction')}
+    ),
+    'SFLOW_COLLECTOR': Table('sonic-sflow', _plain('collector_ip', 'collector_port')),
+    'SFLOW_SESSION': Table('sonic-sflow', _plain('admin_state', 'sample_direction', 'sample_rate')),
+    'TELEMETRY': Table('sonic-telemetry', entries=_GNMI),
+    'GNMI': Table('sonic-gnmi', entries=_GNMI),
+    'FLEX_COUNTER_TABLE': Table('sonic-flex_counter', entries=_FLEX_GROUPS),
 }
 
 
 def _names(db: dict, target: str) -> set[str]:
     if target.endswith('!'):  # the list's own entries: the keys without a '|' part
         return {key for key in db.get(target[:-1], {}) if '|' not in key}
+    if target.endswith('#'):  # the addresses of a name|address/len list, without the length
+        return {key.split('|')[1].split('/')[0] for key in db.get(target[:-1], {}) if '|' in key}
     return {key.split('|')[0] for key in db.get(target, {})}
 
 
@@ -219,9 +346,51 @@ def _values(ref: Ref, key: str, entry: dict) -> list[str]:
     return list(value) if isinstance(value, list) else [value]
 
 
+def _must_violations(db: dict) -> list[str]:
+    found = []
+    for must in MUSTS:
+        table, key, leaf, value = must.needs
+        for name, entry in db.get(must.table, {}).items():
+            if entry.get(must.field) == must.value and db.get(table, {}).get(key, {}).get(leaf) != value:
+                found.append(
+                    f'{must.table}|{name}: {must.field} {must.value!r} needs {table}|{key} {leaf} {value!r} '
+                    f'({must.source})'
+                )
+    return found
+
+
+def _unknown_fields(table: str, spec: Table, key: str, entry: dict, referencing: set[str]) -> list[str]:
+    """The fields of one entry that are neither a reference nor a plain leaf (for a container table: the entry
+    itself when YANG has no such container)."""
+    if spec.entries is not None:
+        if key not in spec.entries:
+            return [f'{table}|{key}: no such container in {spec.module}.yang']
+        known = spec.entries[key]
+    elif spec.plain is None:
+        return []
+    else:
+        known = spec.plain
+    return [
+        f'{table}|{key}: field {name!r} is in no row of the table of references'
+        for name in entry
+        if name not in referencing and name not in known
+    ]
+
+
+def _dangling(table: str, refs: list[Ref], db: dict, key: str, entry: dict) -> list[str]:
+    found = []
+    for ref in refs:
+        targets = set().union(*(_names(db, t) for t in ref.targets))
+        for value in _values(ref, key, entry):
+            if value not in targets and value not in ref.allow:
+                where = '/'.join(ref.targets) or '|'.join(ref.allow)
+                found.append(f'{table}|{key}: {ref.at} {value!r} is no entry of {where} ({ref.source})')
+    return found
+
+
 def violations(db: dict) -> list[str]:
-    """Every reference of ``db`` that resolves to nothing in ``db``, every table without a row and every field that
-    is neither a reference nor a known plain field."""
+    """Every reference of ``db`` that resolves to nothing in ``db``, every ``must`` of MUSTS it breaks, every table
+    without a row and every field (or container) that is neither a reference nor a known plain field."""
     found = []
     refs_of: dict[str, list[Ref]] = {}
     for ref in REFS:
@@ -235,18 +404,7 @@ def violations(db: dict) -> list[str]:
         referencing = {ref.at.removeprefix('field:') for ref in refs if ref.at.startswith('field:')}
         names_ref = any(ref.at == 'names' for ref in refs)
         for key, entry in entries.items():
-            for ref in refs:
-                targets = set().union(*(_names(db, t) for t in ref.targets))
-                for value in _values(ref, key, entry):
-                    if value not in targets and value not in ref.allow:
-                        found.append(
-                            f'{table}|{key}: {ref.at} {value!r} is no entry of {"/".join(ref.targets)} ({ref.source})'
-                        )
-            if spec.plain is None or names_ref:
-                continue
-            found += [
-                f'{table}|{key}: field {name!r} is in no row of the table of references'
-                for name in entry
-                if name not in referencing and name not in spec.plain
-            ]
-    return found
+            found += _dangling(table, refs, db, key, entry)
+            if not names_ref:
+                found += _unknown_fields(table, spec, key, entry, referencing)
+    return found + _must_violations(db)
