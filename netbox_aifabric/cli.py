@@ -342,11 +342,14 @@ def _read_bytes(path):
         return f.read()
 
 
-def _previous_plan(raw, path):
+def _previous_plan(raw, path, fabric):
+    """The allocations of the plan file at ``path``, which must be a plan of ``fabric`` (the spec's name)."""
     data = parse_document(raw, path, 'previous')
     if data is None:
         raise SpecError('previous', f'{path} is empty: expected a plan (a mapping with an allocations mapping)')
-    return check_previous(data)
+    if isinstance(data, dict) and 'allocations' not in data:
+        raise SpecError('previous', 'not a plan: it has no allocations mapping')
+    return check_previous(data, fabric)
 
 
 def main(argv=None) -> int:
@@ -368,7 +371,7 @@ def main(argv=None) -> int:
         return 1
     try:
         spec = load_spec(parse_document(raw_spec, args.spec))
-        previous = _previous_plan(raw_previous, args.previous) if args.previous else None
+        previous = _previous_plan(raw_previous, args.previous, spec.name) if args.previous else None
         result = plan_fabric(spec, previous=previous, release=args.release)
     except PlanError as e:
         print(f'netbox-aifabric: error: {e}'.translate(LINE_BREAKS), file=sys.stderr)

@@ -11,12 +11,17 @@
 """
 
 from django.db import transaction
-from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
+from django.utils.html import escape
 
 from ipam.models import VLAN, Prefix
+from netbox.context import current_request
+from utilities.exceptions import AbortRequest
 
 from .apply.engine import refresh_contexts
+from .apply.permissions import ObjectPermissionError
+from .apply.removal import delete_owned
 from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 __all__ = ('LIFECYCLE_FIELDS', 'mark_pending', 'schedule_refresh')
@@ -89,6 +94,17 @@ def fabric_saved(sender, instance, raw=False, update_fields=None, **kwargs):
     if raw or (update_fields and set(update_fields) <= LIFECYCLE_FIELDS):
         return  # the apply's own bookkeeping
     mark_pending(_intent_fabrics(Fabric, instance))
+
+
+@receiver(pre_delete, sender=Fabric, dispatch_uid='aifabric_fabric_deleting')
+def fabric_deleting(sender, instance, **kwargs):
+    """A deleted fabric takes what its applies created along, in its transaction (``apply/removal.py``); a user
+    not allowed to delete one of them deletes nothing (a 400 over the API, a message in the UI)."""
+    user = getattr(current_request.get(), 'user', None)
+    try:
+        delete_owned(instance, user if getattr(user, 'is_authenticated', False) else None)
+    except ObjectPermissionError as e:
+        raise AbortRequest(escape(str(e))) from e  # NetBox's delete view shows it as HTML
 
 
 @receiver(post_save, sender=FabricNode, dispatch_uid='aifabric_node_saved')

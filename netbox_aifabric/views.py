@@ -27,6 +27,7 @@ from utilities.views import ViewTab, get_default_template, register_model_view
 from . import filtersets, forms, tables
 from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
 from .apply.permissions import ObjectPermissionError, visible_changes
+from .apply.removal import objects_to_delete
 from .apply.route_targets import planned_route_targets
 from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
@@ -35,7 +36,7 @@ from .diff import readable_diff
 from .facts.context import build_contexts
 from .intent import intent_of
 from .jobs import ui_runs_in_background
-from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from .models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
 from .topology import topology_svg
@@ -347,6 +348,12 @@ class FabricEditView(generic.ObjectEditView):
 @register_model_view(Fabric, 'delete')
 class FabricDeleteView(generic.ObjectDeleteView):
     queryset = Fabric.objects.all()
+
+    def _get_dependent_objects(self, obj):
+        """What the deletion deletes: the objects the fabric's applies created (``apply/removal.py``), not the
+        ownership records that only pointed at them (the confirmation said "133 owned objects" and kept them)."""
+        dependent = {m: o for m, o in super()._get_dependent_objects(obj).items() if m is not OwnedObject}
+        return {**dependent, **objects_to_delete(obj)}
 
 
 @register_model_view(Fabric, 'bulk_import', path='import', detail=False)

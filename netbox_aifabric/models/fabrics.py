@@ -5,13 +5,14 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import connection, models, transaction
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ipam.fields import ASNField
 from netbox.models import PrimaryModel
 from netbox.models.features import JobsMixin
+from utilities.exceptions import AbortRequest
 
 from ..choices import (
     BmcAttachmentChoices,
@@ -50,6 +51,17 @@ LIFECYCLE_UPDATE_FIELDS = (
     'pending_change',
     'last_updated',
 )
+# The apply's record on the fabric: written by the apply (and compliance) alone, under the fabric's row lock; an
+# edit's save takes it as stored (see Fabric.save)
+APPLY_RECORD_FIELDS = (
+    'status',
+    'applied_allocations',
+    'last_applied',
+    'last_applied_by_id',
+    'last_plan_hash',
+    'last_apply_request_id',
+    'pending_change',
+)
 OVERSUBSCRIPTION_MIN, OVERSUBSCRIPTION_MAX = Decimal('1'), Decimal('100')
 # the prefixes a fabric numbers from: apart from each other and from every other fabric's (the management network too:
 # two fabrics counting switch addresses down from the same network's top would collide)
@@ -66,6 +78,7 @@ TELEMETRY_FIELDS = (
     'streaming_collectors',
 )
 POOL_FIELDS = ('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', 'management_pool')
+POOL_LOCK_KEY = 0x41494642_0001  # pg_advisory_xact_lock key of "a fabric's pools are being saved" (AIFB, 1)
 
 
 def _count_field(verbose_name, default, help_text=''):
@@ -502,9 +515,55 @@ class Fabric(JobsMixin, PrimaryModel):
             needed['spine_asn'] = _('An eBGP underlay needs a spine ASN.')
         return needed
 
+    @classmethod
+    def from_db(cls, db, field_names, values, *, fetch_mode=None):
+        instance = super().from_db(db, field_names, values, fetch_mode=fetch_mode)
+        instance._loaded_status = instance.__dict__.get('status')
+        return instance
+
     def save(self, *args, **kwargs):
-        super().save(*args, **kwargs)
-        self.sync_nodes()
+        """Save, and store the nodes the counts say. A save of the whole row (an edit: the form, bulk edit, the
+        API) of a stored fabric never writes back the apply's record it loaded: it locks the row and takes the
+        record as stored now (an apply that committed while the edit was open stays recorded; issue 27). The
+        status is the operator's too: a status the edit changed is kept."""
+        update_fields = kwargs.get('update_fields')
+        with transaction.atomic(using=kwargs.get('using')):
+            if update_fields is None or set(update_fields) & set(POOL_FIELDS):
+                self._refuse_shared_pools()
+            if update_fields is None and self.pk is not None and not self._state.adding:
+                self._take_stored_record()
+            super().save(*args, **kwargs)
+            self.sync_nodes()
+        self._loaded_status = self.status
+
+    def _refuse_shared_pools(self):
+        """What ``clean`` checked, checked again under a lock held until this save commits: two fabrics saved at
+        the same moment with one pool both passed ``clean`` (neither saw the other, uncommitted), and both were
+        stored (issue 27). Saves that set pools wait for each other here; the second sees the first and is refused
+        (a 400 over the API, a form error in the UI)."""
+        with connection.cursor() as cursor:
+            cursor.execute('SELECT pg_advisory_xact_lock(%s)', [POOL_LOCK_KEY])
+        networks = {
+            field: netaddr.IPNetwork(str(getattr(self, field).prefix))
+            for field in POOL_FIELDS
+            if getattr(self, field) is not None
+        }
+        errors = {}
+        self._clean_shared_pools(networks, errors)
+        if errors:
+            raise AbortRequest(' '.join(str(message) for message in errors.values()))
+
+    def _take_stored_record(self):
+        """Lock this fabric's row (waiting for an apply that holds it) and copy the apply's record onto this
+        instance as stored; the status only when this edit left it as loaded."""
+        stored = Fabric.objects.select_for_update().filter(pk=self.pk).values(*APPLY_RECORD_FIELDS).first()
+        if stored is None:
+            return  # deleted meanwhile: the save fails as Django's does
+        edited_status = getattr(self, '_loaded_status', self.status) != self.status
+        for name, value in stored.items():
+            if name == 'status' and edited_status:
+                continue
+            setattr(self, name, value)
 
     def planned_nodes(self):
         """The fabric's nodes as its counts say: the stored ones (ids, names and pairs never change), surplus ones

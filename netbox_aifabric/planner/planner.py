@@ -16,12 +16,12 @@ import netaddr
 from .errors import SpecError
 from .oob import oob_keys, plan_oob
 from .pools import AsnPool, ManagementPool, Pool
-from .ports import PortInventory, check_nic_speed, link_speed
-from .previous import check_previous
+from .ports import PortInventory, check_nic_speed, link_speed, port_names
+from .previous import check_lag_numbers, check_previous, kept_pin, released_pin, stale_port, stale_svi
 from .racks import Rack, check_pairs, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
 from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
-from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
+from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Platform, PortRange, Server, TrafficClass
 from .validate import management_gateway, server_slot, validate_spec
 from .warnings import spec_warnings
 
@@ -58,6 +58,12 @@ class _State:
     names: dict[tuple[str, int], str] = field(default_factory=dict)  # (role, node id) -> hostname
     # new addresses: key -> (pool, block index); the /31s of links come from a Pool
     blocks: dict[str, tuple[Pool | ManagementPool, int]] = field(default_factory=dict)
+    released: list[PlanWarning] = field(default_factory=list)  # pins a design change made impossible
+
+    def release(self, key: str, reason: str) -> None:
+        """Drop the pin of ``key`` (it is allocated anew) and say so in the plan's warnings."""
+        del self.pinned[key]
+        self.released.append(released_pin(key, reason))
 
     def give(self, key: str, allocate: Callable[[], str]) -> str:
         """The pinned value of ``key``, else ``allocate()``; recorded in ``values``."""
@@ -88,13 +94,16 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     ports = PortInventory(spec)
     _check_speeds(spec)
     racks = racks_of(spec)
-    pinned = check_previous(previous)
+    pinned = check_previous(previous, spec.name)
     pins = rdma_pins(pinned)
     address_requests, port_requests = list(_address_requests(spec)), list(_port_requests(spec, pins))
     keys = _current_keys(spec, racks, address_requests, port_requests) | oob_keys(spec, pinned)
+    check_lag_numbers({f'lag:server:{server.id}': leaves for server, leaves in _bonds(spec)}, pinned)
+    released = _release_stale_ports(spec, ports, pinned, port_requests)
     reserved = tuple(sorted(key for key in pinned if key not in keys)) if not release else ()
     held = {key: value for key, value in pinned.items() if key in keys or not release}
     state = _State({key: value for key, value in pinned.items() if key in keys}, names=_node_names(spec))
+    state.released = released
 
     pools = _address_pools(spec, networks, held, set(reserved), address_requests)
     _allocate_addresses(state, pools, address_requests)
@@ -134,7 +143,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
         summary=_summary(spec, links, vlans, vrfs),
         allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values, **oob_allocations}.items())),
         reserved=reserved,
-        warnings=(*spec_warnings(spec), *_warnings(spec, capacity, racks)),
+        warnings=(*state.released, *spec_warnings(spec), *_warnings(spec, capacity, racks)),
         management_gateway=gateway,
         oob=oob,
     )
@@ -379,6 +388,37 @@ def _node_names(spec: FabricSpec) -> dict[tuple[str, int], str]:
     return {**{('spine', n.id): n.name for n in spec.spines}, **{('leaf', n.id): n.name for n in spec.leaves}}
 
 
+def _release_stale_ports(
+    spec: FabricSpec, ports: PortInventory, pinned: dict[str, str], port_requests: Iterable[PortRequest]
+) -> list[PlanWarning]:
+    """Drop the pinned ports that cannot stay (``previous.stale_port``); warn about those kept in another block."""
+    names = _node_names(spec)
+    warnings = []
+    for key, role, node_id, use, _ in port_requests:
+        if key not in pinned:
+            continue
+        node, name = names[role, node_id], pinned[key]
+        block = ports.block(node, role, use)
+        platform = spec.leaf_platform if role == 'leaf' else spec.spine_platform
+        now = next((b for b, held in sorted(port_names(platform).items()) if name in held), None)
+        carries = now is not None and _runs(platform, now, block.speed)
+        reason = stale_port(name, node, use, block.index, now, carries)
+        if reason is not None:
+            del pinned[key]
+            warnings.append(released_pin(key, reason))
+        elif name not in block.index and now is not None:
+            warnings.append(kept_pin(key, name, node, use, now))
+    return warnings
+
+
+def _runs(platform: Platform, block: str, speed: int) -> bool:
+    """Whether the ports of ``block`` (a port block's name, or ``peer_link``) run ``speed``."""
+    if block == 'peer_link':
+        return platform.peer_link_speed == speed
+    ports: PortRange | None = getattr(platform, block)
+    return ports is not None and ports.runs(speed)
+
+
 def _pin_ports(
     names: dict[tuple[str, int], str], ports: PortInventory, held: dict[str, str], port_requests: Iterable[PortRequest]
 ) -> None:
@@ -555,9 +595,14 @@ def _allocate_svis(
     without room for the gateway and every switch address it must hold is a named error."""
     field_of = {tc.vlan: f'traffic_classes[{i}].subnet' for i, tc in enumerate(spec.traffic_classes)}
     used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(set)
-    for key, _tc, vid, leaf, _rack, _n in _svi_requests(spec, racks):
+    for key, tc, vid, leaf, rack, _n in _svi_requests(spec, racks):
         if key in state.pinned:
-            used[vid].add(netaddr.IPNetwork(state.pinned[key]).ip)
+            network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr
+            reason = stale_svi(state.pinned[key], network)
+            if reason is None:
+                used[vid].add(netaddr.IPNetwork(state.pinned[key]).ip)
+            else:
+                state.release(key, f'{state.names.get(("leaf", leaf), leaf)}: {reason}')
     svis: dict[tuple[int, int], str] = {}
     for key, tc, vid, leaf, rack, n in _svi_requests(spec, racks):
         network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr

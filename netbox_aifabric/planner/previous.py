@@ -3,18 +3,37 @@
 
 An allocation key is ``<kind>:<what>`` (``loopback:leaf:3``, ``uplink:leaf:3:spine:1:1``); its value must be what
 that kind allocates. A new kind is one line in ``VALUE_CHECKS``.
+
+What a pin must also be (issue 27): of this fabric (a plan names its fabric: another fabric's plan is
+``previous.fabric``), unique (one value held twice, such as one ESI on two segments or one address on two links, is
+``previous.allocations.<key>``; LAG numbers are unique per leaf: :func:`check_lag_numbers`), and still possible
+after a design change: a port in no block any more (removed, or broken out into lanes), or in a block of another use
+whose speed the link cannot run, or a switch address outside its current subnet, is released with a
+``released-pin`` warning (:func:`stale_port`, :func:`stale_svi`) and allocated anew; a port now in another use's
+block that runs the link's speed stays, with a ``pin-in-other-block`` warning. Never kept silently.
 """
 
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, cast
 
 import netaddr
 
 from .errors import SpecError
-from .result import Plan
+from .result import Plan, PlanWarning
 
-__all__ = ('KNOWN_KINDS', 'VALUE_CHECKS', 'check_previous')
+__all__ = (
+    'KEPT_PIN',
+    'KNOWN_KINDS',
+    'RELEASED_PIN',
+    'VALUE_CHECKS',
+    'check_lag_numbers',
+    'check_previous',
+    'kept_pin',
+    'released_pin',
+    'stale_port',
+    'stale_svi',
+)
 
 _ESI = re.compile(r'[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){9}')
 _DECIMAL = re.compile(r'[0-9]{1,10}')
@@ -62,23 +81,135 @@ VALUE_CHECKS: dict[str, tuple[Callable[[str], bool], str]] = {
     'svi': (_ipv4_host, 'an IPv4 host address with its prefix length'),
 }
 KNOWN_KINDS = tuple(VALUE_CHECKS)
+# kinds whose values are unique among the keys of one scope: the whole plan, or (ports) one switch
+UNIQUE_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'asn', 'esi', 'subnet', 'mgmt', 'svi', 'port')
+RELEASED_PIN = 'released-pin'  # the warning code of a pin a design change made impossible
+KEPT_PIN = 'pin-in-other-block'  # the warning code of a pinned port now in a block of another use, kept
 
 
-def check_previous(previous: object) -> dict[str, str]:
+def check_previous(previous: object, fabric: str | None = None) -> dict[str, str]:
     """The allocations of an earlier plan as ``{key: value}``, every key and value checked.
 
     ``previous`` is None (no earlier plan), a :class:`Plan`, a plan's dict (``Plan.to_dict()`` or its JSON: a
     mapping with an ``allocations`` mapping) or the allocations mapping itself (every key ``<kind>:…``, as the
-    NetBox apply passes them). Integer values (an ASN written as a number) come back as strings.
+    NetBox apply passes them, from the fabric's own record). Integer values (an ASN written as a number) come back
+    as strings. With ``fabric`` (the spec's name), a plan must be that fabric's (its ``fabric`` field).
 
     Raises:
-        SpecError: ``previous`` is not a plan, or an allocation has an unknown kind or a value its kind cannot hold.
+        SpecError: ``previous`` is not a plan, is another fabric's (``previous.fabric``), or an allocation has an
+            unknown kind, a value its kind cannot hold or a value another key holds too.
     """
     if previous is None:
         return {}
     if isinstance(previous, Plan):
+        _check_fabric(previous.fabric, fabric)
         return dict(previous.allocations)  # made by the planner itself
-    return {key: _checked_value(key, value) for key, value in _allocations_of(previous).items()}
+    raw = _allocations_of(previous)
+    if raw is not previous:  # a plan, not the bare allocations of the NetBox side's record
+        _check_fabric(cast(Mapping[str, Any], previous).get('fabric'), fabric)
+    allocations = {key: _checked_value(key, value) for key, value in raw.items()}
+    _check_unique(allocations)
+    return allocations
+
+
+def _check_fabric(named: object, fabric: str | None) -> None:
+    """A plan is pinned only for the fabric it numbered: another fabric's addresses and ports would be kept here."""
+    if fabric is None:
+        return
+    if not isinstance(named, str):
+        shown = 'no fabric' if named is None else f'a {type(named).__name__} as its fabric'
+        raise SpecError('previous.fabric', f'the previous plan names {shown}: a plan names the fabric it numbered')
+    if named != fabric:
+        shown = named if len(named) <= 60 else f'{named[:60]}…'
+        raise SpecError(
+            'previous.fabric',
+            f'the previous plan is of fabric "{shown}", not of "{fabric}": its allocations are not '
+            "this fabric's to keep",
+        )
+
+
+def _scope(key: str, kind: str) -> str:
+    """Where a value must be unique: a port on its switch (``port:leaf:3:…`` → ``leaf:3``), the rest in the plan."""
+    if kind == 'port':
+        return ':'.join(key.split(':')[1:3])
+    return ''
+
+
+def _check_unique(allocations: Mapping[str, str]) -> None:
+    """One value held by two keys (one ESI on two segments, one /31 on two links, one port cabled twice) is a
+    damaged plan: the planner never hands a value out twice."""
+    holder: dict[tuple[str, str, str], str] = {}
+    for key in sorted(allocations):
+        kind = key.split(':', 1)[0]
+        if kind not in UNIQUE_KINDS:
+            continue
+        value = allocations[key]
+        other = holder.setdefault((kind, _scope(key, kind), value), key)
+        if other != key:
+            raise SpecError(
+                f'previous.allocations.{key}',
+                f'"{value}" is held by {other} too: a previous plan gives each {kind} value to one allocation only',
+            )
+
+
+def check_lag_numbers(bonds: Mapping[str, tuple[int, ...]], pinned: Mapping[str, str]) -> None:
+    """``bonds``: ``{lag key: leaf ids}`` of the spec's bonds. Two bonds pinned to one LAG number on a leaf they
+    share would be one port-channel: a named error on the second key."""
+    holder: dict[tuple[int, str], str] = {}
+    for key in sorted(bonds):
+        if key not in pinned:
+            continue
+        for leaf in bonds[key]:
+            other = holder.setdefault((leaf, pinned[key]), key)
+            if other != key:
+                raise SpecError(
+                    f'previous.allocations.{key}',
+                    f'LAG number {pinned[key]} is pinned for {other} too, on leaf id {leaf}: a LAG number is one bond '
+                    'on each leaf',
+                )
+
+
+def stale_port(name: str, node: str, use: str, current: Collection[str], now: str | None, carries: bool) -> str | None:
+    """Why a pinned port ``name`` of switch ``node`` cannot stay the port of its ``use`` link, or None when it can.
+    ``current``: the switch's ports for ``use`` now; ``now``: the block that holds the port now (None: no block);
+    ``carries``: whether that block's ports run the link's speed. A port of another use that runs the speed stays
+    (growth moves the derived blocks: raising the uplinks turns RDMA ports into uplink ports) with a warning
+    (:func:`kept_pin`); one in no block, or at a speed the link cannot run, is released."""
+    if name in current or (now is not None and carries):
+        return None
+    block = 'peer_link' if use == 'peer_link' else f'{use}_ports'
+    where = (
+        f'a port of {now} now, at a speed the link cannot run'
+        if now
+        else 'in no port block now (removed, or broken out into lanes)'
+    )
+    return f'{node} {name} was its {use.replace("_", " ")} port and is {where}: the link moves to a free {block} port'
+
+
+def kept_pin(key: str, name: str, node: str, use: str, now: str) -> PlanWarning:
+    """The warning of a pinned port kept in a block of another use (it runs the link's speed): the cable stays."""
+    return PlanWarning(
+        KEPT_PIN,
+        f'previous.allocations.{key}',
+        f'{node} {name} carries its {use.replace("_", " ")} link and is a port of {now} now: kept where it is '
+        '(same speed); the block has one port less for new links',
+    )
+
+
+def stale_svi(value: str, network: netaddr.IPNetwork) -> str | None:
+    """Why a pinned switch address ``value`` cannot stay on a gateway subnet ``network`` (another prefix length,
+    outside it, or the gateway itself), or None when it can."""
+    address = netaddr.IPNetwork(value)
+    if address.cidr != network.cidr:
+        return f'{value} is not an address of its subnet {network.cidr} now: it takes a free address of it'
+    if int(address.ip) in (network.first, network.first + 1, network.last):
+        return f'{value} is the network, gateway or broadcast address of {network.cidr}: it takes a free address'
+    return None
+
+
+def released_pin(key: str, reason: str) -> PlanWarning:
+    """The warning of a pin released by a design change (the apply then moves the object: a cable or an address)."""
+    return PlanWarning(RELEASED_PIN, f'previous.allocations.{key}', f'released: {reason}')
 
 
 def _allocations_of(previous: object) -> Mapping[Any, Any]:

@@ -288,12 +288,13 @@ def test_pool_exhausted_names_pool_numbers_and_node():
     spec['maximums'].update(spines=2, leaves=2, parallel_uplinks=1)
     spec['pools']['p2p'] = '10.255.2.8/29'  # 4 /31s = 2 leaves × 2 spines × 1 uplink
     pinned = {
+        'fabric': spec['name'],  # a plan of this fabric (another fabric's is refused: test_previous_fit.py)
         'allocations': {
             'uplink:leaf:8:spine:1:1': '10.255.2.8/31',
             'uplink:leaf:8:spine:2:1': '10.255.2.10/31',
             'uplink:leaf:9:spine:1:1': '10.255.2.12/31',
             'uplink:leaf:9:spine:2:1': '10.255.2.14/31',
-        }
+        },
     }
     with pytest.raises(PoolExhaustedError) as info:
         plan_fabric(load_spec(spec), previous=pinned)

@@ -52,7 +52,9 @@ def test_raising_servers_per_leaf_keeps_every_cable():
     spec = four_leaves(example('routed'))
     before = plan_fabric(load_spec(spec))
     spec['maximums']['servers_per_leaf'] = 32
-    spec['leaf_platform']['rdma_ports'] = {'first': 100, 'count': 32, 'speed': 100}
+    # 32 RDMA ports: the 16 it had (their cables stay) and 16 more beyond the uplinks and the peer link
+    rdma = [f'Ethernet{n}' for n in (*range(49, 65), *range(100, 116))]
+    spec['leaf_platform']['rdma_ports'] = {'names': rdma, 'speed': 100}
     spec['servers'].append({'id': 33, 'name': 'gpu33', 'leaves': [3, 4]})  # slot (33 − 1) mod 32 = 0: gpu17's port
     unpinned = plan_fabric(load_spec(spec))
     pinned = plan_fabric(load_spec(spec), previous=before)

@@ -186,8 +186,15 @@ def test_previous_plan_is_pinned_when_maximums_and_pools_change(pair, bump):
     big['nics']['rdma_count'] += bump  # more RDMA NICs per server: new links, the old ones stay
     big['leaf_platform']['uplink_ports']['count'] = 64
     big['leaf_platform']['peer_link_ports'] = [97, 98]
-    big['leaf_platform']['server_ports']['count'] = 16 + bump
-    big['leaf_platform']['rdma_ports'] = {'first': 99, 'count': (16 + bump) * (1 + bump), 'speed': 100}
+    # the server and RDMA blocks grow where no port is in use: a pinned port stays in the block of its use (one now
+    # of a use at another speed is re-cabled: test_previous_fit.py)
+    extra_servers = [f'Ethernet{n}' for n in range(99, 99 + bump)]
+    extra_rdma = [f'Ethernet{n}' for n in range(99 + bump, 99 + bump + (16 + bump) * (1 + bump) - 16)]
+    big['leaf_platform']['server_ports'] = {
+        'names': [f'Ethernet{n}' for n in range(1, 17)] + extra_servers,
+        'speed': 25,
+    }
+    big['leaf_platform']['rdma_ports'] = {'names': [f'Ethernet{n}' for n in range(17, 33)] + extra_rdma, 'speed': 100}
     big['spine_platform']['downlink_ports']['count'] = 64
     big['pools']['loopback'] = '10.8.0.0/15'  # ...and the loopback pool moves (pinned loopbacks stay outside)
     plan = plan_fabric(load_spec(big), previous=previous)
