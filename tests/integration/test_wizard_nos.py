@@ -49,11 +49,17 @@ class WizardNOSTestCase(WizardBase, APITestCase):
     def test_nvue_leaves_and_frr_spines_render_after_create_and_apply(self):
         self.create_and_render('cumulus', 'frr')
 
-    def test_without_a_nos_the_switches_get_no_template(self):
-        self.walk()
-        self.client.post(url('preview'), {'_apply': '1'})
-        leaf = Device.objects.get(name='wizard-cluster-leaf1')
-        self.assertIsNone(leaf.get_config_template())
+    def test_without_a_nos_create_and_apply_is_refused(self):
+        """No NOS renders nothing: the apply is refused (the reason next to the button:
+        test_wizard_defaults.py); creating the draft fabric stays possible, its switches without a template."""
+        self.walk(topology={'leaf_nos': ''})
+        response = self.client.post(url('preview'), {'_apply': '1'}, follow=True)
+        self.assertContains(response, 'No leaf config would render: choose a NOS')
+        self.assertFalse(Fabric.objects.filter(slug='wizard-cluster').exists())
+        self.client.post(url('preview'), {'_create': '1'})
+        fabric = Fabric.objects.get(slug='wizard-cluster')
+        self.assertIsNone(fabric.platform)
+        self.assertFalse(Device.objects.filter(name__startswith='wizard-cluster-').exists())
 
 
 class DemoRendersTestCase(APITestCase):
