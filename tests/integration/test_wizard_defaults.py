@@ -39,8 +39,8 @@ def mgmt_sources(config):
     """The SRC_IPs of a rendered SONiC config_db.json's AIFABRIC_MGMT control-plane rules, and its services."""
     db = json.loads(config.content)
     rules = {key: rule for key, rule in db.get('ACL_RULE', {}).items() if key.startswith('AIFABRIC_MGMT|')}
-    services = db.get('ACL_TABLE', {}).get('AIFABRIC_MGMT', {}).get('services')
-    return sorted(rule['SRC_IP'] for rule in rules.values()), services
+    services = db.get('ACL_TABLE', {}).get('AIFABRIC_MGMT', {}).get('services') or []
+    return sorted(rule['SRC_IP'] for rule in rules.values()), sorted(services)
 
 
 def written():
@@ -96,7 +96,7 @@ class WizardDefaultsTestCase(WizardBase):
         self.assertEqual(len(switches), fabric.spine_count + fabric.leaf_count)
         self.assertTrue(all(c.rendered for c in switches), [c.error for c in switches])
         for config in switches:
-            self.assertEqual(mgmt_sources(config), ([proposed], ['SSH', 'SNMP', 'EXTERNAL_CLIENT']), config.device)
+            self.assertEqual(mgmt_sources(config), ([proposed], ['EXTERNAL_CLIENT', 'SNMP', 'SSH']), config.device)
 
     @pytest.mark.xfail(
         strict=True,
@@ -148,7 +148,11 @@ class WizardDefaultsTestCase(WizardBase):
         self.client.post(url('preview'), {'_apply': '1', 'submission': preview.context['submission']})
         self.assertEqual(written(), before)
         # both at once is a named error at the acknowledgement
-        pools = {**defaults(self.client.get(url('pools')).context['form']), 'open_management': 'on'}
+        pools = {
+            **defaults(self.client.get(url('pools')).context['form']),
+            'jump_host_prefix': '192.0.2.16/28',
+            'open_management': 'on',
+        }
         response = self.client.post(url('pools'), pools)
         self.assertIn('open_management', response.context['form'].errors)
         preview = self.walk_defaults(pools={'jump_host_prefix': '', 'open_management': 'on'})
