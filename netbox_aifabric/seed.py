@@ -18,10 +18,9 @@ from extras.models import ConfigTemplate
 from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 
-from .apply.spec import fabric_spec
 from .guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_SITE, GUIDE_TENANT
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from .planner import PlanError
+from .shape import fitting_shape
 
 __all__ = (
     'DEVICE_TEMPLATES',
@@ -340,7 +339,8 @@ def load_demo(force=False):
 
 def demo_hardware(fabric, nos):
     """Give the demo fabric the NOS ``nos`` (its platform, from ``load_config_templates``) and the shipped leaf and
-    spine device types it runs on (``load_device_types``), each only where the fabric has none yet (an edit is kept).
+    spine device types it runs on (``load_device_types``), each only where the fabric has none yet (an edit is kept),
+    with the largest maximums their ports hold (``shape.fitting_shape``) while the fabric was never applied.
     Device types that the guide's cluster does not fit (the planner's port check, a named error) are left out: the
     fabric keeps the generic ports. Returns the lines to print, one per change or refusal."""
     lines = []
@@ -352,14 +352,19 @@ def demo_hardware(fabric, nos):
     if fabric.leaf_device_type is None and fabric.spine_device_type is None and entry.leaf_device_type:
         leaf = DeviceType.objects.get(slug=entry.leaf_device_type)
         spine = DeviceType.objects.get(slug=entry.spine_device_type)
-        fabric.leaf_device_type, fabric.spine_device_type = leaf, spine
-        try:
-            fabric_spec(fabric)
-        except PlanError as e:
-            fabric.leaf_device_type = fabric.spine_device_type = None
-            lines.append(f'demo fabric: device types {leaf} / {spine} left out, the cluster does not fit them: {e}')
+        sizes = {name: getattr(fabric, name) for name in GUIDE_SHAPE if not name.startswith('max_')}
+        sizes['max_leaves'] = fabric.max_leaves
+        shape, error = fitting_shape(sizes, leaf, spine, fabric.design_option, fabric.leaf_pairing)
+        if shape is None or fabric.last_applied is not None:
+            lines.append(f'demo fabric: device types {leaf} / {spine} left out, the cluster does not fit them: {error}')
         else:
-            lines.append(f'demo fabric: leaf device type {leaf}, spine device type {spine}')
+            fabric.leaf_device_type, fabric.spine_device_type = leaf, spine
+            for name, value in shape.items():
+                setattr(fabric, name, value)
+            lines.append(
+                f'demo fabric: leaf device type {leaf}, spine device type {spine}, at most {shape["max_spines"]} '
+                f'spines × {shape["max_parallel_uplinks"]} parallel uplinks (what their ports hold)'
+            )
     if lines:
         fabric.full_clean()
         fabric.save()

@@ -45,8 +45,9 @@ from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
 from .planner.registry import DESIGN_OPTIONS
 from .seed import DEVICE_TEMPLATES, load_config_templates
+from .shape import fitting_shape
 from .topology import topology_svg
-from .wizard_defaults import fitting_shape, intent_initial, proposed_jump_hosts, topology_initial
+from .wizard_defaults import intent_initial, proposed_jump_hosts, topology_initial
 
 __all__ = ('STEPS', 'FabricWizardView')
 

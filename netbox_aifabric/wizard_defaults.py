@@ -2,8 +2,8 @@
 
 - **NOS and device types**: the default NOS (:data:`DEFAULT_NOS`) with the shipped leaf and spine device types it
   runs on (``seed.DEVICE_TEMPLATES``), when they are loaded (``aifabric_load_device_types`` or the demo).
-- **Shape**: the maximums the leaf's ports leave room for (:func:`fitting_shape`), found by the planner's own port
-  assignment (``apply.spec.fabric_spec``), so that the default plans on the chosen hardware; when no shape fits the
+- **Shape**: the maximums the leaf's ports leave room for (:func:`.shape.fitting_shape`), found by the planner's own
+  port assignment (``apply.spec.fabric_spec``), so that the default plans on the chosen hardware; when no shape fits the
   shipped device types, none is preselected (the generic port blocks plan) and the reason is kept for the help text.
 - **Jump hosts**: a /28 inside the guide's MGMT class (:func:`proposed_jump_hosts`).
 - **Intent**: the guide's five traffic classes, its RoCE QoS preset and the guide's EVPN tenant, when loaded.
@@ -15,26 +15,14 @@ import netaddr
 
 from dcim.models import DeviceType
 
-from .apply.spec import fabric_spec
-from .choices import DesignOptionChoices, LeafPairingChoices
 from .guide import GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_TENANT
-from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from .planner import PlanError
+from .models import EVPNTenant, QoSProfile, TrafficClass
 from .seed import DEVICE_TEMPLATES, traffic_class_seed
+from .shape import fitting_shape
 
-__all__ = (
-    'DEFAULT_NOS',
-    'SHAPE_CANDIDATES',
-    'fitting_shape',
-    'intent_initial',
-    'nos_device_types',
-    'proposed_jump_hosts',
-    'topology_initial',
-)
+__all__ = ('DEFAULT_NOS', 'intent_initial', 'nos_device_types', 'proposed_jump_hosts', 'topology_initial')
 
 DEFAULT_NOS = 'sonic'
-# (max spines, max parallel uplinks) from the most growth to the least: uplink ports reserved = their product
-SHAPE_CANDIDATES = ((4, 2), (3, 2), (4, 1), (2, 2), (3, 1), (2, 1))
 JUMP_HOST_LENGTH = 28
 
 
@@ -47,34 +35,6 @@ def nos_device_types(nos):
     for slug in (entry.leaf_device_type, entry.spine_device_type):
         found.append(DeviceType.objects.filter(slug=slug).first() if slug else None)
     return tuple(found)
-
-
-def fitting_shape(sizes, leaf_device_type, spine_device_type, design=DesignOptionChoices.EVPN_VXLAN, pairing=None):
-    """``({'max_spines': n, 'max_parallel_uplinks': m}, None)`` for the first of :data:`SHAPE_CANDIDATES` (at least
-    ``sizes['spine_count']`` spines) whose ports the device types have for ``sizes`` (the fabric's counts and
-    speeds), or ``(None, the last candidate's error)`` when none fits. The planner's own port assignment judges."""
-    error = None
-    fabric = Fabric(
-        name='shape',
-        slug='shape',
-        design_option=design,
-        leaf_pairing=pairing or LeafPairingChoices.MLAG,
-        leaf_device_type=leaf_device_type,
-        spine_device_type=spine_device_type,
-        **{**GUIDE_SHAPE, **sizes},
-    )
-    fabric._m2m_values = {'traffic_classes': [], 'tenants': []}
-    for max_spines, max_parallel in SHAPE_CANDIDATES:
-        if max_spines < fabric.spine_count or max_parallel < fabric.uplinks_per_spine:
-            continue
-        fabric.max_spines, fabric.max_parallel_uplinks = max_spines, max_parallel
-        try:
-            fabric_spec(fabric, pending=True)
-        except PlanError as e:
-            error = e
-            continue
-        return {'max_spines': max_spines, 'max_parallel_uplinks': max_parallel}, None
-    return None, error
 
 
 def topology_initial(nos=DEFAULT_NOS):

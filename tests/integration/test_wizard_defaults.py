@@ -14,8 +14,8 @@ from ipam.models import ASNRange, Prefix
 from netbox_aifabric.models import Fabric, QoSProfile
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 from netbox_aifabric.seed import load_device_types, traffic_class_seed
+from netbox_aifabric.shape import fitting_shape
 from netbox_aifabric.wizard import SUBMISSION_TOKEN
-from netbox_aifabric.wizard_defaults import fitting_shape
 
 from .test_wizard import WizardBase, url
 
