@@ -40,6 +40,7 @@ from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoic
 from .diff import readable_diff
 from .forms.fields import InvalidFieldsMixin
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
+from .guide import GUIDE_SHAPE
 from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
@@ -813,33 +814,28 @@ class FabricWizardView(View):
                     for message in messages_:
                         form.add_error(field, message)
                     if field in ('leaf_device_type', 'spine_device_type'):
-                        self._shape_hint(form, cleaned)
+                        self._shape_hint(form, e.fabric, field)
                     continue
                 if target == step and field in form.fields:
                     for message in messages_:
                         form.add_error(field, message)
         return not form.errors
 
-    def _shape_hint(self, form, cleaned):
+    def _shape_hint(self, form, fabric, field):
         """Where the device types lack ports for the declared maximums: the largest maximums they hold (the same
-        planner check), at the maximums' field, unless the counts themselves do not fit."""
-        topology, design = form.cleaned_data, cleaned.get('design', {})
-        sizes = {k: topology[k] for k in FABRIC_SIZE_FIELDSET.items + FABRIC_LINKS_FIELDSET.items if k in topology}
-        sizes = {k: v for k, v in sizes.items() if not k.startswith('max_') and v is not None}
-        sizes['max_leaves'] = topology.get('max_leaves') or 1
+        planner check on the step's ``fabric``), at the device type's ``field`` beside the error; nothing when the
+        counts themselves do not fit."""
+        sizes = {name: getattr(fabric, name) for name in GUIDE_SHAPE if not name.startswith('max_')}
+        sizes['max_leaves'] = fabric.max_leaves
         shape, _error = fitting_shape(
-            sizes,
-            topology.get('leaf_device_type'),
-            topology.get('spine_device_type'),
-            design.get('design_option') or DesignOptionChoices.EVPN_VXLAN,
-            design.get('leaf_pairing'),
+            sizes, fabric.leaf_device_type, fabric.spine_device_type, fabric.design_option, fabric.leaf_pairing
         )
         if shape is not None and (shape['max_spines'], shape['max_parallel_uplinks']) != (
-            topology.get('max_spines'),
-            topology.get('max_parallel_uplinks'),
+            fabric.max_spines,
+            fabric.max_parallel_uplinks,
         ):
             form.add_error(
-                'max_parallel_uplinks',
+                field,
                 _('These device types hold at most max spines {spines} × max parallel uplinks {parallel}.').format(
                     spines=shape['max_spines'], parallel=shape['max_parallel_uplinks']
                 ),

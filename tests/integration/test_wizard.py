@@ -179,7 +179,7 @@ class WizardTestCase(WizardBase):
         self.walk()
         response = self.client.get(url('preview'))
         # the button is shown disabled, the reason next to it
-        self.assertContains(response, 'id="apply-button" data-busy-label="Applying…" disabled')
+        self.assertContains(response, 'id="apply-button" disabled aria-describedby="apply-reasons"')
         self.assertEqual([r['code'] for r in response.context['apply_reasons']], ['permission'])
         self.assertContains(response, 'Applying needs the apply permission on fabrics')
         before = written()

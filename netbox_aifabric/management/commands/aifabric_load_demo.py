@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from netbox_aifabric.apply.engine import apply_fabric, summarize
+from netbox_aifabric.apply.service import after_apply
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 from netbox_aifabric.seed import DEVICE_TEMPLATES, demo_hardware, load_config_templates, load_demo, load_device_types
@@ -44,7 +45,9 @@ class Command(BaseCommand):
 
     def _apply(self, fabric):
         if fabric.last_applied is None:
-            _plan, changes = apply_fabric(fabric)
+            with transaction.atomic():  # as the service's apply: the objects, then the fabric's apply record
+                plan, changes = apply_fabric(fabric)
+                after_apply(fabric, plan, None, changes)
             created = sum(actions.get('create', 0) for actions in summarize(changes).values())
             self.stdout.write(f'demo fabric: applied, {created} objects created')
         configs = ConfigRenderer().render_all(fabric_devices(fabric))
