@@ -298,11 +298,17 @@ def test_wizard_all_defaults_render_every_switch_with_closed_management(live_ser
     assert button.is_enabled()
     with page.expect_navigation(timeout=180_000):  # the apply runs in the request: 30-55 s on 2 busy cores
         button.click(no_wait_after=True)
-        # while the POST runs: both buttons disabled, the pressed one says so, a second press is impossible
-        assert button.is_disabled()
-        assert button.inner_text().strip() == 'Applying…'
-        assert page.locator('button[name=_create]').is_disabled()
-        assert page.locator('#wizard-busy').is_visible()
+        # while the POST runs (read at once, before the answer replaces the page): both buttons disabled, the
+        # pressed one says so, the note shown; a second press sends nothing
+        state = page.evaluate(
+            """() => ({
+                apply: document.getElementById('apply-button').disabled,
+                label: document.getElementById('apply-button').textContent.trim(),
+                create: document.querySelector('button[name=_create]').disabled,
+                busy: !document.getElementById('wizard-busy').classList.contains('d-none'),
+            })"""
+        )
+        assert state == {'apply': True, 'label': 'Applying…', 'create': True, 'busy': True}, state
     page.wait_for_load_state('networkidle')
     assert page.locator('text=Fabric Default cluster created and applied.').is_visible(), page.inner_text('body')[:2000]
     assert Fabric.objects.filter(slug='default-cluster').count() == 1
