@@ -283,6 +283,7 @@ def test_wizard_all_defaults_render_every_switch_with_closed_management(live_ser
     load_config_templates()
     load_device_types()
     page = browser_page
+    page.set_default_navigation_timeout(120_000)  # a shared 2-core machine: the live server's first pages are slow
     _login(page, live_server)
     _design(page, live_server, Fabric.objects.get(slug='ai-lab-fabric').site, 'Default cluster', 'default-cluster')
     assert page.input_value('select[name=leaf_nos]') == 'sonic'
