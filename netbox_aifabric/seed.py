@@ -20,10 +20,12 @@ from tenancy.models import Tenant
 
 from .guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_SITE, GUIDE_TENANT
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from .shape import fitting_shape
 
 __all__ = (
     'DEVICE_TEMPLATES',
     'LoadReport',
+    'demo_hardware',
     'device_type_seed',
     'load_config_templates',
     'load_demo',
@@ -63,10 +65,23 @@ class DeviceTemplate:
     file_extension: str
     platform: str
     platform_slug: str
+    # The shipped device types (data/device_types/, by slug) this NOS runs on: the guide's 48x25G + 8x100G ToR and a
+    # 32x100G spine; the wizard and the demo choose them with the NOS (FRR runs on servers or any box: none)
+    leaf_device_type: str = ''
+    spine_device_type: str = ''
 
 
 DEVICE_TEMPLATES = (
-    DeviceTemplate('sonic/config_db.json.j2', 'AI fabric SONiC', 'application/json', 'json', 'SONiC', 'sonic'),
+    DeviceTemplate(
+        'sonic/config_db.json.j2',
+        'AI fabric SONiC',
+        'application/json',
+        'json',
+        'SONiC',
+        'sonic',
+        'arista-dcs-7050sx3-48yc8-sonic',
+        '7726-32x-o',
+    ),
     DeviceTemplate(
         'cumulus/startup.yaml.j2',
         'AI fabric NVIDIA Cumulus NVUE',
@@ -74,8 +89,19 @@ DEVICE_TEMPLATES = (
         'yaml',
         'NVIDIA Cumulus Linux',
         'cumulus',
+        'msn2410-bb2fc',
+        'sn2700',
     ),
-    DeviceTemplate('eos/eos.cfg.j2', 'AI fabric Arista EOS', 'text/plain', 'cfg', 'Arista EOS', 'arista-eos'),
+    DeviceTemplate(
+        'eos/eos.cfg.j2',
+        'AI fabric Arista EOS',
+        'text/plain',
+        'cfg',
+        'Arista EOS',
+        'arista-eos',
+        'arista-dcs-7050sx3-48yc8',
+        'arista-dcs-7060cx-32s',
+    ),
     DeviceTemplate('frr/frr.conf.j2', 'AI fabric FRR', 'text/plain', 'conf', 'FRR', 'frr'),
 )
 
@@ -314,6 +340,40 @@ def load_demo(force=False):
         m2m={'traffic_classes': list(classes.values()), 'tenants': [evpn_tenant]},
     )
     return report
+
+
+def demo_hardware(fabric, nos):
+    """Give the demo fabric the NOS ``nos`` (its platform, from ``load_config_templates``) and the shipped leaf and
+    spine device types it runs on (``load_device_types``), each only where the fabric has none yet (an edit is kept),
+    with the largest maximums their ports hold (``shape.fitting_shape``) while the fabric was never applied.
+    Device types that the guide's cluster does not fit (the planner's port check, a named error) are left out: the
+    fabric keeps the generic ports. Returns the lines to print, one per change or refusal."""
+    lines = []
+    entry = next(t for t in DEVICE_TEMPLATES if t.platform_slug == nos)
+    fabric.snapshot()
+    if fabric.platform is None:
+        fabric.platform = Platform.objects.get(slug=nos)
+        lines.append(f'demo fabric: switch platform {fabric.platform}')
+    if fabric.leaf_device_type is None and fabric.spine_device_type is None and entry.leaf_device_type:
+        leaf = DeviceType.objects.get(slug=entry.leaf_device_type)
+        spine = DeviceType.objects.get(slug=entry.spine_device_type)
+        sizes = {name: getattr(fabric, name) for name in GUIDE_SHAPE if not name.startswith('max_')}
+        sizes['max_leaves'] = fabric.max_leaves
+        shape, error = fitting_shape(sizes, leaf, spine, fabric.design_option, fabric.leaf_pairing)
+        if shape is None or fabric.last_applied is not None:
+            lines.append(f'demo fabric: device types {leaf} / {spine} left out, the cluster does not fit them: {error}')
+        else:
+            fabric.leaf_device_type, fabric.spine_device_type = leaf, spine
+            for name, value in shape.items():
+                setattr(fabric, name, value)
+            lines.append(
+                f'demo fabric: leaf device type {leaf}, spine device type {spine}, at most {shape["max_spines"]} '
+                f'spines × {shape["max_parallel_uplinks"]} parallel uplinks (what their ports hold)'
+            )
+    if lines:
+        fabric.full_clean()
+        fabric.save()
+    return lines
 
 
 @transaction.atomic

@@ -7,12 +7,17 @@ at its field. The preview builds the fabric, its pools and ASN range inside a tr
 diff an apply would make, and rolls everything back: nothing is written until "Create" (or "Create and apply").
 """
 
+import re
+import secrets
+import zlib
+
 import netaddr
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -35,12 +40,15 @@ from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoic
 from .diff import readable_diff
 from .forms.fields import InvalidFieldsMixin
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
+from .guide import GUIDE_SHAPE
 from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
 from .planner.registry import DESIGN_OPTIONS
 from .seed import DEVICE_TEMPLATES, load_config_templates
+from .shape import fitting_shape
 from .topology import topology_svg
+from .wizard_defaults import intent_initial, proposed_jump_hosts, topology_initial
 
 __all__ = ('STEPS', 'FabricWizardView')
 
@@ -107,7 +115,9 @@ def _optional(model, label, **kwargs):
 
 # The network OS per switch role: a shipped ConfigTemplate and the platform that uses it (aifabric_load_templates)
 NOS_FIELDS = {'leaf_nos': 'platform', 'spine_nos': 'spine_platform'}
-NOS_CHOICES = [('', _('None: the platform chosen below'))] + [(t.platform_slug, t.platform) for t in DEVICE_TEMPLATES]
+NOS_CHOICES = [(t.platform_slug, t.platform) for t in DEVICE_TEMPLATES] + [
+    ('', _('None: the platform chosen below (it needs a config template, or no switch renders)'))
+]
 
 
 def _nos(label, help_text):
@@ -230,6 +240,9 @@ class PrefixTextField(forms.CharField):
         return str(network.cidr)
 
 
+JUMP_HOSTS_WIDEST = 16  # a wider "jump-host subnet" (up to 0.0.0.0/0) would be an open management plane in disguise
+
+
 class PoolsForm(InvalidFieldsMixin, forms.Form):
     loopback_pool = PrefixTextField(label=_('Loopback pool'), help_text=_('Router-id loopbacks, a /32 each'))
     vtep_pool = PrefixTextField(label=_('VTEP pool'), required=False, help_text=_('EVPN/VXLAN: a /32 per leaf pair'))
@@ -248,8 +261,16 @@ class PoolsForm(InvalidFieldsMixin, forms.Form):
         label=_('Jump-host subnet'),
         required=False,
         help_text=_(
-            "The only source allowed to reach the switches' SSH, HTTPS/API and SNMP (e.g. a /28 inside MGMT). "
-            'Empty: the management services stay open to every source, and the security check says so'
+            "The only source allowed to reach the switches' SSH, HTTPS/API and SNMP (proposed: a /28 inside the "
+            "guide's MGMT class). Empty: the apply is blocked unless management is left open below"
+        ),
+    )
+    open_management = forms.BooleanField(
+        label=_('Leave management open'),
+        required=False,
+        help_text=_(
+            "Without a jump-host subnet, every source reaches the switches' SSH, HTTPS/API and SNMP, against the "
+            "guide's first checklist item: tick to apply so anyway"
         ),
     )
     management_pool = PrefixTextField(
@@ -275,12 +296,33 @@ class PoolsForm(InvalidFieldsMixin, forms.Form):
         FieldSet('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', name=_('Address pools')),
         FieldSet('leaf_asn_start', 'leaf_asn_end', 'spine_asn', name=_('ASNs (eBGP underlay)')),
         FieldSet(
-            'jump_host_prefix', 'management_pool', 'management_gateway', 'bmc_attachment', name=_('Management plane')
+            'jump_host_prefix',
+            'open_management',
+            'management_pool',
+            'management_gateway',
+            'bmc_attachment',
+            name=_('Management plane'),
         ),
     )
 
     def clean(self):
         data = super().clean()
+        jump_hosts = data.get('jump_host_prefix')
+        if jump_hosts and netaddr.IPNetwork(jump_hosts).prefixlen < JUMP_HOSTS_WIDEST:
+            self.add_error(
+                'jump_host_prefix',
+                _(
+                    '{prefix} admits {count} sources: a jump-host subnet is a few admin hosts (a /{widest} at the '
+                    'widest); to admit every source, clear it and tick "Leave management open".'
+                ).format(prefix=jump_hosts, count=netaddr.IPNetwork(jump_hosts).size, widest=JUMP_HOSTS_WIDEST),
+            )
+        if data.get('jump_host_prefix') and data.get('open_management'):
+            self.add_error(
+                'open_management',
+                _('Management is limited to the jump-host subnet {prefix}: clear it to leave management open.').format(
+                    prefix=data['jump_host_prefix']
+                ),
+            )
         start, end = data.get('leaf_asn_start'), data.get('leaf_asn_end')
         if (start is None) != (end is None):
             self.add_error(
@@ -399,8 +441,7 @@ class WizardState:
         form_class = FORMS[step]
         if bound and self.has(step):
             return form_class(self.querydict(step))
-        initial = default_pools() if step == 'pools' else None
-        return form_class(initial=initial)
+        return initial_form(step)
 
     def cleaned(self):
         """``{step: cleaned_data}`` of every valid step, and the first step that is not valid (or None)."""
@@ -411,6 +452,25 @@ class WizardState:
                 return cleaned, step
             cleaned[step] = form.cleaned_data
         return cleaned, None
+
+
+def initial_form(step):
+    """The step's form before anything was submitted: the proposals of :mod:`.wizard_defaults` (free pools and
+    ASNs, a jump-host subnet inside MGMT, the NOS with device types and a shape that fits them, the guide's
+    classes, QoS preset and tenant)."""
+    form_class, note = FORMS[step], None
+    if step == 'pools':
+        initial = {**default_pools(), 'jump_host_prefix': proposed_jump_hosts()}
+    elif step == 'topology':
+        initial, note = topology_initial()
+    elif step == 'intent':
+        initial = intent_initial()
+    else:
+        initial = None
+    form = form_class(initial=initial)
+    if note:
+        form.fields['max_parallel_uplinks'].help_text = note
+    return form
 
 
 # the fabric's prefixes the pools step types as text and the wizard finds or creates
@@ -576,12 +636,93 @@ def _check_adds(user, created):
         raise CreatePermissionError(*e.args) from e
 
 
+def wizard_blockers(cleaned, fabric):
+    """``[(step, field, message)]``: what the wizard's defaults promise and this fabric would break, each blocking
+    "Create and apply" (shown next to the button): a switch role whose devices would render no config (no NOS, or a
+    platform and role without a config template), and management open to every source (no jump-host subnet) unless
+    the pools step says so on purpose."""
+    blockers = []
+    for role, platform, device_role in (
+        ('leaf', fabric.platform, fabric.leaf_role),
+        ('spine', fabric.spine_platform or fabric.platform, fabric.spine_role),
+    ):
+        if not any(obj is not None and obj.config_template_id for obj in (platform, device_role)):
+            blockers.append(
+                (
+                    'topology',
+                    'leaf_nos' if role == 'leaf' or fabric.platform is None else 'spine_nos',
+                    _(
+                        'No {role} config would render: choose a NOS (or a platform with a config template) in step 2.'
+                    ).format(role=role),
+                )
+            )
+    pools = cleaned.get('pools', {})
+    if not pools.get('jump_host_prefix') and not pools.get('open_management'):
+        blockers.append(
+            (
+                'pools',
+                'jump_host_prefix',
+                _(
+                    "No jump-host subnet: the switches' SSH, HTTPS/API and SNMP would accept every source. Give "
+                    'one in step 3 (or tick "Leave management open").'
+                ),
+            )
+        )
+    return blockers
+
+
 class CreatePermissionError(ObjectPermissionError):
     """The user may not create the pools, RIR, ASN range or fabric the wizard would write."""
 
 
 class _Rollback(Exception):
     pass
+
+
+class WizardBlockedError(Exception):
+    """The wizard's own blockers (``wizard_blockers``) refuse the apply; nothing is written."""
+
+
+class _AlreadySubmitted(Exception):
+    def __init__(self, fabric):
+        super().__init__(fabric)
+        self.fabric = fabric
+
+
+# One submission of the preview's form: a random token in a hidden field; what it created is kept in NetBox's cache
+SUBMISSION_FIELD = 'submission'
+SUBMISSION_TOKEN = re.compile(r'[0-9a-f]{32}')
+SUBMISSION_TTL = 24 * 3600
+SUBMISSION_LOCK_CLASS = 0x41494657  # 'AIFW': the two-key advisory lock space of the wizard's submissions
+
+
+def new_submission_token():
+    return secrets.token_hex(16)
+
+
+def _submission_key(token):
+    return f'netbox_aifabric.wizard.submission.{token}'
+
+
+def earlier_submission(token):
+    """The fabric an earlier POST of ``token`` created, or None. Takes the token's advisory lock until the caller's
+    transaction ends, so a second POST (a double click) waits for the first's commit or rollback, then finds what it
+    created; a rolled-back first POST left no fabric of that pk."""
+    if not token:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT pg_advisory_xact_lock(%s, %s)', [SUBMISSION_LOCK_CLASS, zlib.crc32(token.encode()) - 2**31]
+        )
+    pk = cache.get(_submission_key(token))
+    return Fabric.objects.filter(pk=pk).first() if pk is not None else None
+
+
+def record_submission(token, fabric):
+    """Remember what ``token``'s POST created; written before the commit (under the token's lock), so a waiting
+    second POST reads it right after."""
+    if token:
+        cache.set(_submission_key(token), fabric.pk, SUBMISSION_TTL)
 
 
 class FabricWizardView(View):
@@ -672,11 +813,33 @@ class FabricWizardView(View):
                     field = port_map_error_field(e.fabric)
                     for message in messages_:
                         form.add_error(field, message)
+                    if field in ('leaf_device_type', 'spine_device_type'):
+                        self._shape_hint(form, e.fabric, field)
                     continue
                 if target == step and field in form.fields:
                     for message in messages_:
                         form.add_error(field, message)
         return not form.errors
+
+    def _shape_hint(self, form, fabric, field):
+        """Where the device types lack ports for the declared maximums: the largest maximums they hold (the same
+        planner check on the step's ``fabric``), at the device type's ``field`` beside the error; nothing when the
+        counts themselves do not fit."""
+        sizes = {name: getattr(fabric, name) for name in GUIDE_SHAPE if not name.startswith('max_')}
+        sizes['max_leaves'] = fabric.max_leaves
+        shape, _error = fitting_shape(
+            sizes, fabric.leaf_device_type, fabric.spine_device_type, fabric.design_option, fabric.leaf_pairing
+        )
+        if shape is not None and (shape['max_spines'], shape['max_parallel_uplinks']) != (
+            fabric.max_spines,
+            fabric.max_parallel_uplinks,
+        ):
+            form.add_error(
+                field,
+                _('These device types hold at most max spines {spines} × max parallel uplinks {parallel}.').format(
+                    spines=shape['max_spines'], parallel=shape['max_parallel_uplinks']
+                ),
+            )
 
     def _preview(self, request, state):
         cleaned, invalid = state.cleaned()
@@ -705,6 +868,10 @@ class FabricWizardView(View):
                     }
                 except PlanError as e:
                     context = {'plan_error': e}
+                context['wizard_blockers'] = [
+                    {'step': step, 'url': self._url(step), 'field': field, 'message': message}
+                    for step, field, message in wizard_blockers(cleaned, fabric)
+                ]
                 raise _Rollback
         except _Rollback:
             pass
@@ -714,6 +881,8 @@ class FabricWizardView(View):
             messages.error(request, str(e))
             return redirect(self._url('pools'))
         context['can_apply'] = request.user.has_perm('netbox_aifabric.apply_fabric')
+        context['apply_reasons'] = apply_reasons(context)
+        context['submission'] = new_submission_token()
         return self._render(request, 'preview', **context)
 
     def _back_to_error(self, request, state, error):
@@ -726,6 +895,30 @@ class FabricWizardView(View):
         return redirect(self._url('design'))
 
     def _create(self, request, state):
+        token = request.POST.get(SUBMISSION_FIELD) or ''
+        if token and not SUBMISSION_TOKEN.fullmatch(token):
+            messages.error(
+                request, _('{field}: not a token of this wizard; nothing was written.').format(field=SUBMISSION_FIELD)
+            )
+            return redirect(self._url('preview'))
+        try:
+            with transaction.atomic():
+                earlier = earlier_submission(token)  # waits until an earlier POST of this token has ended
+                if earlier is not None:
+                    raise _AlreadySubmitted(earlier)
+                return self._create_once(request, state, token)
+        except _AlreadySubmitted as e:
+            state.clear()
+            messages.info(
+                request,
+                _('This form was submitted already: that submission created the fabric {fabric}.').format(
+                    fabric=e.fabric
+                ),
+            )
+            return redirect(e.fabric.get_absolute_url())
+
+    def _create_once(self, request, state, token):
+        """Create (and apply) the fabric, in the caller's transaction; ``token`` (if any) records it."""
         cleaned, invalid = state.cleaned()
         if invalid is not None:
             return redirect(self._url(invalid))
@@ -736,6 +929,9 @@ class FabricWizardView(View):
         try:
             with transaction.atomic():
                 fabric = build_fabric(cleaned, save=True, user=request.user)
+                blockers = wizard_blockers(cleaned, fabric) if apply else []
+                if blockers:
+                    raise WizardBlockedError(' '.join(str(message) for _step, _field, message in blockers))
                 if apply:
                     background = ui_runs_in_background(fabric, request.POST.get('background'))
                     queued = request_apply(fabric, request.user, background=background, on_commit=True).queued
@@ -747,12 +943,13 @@ class FabricWizardView(View):
                         messages.success(request, _('Fabric {fabric} created and applied.').format(fabric=fabric))
                 else:
                     messages.success(request, _('Fabric {fabric} created (not applied yet).').format(fabric=fabric))
+                record_submission(token, fabric)
         except ValidationError as e:
             return self._back_to_error(request, state, e)
         except CreatePermissionError as e:  # the pools, RIR, ASN range or fabric
             messages.error(request, str(e))
             return redirect(self._url('pools'))
-        except (PlanError, ApplyConflictError, MissingPermissionsError) as e:
+        except (PlanError, ApplyConflictError, MissingPermissionsError, WizardBlockedError) as e:
             messages.error(request, _('Nothing was written: {error}').format(error=e))
             return redirect(self._url('preview'))
         except ObjectPermissionError as e:  # the apply's objects, outside the user's constraints
@@ -762,6 +959,29 @@ class FabricWizardView(View):
         if apply and queued:  # the job is queued on commit: the fabric's Jobs tab lists it with its progress
             return redirect(reverse('plugins:netbox_aifabric:fabric_jobs', kwargs={'pk': fabric.pk}))
         return redirect(fabric.get_absolute_url())
+
+
+def apply_reasons(context):
+    """Why "Create and apply" is disabled, ``[{'code', 'message', 'url'}]`` shown next to the button: the plan's
+    error, its conflicts with NetBox, the guide's hard rules it breaks, the wizard's blockers (with a link to their
+    step) and a missing permission."""
+    reasons = []
+    if context.get('plan_error'):
+        reasons.append(('plan-error', _('The plan has an error (above): {error}').format(error=context['plan_error'])))
+    conflicts = context.get('apply_conflicts') or []
+    if conflicts:
+        message = _('{count} planned objects conflict with objects already in NetBox (see the changes above).')
+        reasons.append(('conflicts', message.format(count=len(conflicts))))
+    for warning in context.get('apply_blockers') or []:
+        message = _('The plan breaks a hard rule ({code}): {message}')
+        reasons.append((warning.code, message.format(code=warning.code, message=warning.message)))
+    reasons = [{'code': code, 'message': message, 'url': None} for code, message in reasons]
+    for blocker in context.get('wizard_blockers') or []:
+        reasons.append({'code': blocker['field'], 'message': blocker['message'], 'url': blocker['url']})
+    if not context.get('can_apply'):
+        message = _('Applying needs the apply permission on fabrics; you may create the fabric.')
+        reasons.append({'code': 'permission', 'message': message, 'url': None})
+    return reasons
 
 
 def _errors_of(error):

@@ -5,7 +5,7 @@ Sub-commands:
                  SECRET_KEY and API_TOKEN_PEPPERS are generated once and kept)
   redis-version  print the version of the Redis server on 127.0.0.1:6379 (exit 1 when it does not answer)
   dev-setup      in ONE Django process (each NetBox start costs seconds): migrate the dev DB, create the admin user,
-                 load the demo data
+                 load the demo data and apply the demo fabric (its switches rendered)
 """
 
 import argparse
@@ -193,9 +193,9 @@ def dev_setup(args):
     call_command('migrate', interactive=False, verbosity=1)
     print('==> admin user', flush=True)
     ensure_admin()
-    print('==> demo data', flush=True)
+    print("==> demo data: the guide's cluster on shipped device types, applied, every switch rendered", flush=True)
     if DEMO_COMMAND in get_commands():
-        call_command(DEMO_COMMAND)
+        call_command(DEMO_COMMAND, apply=True)
     else:
         print(f'    skipped: {PLUGIN} has no "{DEMO_COMMAND}" management command (yet)')
     # No collectstatic: with DEBUG = True, runserver serves NetBox's and the plugin's static files directly.

@@ -36,6 +36,8 @@ pages = [
     # its leaf's Render Config, the Configurations tab and the leaf's Config Context tab
     ('wizard-fields', None, False),
     ('wizard-nvue', None, False),
+    # the wizard's proposals (NOS, jump hosts, the guide's classes) and the preview's reasons next to the button
+    ('wizard-defaults', None, False),
 ]
 
 
@@ -102,6 +104,25 @@ def design(page, name, slug):
     page.check('input[name=design_option][value=evpn-vxlan]')
     page.check('input[name=bfd][type=checkbox]')
     step(page)
+
+
+def walk_wizard_defaults(page, outdir):
+    """All defaults: the topology step's NOS and device types, the pools step's proposed jump hosts, the intent step
+    preselected; then the jump-host subnet emptied: the preview with the reason next to the disabled button."""
+    design(page, 'Defaults cluster', 'defaults-cluster')
+    page.screenshot(path=f'{outdir}/wizard-defaults-topology.png', full_page=True)
+    print('wizard-defaults-topology', page.url)
+    step(page)
+    page.screenshot(path=f'{outdir}/wizard-defaults-pools.png', full_page=True)
+    print('wizard-defaults-pools', page.url)
+    page.fill('input[name=jump_host_prefix]', '')
+    step(page)
+    page.screenshot(path=f'{outdir}/wizard-defaults-intent.png', full_page=True)
+    print('wizard-defaults-intent', page.url)
+    step(page)
+    page.locator('#apply-reasons').scroll_into_view_if_needed()
+    page.screenshot(path=f'{outdir}/wizard-apply-reasons.png')
+    print('wizard-apply-reasons', page.url)
 
 
 def walk_wizard_fields(page, outdir):
@@ -206,6 +227,9 @@ with sync_playwright() as p:
             continue
         if name == 'wizard-nvue':
             walk_wizard_nvue(page, outdir)
+            continue
+        if name == 'wizard-defaults':
+            walk_wizard_defaults(page, outdir)
             continue
         if name == 'validation-error':
             page.goto(base + '/plugins/aifabric/qos-profiles/add/')

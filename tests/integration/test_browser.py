@@ -265,3 +265,65 @@ def test_wizard_with_nvue_to_rendered_configs(live_server, browser_page):
     rendered_rows = [r for r in rows.all_inner_texts() if ' lines, ' in r]
     assert len(rendered_rows) == switches == 4
     assert all('NVIDIA' in r or 'Cumulus' in r for r in rendered_rows), rendered_rows
+
+
+def test_wizard_all_defaults_render_every_switch_with_closed_management(live_server, browser_page):
+    """The newcomer's all-defaults path (issue 25): a name and a site, then Next on every step as proposed → the
+    preview shows no reason against "Create and apply" → one press disables the buttons ("Applying…") while the
+    apply runs, a second press sends nothing (issue 27) → every switch renders, its management ACL only the proposed
+    jump-host subnet (the second /28 of the guide's MGMT class)."""
+    import json
+
+    import netaddr
+
+    from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
+    from netbox_aifabric.seed import load_config_templates, load_device_types, traffic_class_seed
+
+    load_demo()
+    load_config_templates()
+    load_device_types()
+    page = browser_page
+    page.set_default_navigation_timeout(120_000)  # a shared 2-core machine: the live server's first pages are slow
+    _login(page, live_server)
+    _design(page, live_server, Fabric.objects.get(slug='ai-lab-fabric').site, 'Default cluster', 'default-cluster')
+    assert page.input_value('select[name=leaf_nos]') == 'sonic'
+    _next(page)  # topology as proposed
+    mgmt = next(e for e in traffic_class_seed() if e['purpose'] == 'management')
+    proposed = str(list(netaddr.IPNetwork(mgmt['prefix']).subnet(28))[1])
+    assert page.input_value('input[name=jump_host_prefix]') == proposed
+    _next(page)  # pools as proposed
+    assert len(page.eval_on_selector('select[name=traffic_classes]', 'el => Array.from(el.selectedOptions)')) == 5
+    _next(page)  # intent as proposed
+    assert page.locator('#apply-reasons').count() == 0
+    button = page.locator('#apply-button')
+    assert button.is_enabled()
+    with page.expect_navigation(timeout=180_000):  # the apply runs in the request: 30-55 s on 2 busy cores
+        button.click(no_wait_after=True)
+        # while the POST runs (read at once, before the answer replaces the page): both buttons disabled, the
+        # pressed one says so, the note shown; a second press sends nothing
+        state = page.evaluate(
+            """() => ({
+                apply: document.getElementById('apply-button').disabled,
+                label: document.getElementById('apply-button').textContent.trim(),
+                create: document.querySelector('button[name=_create]').disabled,
+                busy: !document.getElementById('wizard-busy').classList.contains('d-none'),
+            })"""
+        )
+        assert state == {'apply': True, 'label': 'Applying…', 'create': True, 'busy': True}, state
+    page.wait_for_load_state('networkidle')
+    assert page.locator('text=Fabric Default cluster created and applied.').is_visible(), page.inner_text('body')[:2000]
+    assert Fabric.objects.filter(slug='default-cluster').count() == 1
+
+    fabric = Fabric.objects.get(slug='default-cluster')
+    configs = [c for c in ConfigRenderer().render_all(fabric_devices(fabric)) if c.config_template is not None]
+    assert len(configs) == fabric.spine_count + fabric.leaf_count == 4
+    for config in configs:
+        assert config.rendered, config.error
+        db = json.loads(config.content)
+        sources = [rule['SRC_IP'] for key, rule in db['ACL_RULE'].items() if key.startswith('AIFABRIC_MGMT|')]
+        assert sources == [proposed], (config.device, sources)
+        assert sorted(db['ACL_TABLE']['AIFABRIC_MGMT']['services']) == ['EXTERNAL_CLIENT', 'SNMP', 'SSH']
+
+    page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/configurations/')
+    page.wait_for_load_state('networkidle')
+    assert page.locator('text=4 configurations rendered').is_visible()

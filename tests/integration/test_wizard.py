@@ -11,7 +11,7 @@ from ipam.models import ASNRange, IPAddress, Prefix
 from users.models import ObjectPermission, User
 
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.seed import load_demo
+from netbox_aifabric.seed import load_config_templates, load_demo
 
 from . import base
 
@@ -32,6 +32,7 @@ class WizardBase(TestCase):
     @classmethod
     def setUpTestData(cls):
         load_demo()
+        load_config_templates()  # as aifabric_load_demo does: the NOS platforms exist, the wizard creates none
         cls.demo = Fabric.objects.get(slug='ai-lab-fabric')
         cls.user = User.objects.create_user(username='wizard', is_superuser=True)
         cls.steps = {
@@ -43,10 +44,14 @@ class WizardBase(TestCase):
                 'underlay': 'ebgp',
             },
             # the guide's cluster: the counts, speeds and MTU of base.FABRIC_SHAPE
+            # with a NOS (no NOS blocks "Create and apply": tests/integration/test_wizard_defaults.py)
             'topology': {
-                k: v
-                for k, v in base.FABRIC_SHAPE.items()
-                if k not in ('status', 'design_option', 'underlay', 'leaf_pairing', 'l2vni_base')
+                **{
+                    k: v
+                    for k, v in base.FABRIC_SHAPE.items()
+                    if k not in ('status', 'design_option', 'underlay', 'leaf_pairing', 'l2vni_base')
+                },
+                'leaf_nos': 'sonic',
             },
             # the demo fabric holds 10.255.x and ASNs 65100–65199: the wizard proposes the next free ones
             'pools': {
@@ -57,6 +62,9 @@ class WizardBase(TestCase):
                 'leaf_asn_start': 65201,
                 'leaf_asn_end': 65299,
                 'spine_asn': 65200,
+                # management left open on purpose (an empty jump-host subnet blocks the apply otherwise); the
+                # proposed jump hosts: tests/integration/test_wizard_defaults.py
+                'open_management': True,
             },
             'intent': {
                 'traffic_classes': list(TrafficClass.objects.values_list('pk', flat=True)),
@@ -170,7 +178,10 @@ class WizardTestCase(WizardBase):
         pools.users.add(viewer)
         self.walk()
         response = self.client.get(url('preview'))
-        self.assertNotContains(response, 'Create and apply')
+        # the button is shown disabled, the reason next to it
+        self.assertContains(response, 'id="apply-button" disabled aria-describedby="apply-reasons"')
+        self.assertEqual([r['code'] for r in response.context['apply_reasons']], ['permission'])
+        self.assertContains(response, 'Applying needs the apply permission on fabrics')
         before = written()
         self.client.post(url('preview'), {'_apply': '1'})
         self.assertEqual(written(), before)

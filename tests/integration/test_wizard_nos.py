@@ -49,11 +49,17 @@ class WizardNOSTestCase(WizardBase, APITestCase):
     def test_nvue_leaves_and_frr_spines_render_after_create_and_apply(self):
         self.create_and_render('cumulus', 'frr')
 
-    def test_without_a_nos_the_switches_get_no_template(self):
-        self.walk()
-        self.client.post(url('preview'), {'_apply': '1'})
-        leaf = Device.objects.get(name='wizard-cluster-leaf1')
-        self.assertIsNone(leaf.get_config_template())
+    def test_without_a_nos_create_and_apply_is_refused(self):
+        """No NOS renders nothing: the apply is refused (the reason next to the button:
+        test_wizard_defaults.py); creating the draft fabric stays possible, its switches without a template."""
+        self.walk(topology={'leaf_nos': ''})
+        response = self.client.post(url('preview'), {'_apply': '1'}, follow=True)
+        self.assertContains(response, 'No leaf config would render: choose a NOS')
+        self.assertFalse(Fabric.objects.filter(slug='wizard-cluster').exists())
+        self.client.post(url('preview'), {'_create': '1'})
+        fabric = Fabric.objects.get(slug='wizard-cluster')
+        self.assertIsNone(fabric.platform)
+        self.assertFalse(Device.objects.filter(name__startswith='wizard-cluster-').exists())
 
 
 class DemoRendersTestCase(APITestCase):
@@ -81,3 +87,46 @@ class DemoRendersTestCase(APITestCase):
         # a second run keeps the fabric's platform and creates nothing
         call_command('aifabric_load_demo', stdout=StringIO(), nos='frr')
         self.assertEqual(Fabric.objects.get(slug='ai-lab-fabric').platform.slug, 'sonic')
+
+
+class DemoAppliedTestCase(APITestCase):
+    """What scripts/run does (devenv.py dev-setup): ``aifabric_load_demo --apply``: the guide's cluster applied with a
+    NOS, every switch rendered, said so; a second run applies nothing again."""
+
+    def run_demo(self, **options):
+        from io import StringIO
+
+        from django.core.management import call_command
+
+        out = StringIO()
+        call_command('aifabric_load_demo', apply=True, stdout=out, **options)
+        return out.getvalue()
+
+    def test_the_demo_is_applied_and_every_switch_renders(self):
+        from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
+
+        out = self.run_demo()
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        self.assertIsNotNone(fabric.last_applied)
+        switches = fabric.spine_count + fabric.leaf_count
+        self.assertIn(f'demo fabric: {switches} of {switches} switches rendered (AI fabric SONiC)', out)
+        configs = [c for c in ConfigRenderer().render_all(fabric_devices(fabric)) if c.config_template is not None]
+        self.assertEqual(len(configs), switches)
+        self.assertTrue(all(c.rendered and c.device.name in c.content for c in configs))
+        applied = fabric.last_applied
+        self.assertNotIn('applied,', self.run_demo())  # applied once
+        self.assertEqual(Fabric.objects.get(pk=fabric.pk).last_applied, applied)
+
+    @pytest.mark.xfail(
+        strict=True,
+        reason="the guide's cluster fits the shipped 48x25G + 8x100G leaves once a single-homed RDMA NIC takes a port "
+        'only on its leaf (issue 25, h1); until then the demo keeps generic ports and says why. Remove at that merge.',
+    )
+    def test_the_demo_runs_on_the_shipped_device_types(self):
+        out = self.run_demo()
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        types = (fabric.leaf_device_type.slug, fabric.spine_device_type.slug)
+        self.assertEqual(types, ('arista-dcs-7050sx3-48yc8-sonic', '7726-32x-o'))
+        self.assertIn('demo fabric: leaf device type', out)
+        leaf = Device.objects.get(name='ai-lab-fabric-leaf1')
+        self.assertEqual(leaf.device_type, fabric.leaf_device_type)

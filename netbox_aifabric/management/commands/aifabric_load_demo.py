@@ -1,9 +1,11 @@
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
-from dcim.models import Platform
-
+from netbox_aifabric.apply.engine import apply_fabric, summarize
+from netbox_aifabric.apply.service import after_apply
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import DEVICE_TEMPLATES, load_config_templates, load_demo, load_device_types
+from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
+from netbox_aifabric.seed import DEVICE_TEMPLATES, demo_hardware, load_config_templates, load_demo, load_device_types
 
 NOS = [t.platform_slug for t in DEVICE_TEMPLATES]
 
@@ -11,8 +13,9 @@ NOS = [t.platform_slug for t in DEVICE_TEMPLATES]
 class Command(BaseCommand):
     help = (
         "Load the demo: the guide's site, traffic classes, QoS presets, an EVPN tenant and a draft fabric; the "
-        'shipped config templates and switch device types; the demo fabric gets a NOS (its switch platform) unless '
-        'it has one, so its switches render right after an apply'
+        'shipped config templates and switch device types; the demo fabric gets a NOS (its switch platform) and the '
+        "NOS's shipped leaf and spine device types unless it has its own, so its switches render right after an "
+        'apply; with --apply the fabric is applied (when not yet) and its switches rendered'
     )
 
     def add_arguments(self, parser):
@@ -20,18 +23,39 @@ class Command(BaseCommand):
         parser.add_argument(
             '--nos', default='sonic', help=f'The demo fabric\'s NOS: {", ".join(NOS)}, or "none" (default: sonic)'
         )
+        parser.add_argument(
+            '--apply',
+            action='store_true',
+            help='Apply the demo fabric (unless applied already) and render its switches',
+        )
 
-    def handle(self, *args, force=False, nos='sonic', **options):
+    def handle(self, *args, force=False, nos='sonic', apply=False, **options):
         if nos not in (*NOS, 'none'):
             raise CommandError(f'--nos {nos}: choose one of {", ".join(NOS)} or none')
-        report = load_demo(force)
-        report.merge(load_config_templates())
-        self.stdout.write(str(report))
-        self.stdout.write(str(load_device_types()))
-        fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        if nos != 'none' and fabric.platform is None:
-            fabric.snapshot()
-            fabric.platform = Platform.objects.get(slug=nos)
-            fabric.full_clean()
-            fabric.save()
-            self.stdout.write(f'demo fabric: switch platform {fabric.platform}')
+        with transaction.atomic():
+            report = load_demo(force)
+            report.merge(load_config_templates())
+            self.stdout.write(str(report))
+            self.stdout.write(str(load_device_types()))
+            fabric = Fabric.objects.get(slug='ai-lab-fabric')
+            for line in demo_hardware(fabric, nos) if nos != 'none' else ():
+                self.stdout.write(line)
+        if apply:
+            self._apply(Fabric.objects.get(pk=fabric.pk))
+
+    def _apply(self, fabric):
+        if fabric.last_applied is None:
+            with transaction.atomic():  # as the service's apply: the objects, then the fabric's apply record
+                plan, changes = apply_fabric(fabric)
+                after_apply(fabric, plan, None, changes)
+            created = sum(actions.get('create', 0) for actions in summarize(changes).values())
+            self.stdout.write(f'demo fabric: applied, {created} objects created')
+        configs = ConfigRenderer().render_all(fabric_devices(fabric))
+        switches = [c for c in configs if c.config_template is not None]
+        failed = [c for c in switches if not c.rendered]
+        self.stdout.write(
+            f'demo fabric: {len(switches) - len(failed)} of {fabric.spine_count + fabric.leaf_count} switches '
+            f'rendered ({", ".join(sorted({str(c.config_template) for c in switches})) or "no config template"})'
+        )
+        if failed:
+            raise CommandError(f'{len(failed)} switch(es) failed to render: {", ".join(str(c.device) for c in failed)}')

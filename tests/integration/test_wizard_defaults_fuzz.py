@@ -1,0 +1,93 @@
+"""Property: arbitrary input in the wizard fields added for issues 25 and 27 — the NOS per role (``leaf_nos``,
+``spine_nos``), the jump-host subnet with its "leave management open" acknowledgement (``jump_host_prefix``,
+``open_management``) and the preview form's submission token (``submission``) — never causes a server error. A step
+either moves on or answers with errors only at these fields, and writes nothing; a token that is not the wizard's
+is a named error with nothing written, a well-formed one creates the fabric once.
+
+Each example runs in a savepoint rolled back after it (``tests/hypothesis_profiles.py`` scales the counts)."""
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.django import TestCase as HypothesisTestCase
+
+from core.models import ObjectChange
+from dcim.models import Device
+from ipam.models import ASNRange, Prefix
+
+from netbox_aifabric.models import Fabric, FabricNode
+from netbox_aifabric.seed import DEVICE_TEMPLATES
+from tests.hypothesis_profiles import examples
+
+from .test_wizard import WizardBase, url
+
+pytestmark = pytest.mark.netbox
+
+TEXT = st.one_of(st.text(max_size=40), st.sampled_from(['', ' ', '\x00', 'x' * 3000, 'on', 'off', 'true', '0']))
+NOS = st.one_of(st.sampled_from([t.platform_slug for t in DEVICE_TEMPLATES] + ['', 'SONIC', 'none', 'junos']), TEXT)
+PREFIX = st.one_of(
+    st.sampled_from(['192.0.2.16/28', '192.0.2.17/28', '10.0.0.0/8', '::/0', '192.0.2.16', '0.0.0.0/0', '']),
+    st.builds(lambda a, b: f'{a}/{b}', st.ip_addresses(v=4).map(str), st.integers(-1, 40)),
+    TEXT,
+)
+TOKEN = st.one_of(st.text(alphabet='0123456789abcdef', min_size=30, max_size=34), st.uuids().map(str), TEXT)
+
+
+def written():
+    return tuple(model.objects.count() for model in (Fabric, FabricNode, Prefix, ASNRange, Device, ObjectChange))
+
+
+class WizardDefaultsFuzzTestCase(HypothesisTestCase, WizardBase):
+    def setUp(self):
+        pass  # each example logs in afresh: its session is rolled back with it
+
+    def post_step(self, step, fields, named):
+        before = written()
+        response = self.client.post(url(step), fields)
+        self.assertLess(response.status_code, 500)
+        if response.status_code == 200:
+            errors = set(response.context['form'].errors)
+            event(f'{step}: refused at {sorted(errors)}')
+            self.assertTrue(errors, 'answered 200 without an error')
+            self.assertLessEqual(errors, named, repr(fields))
+        self.assertEqual(written(), before, f'the {step} step wrote')
+        return response.status_code == 302
+
+    @settings(max_examples=examples(60), deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(leaf_nos=NOS, spine_nos=NOS, jump=PREFIX, ack=TEXT)
+    def test_nos_and_management_fields_end_in_a_named_error_or_move_on(self, leaf_nos, spine_nos, jump, ack):
+        self.client.force_login(self.user)
+        self.walk(until='design')
+        topology = {**self.steps['topology'], 'leaf_nos': leaf_nos, 'spine_nos': spine_nos}
+        if not self.post_step('topology', topology, {'leaf_nos', 'spine_nos'}):
+            return
+        pools = {**self.steps['pools'], 'jump_host_prefix': jump, 'open_management': ack}
+        if not ack:
+            del pools['open_management']  # an unticked box is not sent
+        if not self.post_step('pools', pools, {'jump_host_prefix', 'open_management'}):
+            return
+        self.client.post(url('intent'), self.steps['intent'])
+        before = written()
+        response = self.client.get(url('preview'))
+        self.assertLess(response.status_code, 500)
+        self.assertEqual(written(), before, 'the preview wrote')
+        if response.status_code == 200:
+            event(f'preview: {sorted(r["code"] for r in response.context["apply_reasons"])}')
+
+    @settings(max_examples=examples(40), deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(token=TOKEN)
+    def test_a_submission_token_is_the_wizards_or_a_named_error(self, token):
+        self.client.force_login(self.user)
+        self.walk()
+        before = written()
+        response = self.client.post(url('preview'), {'_create': '1', 'submission': token}, follow=True)
+        self.assertLess(response.status_code, 500)
+        created = Fabric.objects.filter(slug=self.steps['design']['slug']).count()
+        well_formed = len(token) == 32 and all(c in '0123456789abcdef' for c in token)
+        if token and not well_formed:
+            event('refused')
+            self.assertContains(response, 'submission: not a token of this wizard; nothing was written.')
+            self.assertEqual(written(), before)
+        else:
+            event('created' if token else 'created without a token')
+            self.assertEqual(created, 1)
