@@ -98,11 +98,6 @@ class WizardDefaultsTestCase(WizardBase):
         for config in switches:
             self.assertEqual(mgmt_sources(config), ([proposed], ['EXTERNAL_CLIENT', 'SNMP', 'SSH']), config.device)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="the guide's cluster fits a 48x25G + 8x100G leaf once a single-homed RDMA NIC takes a port only on "
-        "its leaf (issue 25, h1's branch); until then the wizard proposes generic ports. Remove at that merge.",
-    )
     def test_the_shipped_tor_is_proposed_with_a_shape_that_fits_it(self):
         form = self.client.get(url('topology')).context['form']
         leaf = DeviceType.objects.get(slug='arista-dcs-7050sx3-48yc8-sonic')

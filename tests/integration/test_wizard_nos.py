@@ -117,11 +117,6 @@ class DemoAppliedTestCase(APITestCase):
         self.assertNotIn('applied,', self.run_demo())  # applied once
         self.assertEqual(Fabric.objects.get(pk=fabric.pk).last_applied, applied)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="the guide's cluster fits the shipped 48x25G + 8x100G leaves once a single-homed RDMA NIC takes a port "
-        'only on its leaf (issue 25, h1); until then the demo keeps generic ports and says why. Remove at that merge.',
-    )
     def test_the_demo_runs_on_the_shipped_device_types(self):
         out = self.run_demo()
         fabric = Fabric.objects.get(slug='ai-lab-fabric')
