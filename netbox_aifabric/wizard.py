@@ -45,6 +45,7 @@ from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
 from .planner.registry import DESIGN_OPTIONS
+from .pools import free_pool_defaults
 from .seed import DEVICE_TEMPLATES, load_config_templates
 from .shape import fitting_shape
 from .topology import topology_svg
@@ -56,9 +57,6 @@ SESSION_KEY = 'aifabric_wizard'
 
 # The guide's one-line advice per design option (declared with the options in planner/registry.py)
 DESIGN_ADVICE = {option.value: _(option.advice) for option in DESIGN_OPTIONS}
-
-# Pool defaults: the guide's documentation-style private prefixes, shifted down while a fabric already uses them
-POOL_DEFAULTS = (('loopback_pool', 0, 24), ('vtep_pool', 1, 24), ('p2p_pool', 2, 24), ('mlag_peer_pool', 3, 28))
 
 
 class RadioChoices(forms.RadioSelect):
@@ -387,31 +385,6 @@ def required_pools(cleaned):
     return {field: message for field, message in needed.items() if pools.get(field) in (None, '')}
 
 
-def default_pools():
-    """Initial pool values: the first of 10.255.x, 10.254.x, … and of the ASN blocks 65100 (spine) + 65101–65199
-    (leaves), 65200 + 65201–65299, … that no fabric uses yet."""
-    used, asns = set(), []
-    for fabric in Fabric.objects.select_related('leaf_asn_range', *(f for f, _i, _l in POOL_DEFAULTS)):
-        for field, _index, _length in POOL_DEFAULTS:
-            if getattr(fabric, field) is not None:
-                used.add(str(getattr(fabric, field).prefix))
-        if fabric.leaf_asn_range is not None:
-            asns.append((fabric.leaf_asn_range.start, fabric.leaf_asn_range.end))
-        if fabric.spine_asn is not None:
-            asns.append((fabric.spine_asn, fabric.spine_asn))
-    initial = {}
-    for second in range(255, 200, -1):
-        candidate = {field: f'10.{second}.{index}.0/{length}' for field, index, length in POOL_DEFAULTS}
-        if not used & set(candidate.values()):
-            initial.update(candidate)
-            break
-    for base in range(65100, 65500, 100):
-        if not any(start <= base + 99 and base <= end for start, end in asns):
-            initial.update({'spine_asn': base, 'leaf_asn_start': base + 1, 'leaf_asn_end': base + 99})
-            break
-    return initial
-
-
 class WizardState:
     """The submitted data of every step, kept in the session as ``{step: {field: [values]}}``."""
 
@@ -460,7 +433,7 @@ def initial_form(step):
     classes, QoS preset and tenant)."""
     form_class, note = FORMS[step], None
     if step == 'pools':
-        initial = {**default_pools(), 'jump_host_prefix': proposed_jump_hosts()}
+        initial = {**free_pool_defaults(), 'jump_host_prefix': proposed_jump_hosts()}
     elif step == 'topology':
         initial, note = topology_initial()
     elif step == 'intent':

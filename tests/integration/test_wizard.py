@@ -94,6 +94,13 @@ class WizardTestCase(WizardBase):
         self.assertContains(response, 'value="10.254.0.0/24"')
         self.assertContains(response, 'value="65201"')
 
+    def test_defaults_skip_blocks_with_objects_no_fabric_owns(self):
+        # an address left in 10.254.x by hand (or by a deleted fabric): the pools step proposes 10.253.x (issue 27)
+        IPAddress.objects.create(address='10.254.2.7/32')
+        response = self.client.get(url('pools'))
+        self.assertContains(response, 'value="10.253.0.0/24"')
+        self.assertNotContains(response, 'value="10.254.0.0/24"')
+
     def test_walk_preview_create_and_apply(self):
         before = written()
         response = self.walk()
