@@ -580,7 +580,7 @@ class TrafficFlowSerializer(NestedLookupMixin, NetBoxModelSerializer):
 class AcceptanceRunSerializer(NestedLookupMixin, NetBoxModelSerializer):
     fabric = FabricSerializer(nested=True)
     kind = ChoiceField(choices=AcceptanceRunKindChoices, required=False)
-    user = UserSerializer(nested=True, read_only=True)
+    user = UserSerializer(nested=True, read_only=True, allow_null=True)  # null: a lab run of no user
     status = ChoiceField(choices=AcceptanceRunStatusChoices, read_only=True)
     results_count = RelatedObjectCountField('results')
 
@@ -691,8 +691,8 @@ class AcceptanceUploadSerializer(StrictFieldsMixin, serializers.Serializer):
 
 class ComplianceRunSerializer(StrictFieldsMixin, NetBoxModelSerializer):
     fabric = FabricSerializer(nested=True, read_only=True)
-    user = UserSerializer(nested=True, read_only=True)
-    job = JobSerializer(nested=True, read_only=True)
+    user = UserSerializer(nested=True, read_only=True, allow_null=True)  # null: a scheduled run
+    job = JobSerializer(nested=True, read_only=True, allow_null=True)  # null: the job was deleted
     status = ChoiceField(choices=ComplianceRunStatusChoices, read_only=True)
 
     class Meta:
@@ -728,7 +728,7 @@ class ComplianceFindingSerializer(StrictFieldsMixin, NetBoxModelSerializer):
     run = ComplianceRunSerializer(nested=True, read_only=True)
     family = ChoiceField(choices=ComplianceFamilyChoices, read_only=True)
     severity = ChoiceField(choices=ComplianceSeverityChoices, read_only=True)
-    object_type = ContentTypeField(read_only=True)
+    object_type = ContentTypeField(read_only=True, allow_null=True)  # null: a finding about no one object
 
     class Meta:
         model = ComplianceFinding

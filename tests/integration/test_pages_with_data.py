@@ -126,6 +126,10 @@ class EveryPageWithDataTestCase(TestCase):
                     response = self.client.get(url)
                     expected = GET_STATUS.get(view['name'], 200)
                 walked.append(url_name)
+                if view['name'] == 'delete' and response.status_code == 302:
+                    # NetBox's answer for an object others protect (the traffic flow's class): back to the object
+                    self.assertEqual(response.url, obj.get_absolute_url(), url_name)
+                    continue
                 self.assertEqual(
                     response.status_code, expected, f'{url_name} ({url}): {response.content[:3000].decode()}'
                 )
