@@ -24,6 +24,7 @@ from ipam.api.serializers import (
 from ipam.models import VLAN
 from netbox.api.fields import ChoiceField, ContentTypeField, RelatedObjectCountField, SerializedPKRelatedField
 from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
+from netbox.api.serializers.features import ChangeLogMessageSerializer
 from tenancy.api.serializers import TenantSerializer
 from users.api.serializers import UserSerializer
 
@@ -103,6 +104,8 @@ def refused_fields(serializer, data) -> dict[str, list[str]]:
     fields = serializer.fields
     refused = {}
     for key in data:
+        if key == 'changelog_message' and isinstance(serializer, ChangeLogMessageSerializer):
+            continue  # NetBox's write-only key of every write, declared outside Meta.fields
         field = fields.get(key)
         if field is None:
             known = ', '.join(sorted(name for name, f in fields.items() if not f.read_only))
