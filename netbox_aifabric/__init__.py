@@ -24,6 +24,9 @@ class AIFabricConfig(PluginConfig):
         'compliance_retention_days': 90,
         # At most this many stored compliance runs per fabric, the newest kept (0 or None: no limit)
         'compliance_retention_runs': None,
+        # A plan (REST plan, the Plan tab) of a fabric with more nodes (spines, leaves, GPU servers, storage) than this
+        # is refused by name instead of planned and diffed in the request (None: no limit); its apply runs as a job
+        'plan_max_nodes': 256,
         # In the UI (Plan tab, wizard), applies of fabrics with more devices than this run as a job by default, with
         # the job's page (None: only when asked for); the REST API keeps the link threshold above
         'ui_background_apply_devices': 20,

@@ -2,6 +2,7 @@
 
 from django.core.cache import cache
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from core.exceptions import JobFailed
 from netbox.jobs import JobRunner
@@ -13,7 +14,14 @@ from .apply.permissions import ObjectPermissionError
 from .planner import PlanError
 from .request import job_request
 
-__all__ = ('ApplyFabricJob', 'fabric_devices_count', 'job_progress', 'runs_in_background', 'ui_runs_in_background')
+__all__ = (
+    'ApplyFabricJob',
+    'fabric_devices_count',
+    'job_progress',
+    'plan_size_error',
+    'runs_in_background',
+    'ui_runs_in_background',
+)
 
 PROGRESS_TTL = 24 * 3600
 
@@ -36,6 +44,24 @@ def runs_in_background(plan, requested: bool) -> bool:
 def fabric_devices_count(fabric) -> int:
     """The devices the fabric's plan has: spines, leaves, GPU servers and storage nodes."""
     return fabric.spine_count + fabric.leaf_count + fabric.server_count + fabric.storage_count
+
+
+PLAN_MAX_NODES = 'plan_max_nodes'
+
+
+def plan_size_error(fabric) -> str | None:
+    """Why the plan of ``fabric`` is not computed in a request (None: it is): more nodes than the ``plan_max_nodes``
+    setting. A fabric at the 4,096-node cap took 101 s and answered 25.8 MB to one read-only request (issue 27); its
+    apply still runs, as a job (``background_apply_threshold``)."""
+    limit = get_plugin_config('netbox_aifabric', PLAN_MAX_NODES)
+    nodes = fabric_devices_count(fabric)
+    if limit is None or nodes <= limit:
+        return None
+    return _(
+        "{fabric} has {nodes} nodes, above PLUGINS_CONFIG['netbox_aifabric']['{setting}'] = {limit}: its plan is not "
+        'computed in a request. Apply it in the background (REST: {{"background": true}}; the job logs the summary), '
+        'or raise the setting.'
+    ).format(fabric=fabric, nodes=nodes, setting=PLAN_MAX_NODES, limit=limit)
 
 
 def ui_runs_in_background(fabric, posted) -> bool:
@@ -64,11 +90,15 @@ class ApplyFabricJob(JobRunner):
                 plan, changes = apply_fabric(
                     fabric, confirm_delete=confirm_delete, progress=self.progress, user=self.job.user
                 )
-                from .apply.service import after_apply  # (the service queues this job: imported here)
+                from .apply.service import after_apply, check_job_apply  # (the service queues this job: imported here)
 
+                check_job_apply(plan, changes, self.job.user, confirm_delete)  # raises: the transaction rolls back
                 after_apply(fabric, plan, self.job.user, changes)
         except (PlanError, ApplyConflictError, ObjectPermissionError) as e:
             self.logger.error(f'Nothing was applied: {e}')
+            # NetBox's handler ends a JobFailed without an error: the reason goes to the job's error field (saved by
+            # job.terminate), where the job list, its REST representation and the fabric's apply tab read it
+            self.job.error = str(e)
             raise JobFailed(str(e)) from e
         summary = summarize(changes)
         self.job.data = {'summary': summary}

@@ -392,6 +392,8 @@ class AcceptanceResultTable(NetBoxTable):
     expected = tables.Column(verbose_name=_('Expected'))
     seen = tables.Column(verbose_name=_('Seen'))
     value = tables.Column(verbose_name=_('Value'))
+    # results are not edited (the lab or an upload makes them): no edit link, whose URL does not exist
+    actions = columns.ActionsColumn(actions=('delete', 'changelog'))
     tags = columns.TagColumn(url_name='plugins:netbox_aifabric:acceptanceresult_list')
 
     class Meta(NetBoxTable.Meta):

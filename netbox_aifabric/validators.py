@@ -5,6 +5,7 @@ and the numbers involved, so the UI shows it at the field and the API returns it
 """
 
 import re
+import unicodedata
 
 import netaddr
 from django.core.exceptions import ValidationError
@@ -16,6 +17,7 @@ __all__ = (
     'CONTROL_CHARACTERS',
     'check_pool',
     'find_vni_reuse',
+    'first_format_character',
     'm2m_members',
     'normalize_mac',
     'validate_mac',
@@ -30,15 +32,36 @@ __all__ = (
 CONTROL_CHARACTERS = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029]')
 
 
+def first_format_character(value: str) -> tuple[int, str] | None:
+    """``(position from 1, character)`` of the first Unicode format character (category Cf) in ``value``, or None."""
+    for position, char in enumerate(value, 1):
+        if unicodedata.category(char) == 'Cf':
+            return position, char
+    return None
+
+
 def validate_no_control_characters(value):
     """Refuse a name with a control character (newline, CR, NUL, tab, escape, …): names reach device configs
-    (``render-config``), where a newline would start a configuration line of its own (issue 11)."""
-    if value and (found := CONTROL_CHARACTERS.search(str(value))):
+    (``render-config``), where a newline would start a configuration line of its own (issue 11). Unicode format
+    characters (category Cf: the bidi controls such as the right-to-left override U+202E, zero-width spaces and
+    joiners, the BOM) too: invisible, they make a hostname show as another one (issue 27)."""
+    if not value:
+        return
+    if found := CONTROL_CHARACTERS.search(str(value)):
         raise ValidationError(
             _('Control characters are not allowed (found {char} at position {position}).').format(
                 char=repr(found.group())[1:-1], position=found.start() + 1
             ),
             code='control_characters',
+        )
+    if hit := first_format_character(str(value)):
+        position, char = hit
+        raise ValidationError(
+            _(
+                'Unicode format characters (bidi controls, zero-width characters) are not allowed (found U+{code:04X} '
+                '{name} at position {position}).'
+            ).format(code=ord(char), name=unicodedata.name(char, 'format character'), position=position),
+            code='format_characters',
         )
 
 

@@ -35,7 +35,7 @@ from .checks.matrix import security_matrix
 from .diff import readable_diff
 from .facts.context import build_contexts
 from .intent import intent_of
-from .jobs import ui_runs_in_background
+from .jobs import PLAN_MAX_NODES, plan_size_error, ui_runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
 from .planner import PlanError
 from .render.configs import ConfigRenderer, configs_archive, fabric_devices
@@ -391,6 +391,13 @@ class FabricPlanView(generic.ObjectView):
     tab = ViewTab(label=_('Plan'), weight=500)
 
     def get_extra_context(self, request, instance):
+        if too_large := plan_size_error(instance):  # as the REST plan: not planned and diffed in the request
+            return {
+                'plan': None,
+                'plan_error': PlanError(PLAN_MAX_NODES, too_large),
+                'plan_too_large': True,
+                'can_apply': request.user.has_perm('netbox_aifabric.apply_fabric', instance),
+            }
         try:
             plan, changes = diff_fabric(instance, confirm_delete=True)
         except PlanError as e:

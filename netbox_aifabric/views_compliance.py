@@ -2,6 +2,7 @@
 change-log entries; a button that runs the same checks as a NetBox job; the stored runs' history. And the stored
 compliance runs and findings (list, detail, delete: the compliance job makes them, nobody edits them)."""
 
+from django.contrib import messages
 from django.shortcuts import redirect
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
@@ -15,11 +16,11 @@ from utilities.views import ViewTab, register_model_view
 
 from . import filtersets, forms, tables
 from .checks.compliance import run_compliance
-from .checks.job import ComplianceJob
+from .checks.job import ComplianceJob, CompliancePermissionError, request_compliance
 from .checks.trend import trend_svg
 from .forms.compliance_tab import ComplianceTabFilterForm
 from .models import ComplianceFinding, ComplianceRun, Fabric
-from .ui.jobs import last_fabric_job, queue_fabric_job
+from .ui.jobs import last_fabric_job
 
 __all__ = (
     'ComplianceFindingBulkDeleteView',
@@ -60,6 +61,7 @@ class FabricComplianceView(generic.ObjectView):
             'filter_form': form,
             'families': rule_rows(result, form.rule_filter()),
             'last_job': last_job(instance),
+            'can_run': request.user.has_perm('netbox_aifabric.add_compliancerun'),
             **run_history(instance, request.user),
         }
 
@@ -101,7 +103,8 @@ def run_history(fabric, user, limit=HISTORY):
 
 @register_model_view(Fabric, 'compliance_run', path='compliance/run')
 class FabricComplianceRunView(generic.ObjectView):
-    """POST: run the checks as a NetBox job (view permission on the fabric; the job records the user)."""
+    """POST: run the checks as a NetBox job (view permission on the fabric and the add permission on compliance runs;
+    the job records the user), or point to the one already queued (``request_compliance``)."""
 
     queryset = Fabric.objects.all()
 
@@ -109,8 +112,18 @@ class FabricComplianceRunView(generic.ObjectView):
         return redirect('plugins:netbox_aifabric:fabric_compliance', **kwargs)
 
     def post(self, request, **kwargs):
-        message = _('The compliance checks run in the background: <a href="{url}">job {id}</a>.')
-        return queue_fabric_job(request, ComplianceJob, self.get_object(**kwargs), message, 'compliance')
+        fabric = self.get_object(**kwargs)
+        try:
+            queued = request_compliance(fabric, request.user)
+        except CompliancePermissionError:
+            return self.handle_no_permission()
+        if queued.reused:
+            message = _('A compliance run of this fabric is already queued: <a href="{url}">job {id}</a>.')
+        else:
+            message = _('The compliance checks run in the background: <a href="{url}">job {id}</a>.')
+        # the job link is built here, not from user input
+        messages.info(request, mark_safe(message.format(url=queued.job.get_absolute_url(), id=queued.job.pk)))
+        return redirect('plugins:netbox_aifabric:fabric_compliance', pk=fabric.pk)
 
 
 #

@@ -1,6 +1,8 @@
 """``GET /api/plugins/aifabric/fabrics/{id}/compliance/``: every compliance rule on the fabric, run now, as the
-Compliance tab shows it; ``POST`` runs the same checks as a NetBox job (202 with the job). Both need the fabric's view
-permission (object constraints included: a fabric outside them is a 404); POST needs a write-enabled token.
+Compliance tab shows it; ``POST`` runs the same checks as a NetBox job (202 with the job; a run of the fabric already
+pending is answered instead, ``reused: true``). Both need the fabric's view permission (object constraints included: a
+fabric outside them is a 404); POST stores a run, so it needs the add permission on compliance runs too (its
+constraints included) and a write-enabled token.
 
 ``compliance-runs`` and ``compliance-findings``: the stored runs and their findings, read-only (the compliance job
 makes them), filterable, restricted by NetBox's object permissions as every NetBox endpoint."""
@@ -8,6 +10,7 @@ makes them), filterable, restricted by NetBox's object permissions as every NetB
 from drf_spectacular.utils import OpenApiResponse, OpenApiTypes, extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
@@ -17,7 +20,7 @@ from netbox.api.viewsets import NetBoxReadOnlyModelViewSet
 
 from .. import filtersets
 from ..checks.compliance import run_compliance
-from ..checks.job import ComplianceJob
+from ..checks.job import CompliancePermissionError, request_compliance
 from ..models import ComplianceFinding, ComplianceRun, Fabric
 from .serializers import ComplianceFindingSerializer, ComplianceRunSerializer
 
@@ -25,9 +28,13 @@ __all__ = ('ComplianceFindingViewSet', 'ComplianceRunViewSet', 'FabricCompliance
 
 
 class FabricCompliancePermission(TokenPermissions):
-    """Reading (GET) or running (POST, a job) the checks needs view permission on the fabric."""
+    """Reading (GET) the checks needs view permission on the fabric; running them (POST, a job that stores a run) the
+    add permission on compliance runs too (its constraints are checked on the run, in ``request_compliance``)."""
 
-    perms_map = {**TokenPermissions.perms_map, 'POST': ['%(app_label)s.view_%(model_name)s']}
+    perms_map = {
+        **TokenPermissions.perms_map,
+        'POST': ['%(app_label)s.view_%(model_name)s', 'netbox_aifabric.add_compliancerun'],
+    }
 
 
 class FabricComplianceMixin:
@@ -51,9 +58,12 @@ class FabricComplianceMixin:
         their URL and last change-log entry, expected and found). POST: run them as a job instead."""
         fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
         if request.method == 'POST':
-            job = ComplianceJob.enqueue(instance=fabric, user=request.user)
-            body = {'fabric': fabric.pk, 'job': JobSerializer(job, context={'request': request}).data}
-            return Response(body, status=status.HTTP_202_ACCEPTED)
+            try:
+                queued = request_compliance(fabric, request.user)
+            except CompliancePermissionError as e:
+                raise PermissionDenied(str(e.args[0])) from None
+            job = JobSerializer(queued.job, context={'request': request}).data
+            return Response({'fabric': fabric.pk, 'job': job, 'reused': queued.reused}, status=status.HTTP_202_ACCEPTED)
         result = run_compliance(fabric, user=request.user).to_dict()
         return Response({**result, 'fabric': fabric.pk, 'fabric_name': result['fabric']})
 

@@ -1,3 +1,4 @@
+from collections.abc import Mapping
 from functools import wraps
 
 from django.utils.translation import gettext as _
@@ -23,6 +24,7 @@ from ipam.api.serializers import (
 from ipam.models import VLAN
 from netbox.api.fields import ChoiceField, ContentTypeField, RelatedObjectCountField, SerializedPKRelatedField
 from netbox.api.serializers import NetBoxModelSerializer, PrimaryModelSerializer
+from netbox.api.serializers.features import ChangeLogMessageSerializer
 from tenancy.api.serializers import TenantSerializer
 from users.api.serializers import UserSerializer
 
@@ -93,7 +95,40 @@ def _refuse_bad_lookups(to_internal_value):
     return wrapper
 
 
-class NestedLookupMixin:
+# Keys a client sends back unchanged from a GET (identity and timestamps): accepted and ignored, as NetBox does, so that
+# a GET-modify-PUT round trip works. Every other read-only key, and any key the serializer does not have, is a 400.
+ECHOED_FIELDS = frozenset({'id', 'url', 'display_url', 'display', 'created', 'last_updated'})
+
+
+def refused_fields(serializer, data) -> dict[str, list[str]]:
+    """``{key: [why]}`` for the keys of a request body ``serializer`` would silently drop: unknown ones and read-only
+    ones (DRF ignores both; a tenant POST with ``import_targets`` answered 201 without route targets, issue 27)."""
+    fields = serializer.fields
+    refused = {}
+    for key in data:
+        if key == 'changelog_message' and isinstance(serializer, ChangeLogMessageSerializer):
+            continue  # NetBox's write-only key of every write, declared outside Meta.fields
+        field = fields.get(key)
+        if field is None:
+            known = ', '.join(sorted(name for name, f in fields.items() if not f.read_only))
+            refused[str(key)] = [_('Unknown field (the writable fields are: {known}).').format(known=known)]
+        elif field.read_only and key not in ECHOED_FIELDS:
+            refused[str(key)] = [_('This field is read-only: the plugin sets it, a request cannot.')]
+    return refused
+
+
+class StrictFieldsMixin:
+    """A request body with a key the serializer does not declare, or a read-only one, is a 400 naming each such key,
+    before anything else is validated (so nothing is written). Not for a nested (related-object) lookup."""
+
+    def to_internal_value(self, data):
+        if not getattr(self, 'nested', False) and isinstance(data, Mapping):
+            if refused := refused_fields(self, data):
+                raise serializers.ValidationError(refused)
+        return super().to_internal_value(data)
+
+
+class NestedLookupMixin(StrictFieldsMixin):
     """A related object given as attributes of the wrong type (``{"site": {"id": ""}}``) is a 400 on its field.
 
     NetBox 4.7 resolves such attributes with ``queryset.get(**attrs)`` and catches only ``DoesNotExist``,
@@ -277,7 +312,8 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     platform = PlatformSerializer(nested=True, required=False, allow_null=True)
     spine_platform = PlatformSerializer(nested=True, required=False, allow_null=True)
     rack = RackSerializer(nested=True, required=False, allow_null=True)
-    last_applied_by = UserSerializer(nested=True, read_only=True)  # the lifecycle: written by the apply
+    # the lifecycle, written by the apply: null before the first apply (and after an apply with no user)
+    last_applied_by = UserSerializer(nested=True, read_only=True, allow_null=True)
     node_count = RelatedObjectCountField('nodes')
     traffic_classes = SerializedPKRelatedField(
         queryset=TrafficClass.objects.all(), serializer=TrafficClassSerializer, nested=True, required=False, many=True
@@ -409,11 +445,12 @@ class FabricRenderConfigSerializer(serializers.Serializer):
     )
 
 
-# Request bodies of the fabric actions. As everywhere in NetBox's REST API, keys a serializer does not declare are
-# ignored (render-config passes them on as template context, as NetBox's own render-config does).
+# Request bodies of the fabric actions. Unlike NetBox's REST API, a key a serializer does not declare is a 400 naming it
+# (a misspelt ``confirm_delete`` is not silently a plan without deletions); render-config alone passes other keys on
+# as template context, as NetBox's own render-config does.
 
 
-class FabricPlanInputSerializer(serializers.Serializer):
+class FabricPlanInputSerializer(StrictFieldsMixin, serializers.Serializer):
     """The body of ``POST …/fabrics/{id}/plan/`` (optional)."""
 
     confirm_delete = serializers.BooleanField(
@@ -552,7 +589,7 @@ class TrafficFlowSerializer(NestedLookupMixin, NetBoxModelSerializer):
 class AcceptanceRunSerializer(NestedLookupMixin, NetBoxModelSerializer):
     fabric = FabricSerializer(nested=True)
     kind = ChoiceField(choices=AcceptanceRunKindChoices, required=False)
-    user = UserSerializer(nested=True, read_only=True)
+    user = UserSerializer(nested=True, read_only=True, allow_null=True)  # null: a lab run of no user
     status = ChoiceField(choices=AcceptanceRunStatusChoices, read_only=True)
     results_count = RelatedObjectCountField('results')
 
@@ -605,7 +642,7 @@ class AcceptanceRunSerializer(NestedLookupMixin, NetBoxModelSerializer):
         return super().create(validated_data)
 
 
-class AcceptanceResultSerializer(NetBoxModelSerializer):
+class AcceptanceResultSerializer(StrictFieldsMixin, NetBoxModelSerializer):
     """Read-only over the API: results come from the lab or from an upload (``acceptance-runs/{id}/upload/``)."""
 
     run = AcceptanceRunSerializer(nested=True, read_only=True)
@@ -636,7 +673,7 @@ class AcceptanceResultSerializer(NetBoxModelSerializer):
         brief_fields = ('display', 'id', 'name', 'status', 'url')
 
 
-class AcceptanceUploadSerializer(serializers.Serializer):
+class AcceptanceUploadSerializer(StrictFieldsMixin, serializers.Serializer):
     """The body of ``POST …/acceptance-runs/{id}/upload/``: a tool's output as it printed it."""
 
     tool = serializers.CharField(
@@ -661,10 +698,10 @@ class AcceptanceUploadSerializer(serializers.Serializer):
 #
 
 
-class ComplianceRunSerializer(NetBoxModelSerializer):
+class ComplianceRunSerializer(StrictFieldsMixin, NetBoxModelSerializer):
     fabric = FabricSerializer(nested=True, read_only=True)
-    user = UserSerializer(nested=True, read_only=True)
-    job = JobSerializer(nested=True, read_only=True)
+    user = UserSerializer(nested=True, read_only=True, allow_null=True)  # null: a scheduled run
+    job = JobSerializer(nested=True, read_only=True, allow_null=True)  # null: the job was deleted
     status = ChoiceField(choices=ComplianceRunStatusChoices, read_only=True)
 
     class Meta:
@@ -696,11 +733,11 @@ class ComplianceRunSerializer(NetBoxModelSerializer):
         brief_fields = ('display', 'failed', 'finding_count', 'id', 'score', 'status', 'url')
 
 
-class ComplianceFindingSerializer(NetBoxModelSerializer):
+class ComplianceFindingSerializer(StrictFieldsMixin, NetBoxModelSerializer):
     run = ComplianceRunSerializer(nested=True, read_only=True)
     family = ChoiceField(choices=ComplianceFamilyChoices, read_only=True)
     severity = ChoiceField(choices=ComplianceSeverityChoices, read_only=True)
-    object_type = ContentTypeField(read_only=True)
+    object_type = ContentTypeField(read_only=True, allow_null=True)  # null: a finding about no one object
 
     class Meta:
         model = ComplianceFinding

@@ -16,6 +16,7 @@ from ..apply.engine import ApplyConflictError, diff_fabric, summarize
 from ..apply.permissions import visible_changes
 from ..apply.service import MissingPermissionsError, request_apply
 from ..facts.context import CONTEXT_KEY
+from ..jobs import PLAN_MAX_NODES, plan_size_error
 from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
 from ..models.acceptance import AcceptanceResult, AcceptanceRun
 from ..planner import PlanError
@@ -126,15 +127,21 @@ class FabricViewSet(FabricComplianceMixin, FabricLabMixin, FabricTrafficMixin, N
         request=serializers.FabricPlanInputSerializer,
         responses={
             200: serializers.FabricPlanSerializer,
-            400: OpenApiResponse(OpenApiTypes.OBJECT, description='An invalid body or fabric: {field: [message]}.'),
+            400: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description='An invalid body or fabric: {field: [message]}; a fabric above the plan_max_nodes setting: '
+                '{detail, setting}.',
+            ),
         },
     )
     @action(detail=True, methods=['post'])
     def plan(self, request, pk):
         """The diff an apply would make (create / update / keep / use / delete / conflict per object); writes
-        nothing."""
+        nothing. A fabric with more nodes than the plugin setting ``plan_max_nodes`` is refused (400 naming it)."""
         fabric = self._fabric(request, pk)
         data = self._input(serializers.FabricPlanInputSerializer, request)
+        if too_large := plan_size_error(fabric):
+            return Response({'detail': too_large, 'setting': PLAN_MAX_NODES}, status=status.HTTP_400_BAD_REQUEST)
         try:
             plan, changes = diff_fabric(fabric, confirm_delete=data['confirm_delete'])
         except PlanError as e:

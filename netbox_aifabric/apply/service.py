@@ -15,7 +15,7 @@ from django.db import transaction
 from netbox.context import current_request
 
 from ..choices import FabricStatusChoices
-from ..jobs import ApplyFabricJob, runs_in_background
+from ..jobs import ApplyFabricJob, plan_size_error, runs_in_background
 from ..planner import PlanError
 from .engine import apply_fabric, diff_fabric
 from .permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
@@ -29,6 +29,7 @@ __all__ = (
     'after_apply',
     'apply_blockers',
     'check_blockers',
+    'check_job_apply',
     'plan_hash',
     'request_apply',
 )
@@ -78,22 +79,37 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
     transaction commits). Raises :class:`MissingPermissionsError`, ``ObjectPermissionError``, ``PlanError`` (a
     :class:`PlanBlockedError` when the plan breaks a hard rule) or ``ApplyConflictError``, each with nothing
     written. The caller checks the fabric's own ``apply`` permission."""
+    if plan_size_error(fabric) is not None:
+        # above plan_max_nodes the plan is not computed in a request: the job plans, checks as below, and applies
+        return _queue(fabric, user, confirm_delete, on_commit, plan=None)
     plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
     check_blockers(plan)  # before the permissions: the design is what to fix first
     missing = missing_permissions(user, preview, confirm_delete)
     if missing:
         raise MissingPermissionsError(missing_permissions_message(missing))
     if runs_in_background(plan, background):
-        if on_commit:
-            transaction.on_commit(
-                lambda: ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete)
-            )
-            return ApplyOutcome(plan)
-        return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
+        return _queue(fabric, user, confirm_delete, on_commit, plan)
     with transaction.atomic():
         plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
         after_apply(fabric, plan, user, changes)
     return ApplyOutcome(plan, changes)
+
+
+def check_job_apply(plan, changes, user, confirm_delete) -> None:
+    """What :func:`request_apply` checks before it queues, checked again by the job on what it applied (inside its
+    transaction, so a refusal writes nothing): a fabric above ``plan_max_nodes`` was queued without a preview, and
+    the fabric may have changed since it was queued."""
+    check_blockers(plan)
+    if user is not None and (missing := missing_permissions(user, changes, confirm_delete)):
+        raise MissingPermissionsError(missing_permissions_message(missing))
+
+
+def _queue(fabric, user, confirm_delete, on_commit, plan) -> ApplyOutcome:
+    """The apply as a job: now, or (``on_commit``) when the caller's transaction commits."""
+    if on_commit:
+        transaction.on_commit(lambda: ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
+        return ApplyOutcome(plan)
+    return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
 
 
 def plan_hash(plan) -> str:

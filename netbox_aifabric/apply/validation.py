@@ -3,7 +3,8 @@ would be saved, so the form, bulk import and edit, and the REST API answer with 
 model field that caused it, and nothing is written (a server count far beyond the leaves' ports no longer saves and
 creates hundreds of nodes; an L2VNI base whose VNIs overflow no longer saves).
 
-A draft may leave its pools, leaf ASN range and spine ASN for later (see ``Fabric.required_pools()``; the Plan tab
+A draft (and only a draft: ``Fabric.clean()`` refuses any other status without them) may leave its pools, leaf ASN
+range and spine ASN for later (see ``Fabric.required_pools()``; the Plan tab
 names what is missing): an empty spine ASN or leaf ASN range is replaced by a private stand-in for this check only, so
 that the planner's checks after them still run, and the planner's error about an empty pool is not a refusal (the
 pools come last in the planner's checks: only the traffic-class subnets' overlap with the pools waits for them).
@@ -15,6 +16,7 @@ from dataclasses import replace
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils.translation import gettext as _
 
+from ..choices import FabricStatusChoices
 from ..planner import PlanError, asn_need, plan_fabric
 from ..planner.asns import PRIVATE_ASNS
 from .spec import fabric_spec
@@ -114,12 +116,13 @@ def plan_errors(fabric) -> dict[str, str]:
         spec = fabric_spec(fabric, pending=True)  # the chosen device types' ports are checked here
     except PlanError as e:
         return {model_field(e.field): e.message}
-    stand_ins = _stand_ins(fabric, spec)
+    draft = fabric.status == FabricStatusChoices.DRAFT  # only a draft may leave pools and ASNs for later
+    stand_ins = _stand_ins(fabric, spec) if draft else None
     previous = (fabric.applied_allocations or None) if stand_ins is None else None
     try:
         plan_fabric(stand_ins or spec, previous=previous)
     except PlanError as e:
-        if e.field in POOLS and getattr(fabric, POOLS[e.field]) is None:
+        if draft and e.field in POOLS and getattr(fabric, POOLS[e.field]) is None:
             return {}  # a draft's pool left for later: the Plan tab names it
         return {model_field(e.field): e.message}
     return {}

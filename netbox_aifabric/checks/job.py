@@ -5,17 +5,31 @@ The schedule is a NetBox system job (``ScheduledComplianceJob``): every ``compli
 setting; 0 or None: off) it runs every fabric that has been applied. ``netbox rqworker`` schedules it when it starts.
 """
 
-from django.core.exceptions import ImproperlyConfigured
+from dataclasses import dataclass
 
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
+from django.db import connection, transaction
+from django.utils.translation import gettext as _
+
+from core.choices import JobStatusChoices
+from core.models import Job, ObjectType
 from netbox.jobs import JobRunner, system_job
 from netbox.plugins import get_plugin_config
 from netbox.registry import registry
 
-from ..models import Fabric
+from ..models import ComplianceRun, ComplianceRunStatusChoices, Fabric
 from .retention import prune_runs, retention
 from .runs import run_and_record
 
-__all__ = ('ComplianceJob', 'ScheduledComplianceJob', 'compliance_interval', 'schedule_compliance')
+__all__ = (
+    'ComplianceJob',
+    'CompliancePermissionError',
+    'ComplianceRequest',
+    'ScheduledComplianceJob',
+    'compliance_interval',
+    'request_compliance',
+    'schedule_compliance',
+)
 
 SETTING = 'compliance_interval'
 
@@ -56,6 +70,71 @@ class ComplianceJob(JobRunner):
                 f'{rule.id}: {", ".join(str(o) for o in finding.objects)}: expected {finding.expected}, '
                 f'found {finding.found}'
             )
+
+
+class CompliancePermissionError(PermissionDenied):
+    """The user may not store a compliance run of this fabric (the message says which permission)."""
+
+
+@dataclass(frozen=True)
+class ComplianceRequest:
+    job: Job
+    reused: bool  # a pending job of the fabric was there already: no new one queued
+
+
+# pg_advisory_xact_lock(class, fabric id): one request at a time decides whether a fabric's run is already pending
+_LOCK_CLASS = 0x41494331  # 'AIC1'
+
+
+class _Rollback(Exception):
+    pass
+
+
+def may_store_run(user, fabric) -> bool:
+    """Whether ``user``'s add permission on compliance runs, its object constraints included, admits a run of
+    ``fabric``. NetBox checks constraints on the saved object; the run is stored later by the job, so a probe row is
+    inserted with ``bulk_create`` (no signal: no change record, no event, no search entry), checked against the
+    constraints and rolled back."""
+    if not user.has_perm('netbox_aifabric.add_compliancerun'):
+        return False
+    try:
+        with transaction.atomic():
+            (probe,) = ComplianceRun.objects.bulk_create(
+                [ComplianceRun(fabric=fabric, user=user, status=ComplianceRunStatusChoices.PASSED)]
+            )
+            allowed = ComplianceRun.objects.restrict(user, 'add').filter(pk=probe.pk).exists()
+            raise _Rollback
+    except _Rollback:
+        pass
+    return allowed
+
+
+def request_compliance(fabric, user) -> ComplianceRequest:
+    """Queue a compliance run of ``fabric`` by ``user`` (the REST action and the tab's button): it needs the add
+    permission on compliance runs (constraints included, see :func:`may_store_run`). A run of the fabric already
+    pending (queued, not started) is answered instead of queueing another (ten POSTs queued ten jobs, issue 27);
+    concurrent requests decide one at a time (an advisory lock per fabric)."""
+    if not may_store_run(user, fabric):
+        raise CompliancePermissionError(
+            _('Running the compliance checks stores a compliance run: it needs the add permission on compliance runs '
+              '(netbox_aifabric.add_compliancerun) for this fabric.')
+        )  # fmt: skip
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute('SELECT pg_advisory_xact_lock(%s, %s)', [_LOCK_CLASS, fabric.pk])
+        pending = (
+            Job.objects.filter(
+                object_type=ObjectType.objects.get_for_model(fabric),
+                object_id=fabric.pk,
+                name=ComplianceJob.name,
+                status=JobStatusChoices.STATUS_PENDING,
+            )
+            .order_by('pk')
+            .first()
+        )
+        if pending is not None:
+            return ComplianceRequest(job=pending, reused=True)
+        return ComplianceRequest(job=ComplianceJob.enqueue(instance=fabric, user=user), reused=False)
 
 
 class ScheduledComplianceJob(JobRunner):

@@ -751,6 +751,7 @@ class Fabric(JobsMixin, PrimaryModel):
         if self.anycast_gateway_mac and 'anycast_gateway_mac' not in errors:
             self.anycast_gateway_mac = normalize_mac(self.anycast_gateway_mac)
         self._clean_members(errors)
+        self._clean_required_pools(errors)
         if not errors:
             # What the planner refuses, refused here with its message (issue 11): the form, bulk edit and the API
             from ..apply.validation import plan_errors
@@ -758,6 +759,21 @@ class Fabric(JobsMixin, PrimaryModel):
             errors.update(plan_errors(self))
         if errors:
             raise ValidationError(errors)
+
+    def _clean_required_pools(self, errors):
+        """Only a draft may leave the pools and ASNs its design needs for later (the Plan tab names them): a fabric
+        of any other status without one is one the planner refuses, so it is refused here (issue 27: an EVPN/VXLAN
+        fabric without the MLAG peer pool its pairs need was saved)."""
+        if self.status == FabricStatusChoices.DRAFT:
+            return
+        for field, message in self.required_pools().items():
+            if getattr(self, self._meta.get_field(field).attname) is None:
+                errors.setdefault(
+                    field,
+                    _('{message} Only a draft may leave it for later (this fabric is {status}).').format(
+                        message=message, status=self.get_status_display()
+                    ),
+                )
 
     def _clean_lengths(self, errors):
         """The slug and name fit the names the apply derives from them (see ``constants.FABRIC_SLUG_MAX``)."""

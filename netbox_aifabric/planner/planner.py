@@ -23,7 +23,7 @@ from .requirements import PoolNeed, pool_needs
 from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
 from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Platform, PortRange, Server, TrafficClass
 from .validate import management_gateway, server_slot, validate_spec
-from .warnings import spec_warnings
+from .warnings import oversubscription_target, spec_warnings
 
 __all__ = ('leaf_port_demand', 'plan_fabric')
 
@@ -847,15 +847,16 @@ def _gateway(subnet: str) -> str:
 
 def _warnings(spec: FabricSpec, capacity: Iterable[LeafCapacity], racks: tuple[Rack, ...]) -> Iterator[PlanWarning]:
     """Design concerns as data: oversubscription above the target, classes that are not routed across racks."""
-    target = spec.oversubscription_target
+    target, defaulted = oversubscription_target(spec, len(racks))
     if target is not None:
+        why = ' (the default of a multi-rack fabric with a lossless class; set oversubscription_target to change it)'
         for c in capacity:
             if c.ratio is not None and c.ratio > target:
                 yield PlanWarning(
                     'oversubscription',
                     'oversubscription_target',
                     f'{c.leaf}: {c.downlink}G to servers over {c.uplink}G of uplinks is {c.ratio}:1, above the '
-                    f'target of {target:g}:1',
+                    f'target of {target:g}:1' + (why if defaulted else ''),
                 )
     rack_of = {leaf: rack.id for rack in racks for leaf in rack.leaves}
     served = {rack_of[leaf] for server in spec.servers for leaf in server.leaves}

@@ -50,17 +50,17 @@ class Blocks:
         return index
 
     def _exhausted(self, node: str) -> str:
+        """Counts only what the plan can use: the blocks of removed nodes' allocations (reserved until --release)
+        are not usable (the message said "6 needed, 8 available" of a pool it called exhausted, issue 27)."""
+        total = self.size - self.skip
         held = sum(1 for key in self.used.values() if key in self.reserved)
-        message = (
-            f'{self.description} is exhausted: {self.needed} {self.unit} needed, {self.size - self.skip} available; '
-            f'first failed for {node}'
-        )
+        message = f'{self.description} is exhausted: {self.needed} {self.unit} needed, {total - held} usable'
         if held:
             message += (
-                f'; {held} of them are held by the allocations of removed nodes (reserved): plan with --release to '
-                'free them'
+                f' ({total} in the pool, {held} reserved: held by the allocations of removed nodes; plan with '
+                '--release to free them)'
             )
-        return message
+        return f'{message}; first failed for {node}'
 
     def usage(self) -> PoolUsage:
         """How many blocks the pool holds, uses and has free."""

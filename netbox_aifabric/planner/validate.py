@@ -1,5 +1,6 @@
 """Spec checks, run before anything is allocated. Each raises :class:`SpecError` naming field, node and numbers."""
 
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Set
 
@@ -7,11 +8,23 @@ import netaddr
 
 from .asns import PRIVATE_TEXT, first_reserved
 from .errors import SpecError
-from .ports import BLOCKS, PORTS_MAX, check_platform
+from .ports import BLOCKS, PORTS_MAX, check_platform, port_names
 from .requirements import asn_need, pool_needs
 from .spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec, Server
 
-__all__ = ('MTU_MAX', 'MTU_MIN', 'VNI_MAX', 'VNI_MIN', 'management_gateway', 'server_slot', 'validate_spec')
+__all__ = (
+    'DEVICE_NAME_MAX',
+    'INTERFACE_NAME_MAX',
+    'MTU_MAX',
+    'MTU_MIN',
+    'VLAN_NAME_MAX',
+    'VNI_MAX',
+    'VNI_MIN',
+    'VRF_NAME_MAX',
+    'management_gateway',
+    'server_slot',
+    'validate_spec',
+)
 
 VNI_MIN, VNI_MAX = 1, 16_777_215
 RD_NUMBER_MAX = 65_535  # the assigned number of a type-1 route distinguisher (IPv4:number) and of a type-2 RT
@@ -44,6 +57,50 @@ def _check_nodes(spec: FabricSpec) -> None:
     names = [n.name for n in (*spec.spines, *spec.leaves)] + [s.name for s in spec.servers]
     if dup_names := _duplicates(names):
         raise SpecError('nodes', f'duplicate node name "{dup_names[0]}"', dup_names[0])
+
+
+# The NetBox columns the names of the plan become (a longer name passed the planner and failed only at apply, issue
+# 27): dcim.Device.name and dcim.Interface.name take 64 characters, ipam.VLAN.name 64, ipam.VRF.name 100
+DEVICE_NAME_MAX = INTERFACE_NAME_MAX = VLAN_NAME_MAX = 64
+VRF_NAME_MAX = 100
+
+
+def _format_character(value: str) -> str | None:
+    """The first Unicode format (Cf: bidi controls such as U+202E, zero-width characters) or control character
+    (Cc: newline, NUL, …) of ``value`` as ``U+XXXX``, or None: neither belongs in a hostname or a config line."""
+    for char in value:
+        if unicodedata.category(char) in ('Cf', 'Cc') or char in '\u2028\u2029':
+            return f'U+{ord(char):04X} {unicodedata.name(char, "control character")}'
+    return None
+
+
+def _check_name(field: str, name: str, limit: int, what: str, node: str | None = None) -> None:
+    if len(name) > limit:
+        raise SpecError(field, f'{what} "{name}" has {len(name)} characters; NetBox takes at most {limit}', node)
+    if found := _format_character(name):
+        raise SpecError(field, f'{what} {name!r} contains {found}: not allowed in a name', node)
+
+
+def _check_names(spec: FabricSpec) -> None:
+    """Every name the plan hands NetBox fits its column and carries no control or format character: hostnames
+    (Device.name), switch ports (Interface.name), VLANs (a traffic class's name) and tenant VRFs."""
+    hostnames = {
+        'spines': [n.name for n in spec.spines],
+        'leaves': [n.name for n in spec.leaves],
+        'servers': [s.name for s in spec.servers],
+    }
+    for role, names in hostnames.items():
+        for index, name in enumerate(names):
+            _check_name(f'{role}[{index}].name', name, DEVICE_NAME_MAX, 'hostname', name)
+    for role in ('leaf_platform', 'spine_platform'):
+        platform = getattr(spec, role)
+        for block, ports in port_names(platform).items():
+            for port in ports:
+                _check_name(f'{role}.{block}', port, INTERFACE_NAME_MAX, f'{platform.name} port name')
+    for index, tc in enumerate(spec.traffic_classes):
+        _check_name(f'traffic_classes[{index}].name', tc.name, VLAN_NAME_MAX, 'traffic class (its VLAN) name')
+    for index, tenant in enumerate(spec.tenants):
+        _check_name(f'tenants[{index}].vrf', tenant.vrf, VRF_NAME_MAX, f'VRF of tenant {tenant.name}')
 
 
 def _network(field: str, value: str) -> netaddr.IPNetwork:
@@ -412,6 +469,7 @@ def validate_spec(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
     _check_numbers(spec)
     for role in ('leaf_platform', 'spine_platform'):
         check_platform(role, getattr(spec, role))  # name patterns and overlapping port blocks, before any name is made
+    _check_names(spec)
     _check_nodes(spec)
     leaf_ids = {leaf.id for leaf in spec.leaves}
     _check_mlag(spec, leaf_ids)

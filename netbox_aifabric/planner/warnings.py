@@ -7,7 +7,23 @@ from .asns import PRIVATE_TEXT, first_public
 from .result import PlanWarning
 from .spec import FabricSpec
 
-__all__ = ('spec_warnings',)
+__all__ = ('LOSSLESS_OVERSUBSCRIPTION_TARGET', 'oversubscription_target', 'spec_warnings')
+
+# The target a fabric with a lossless (RoCE) class and more than one rack gets when it sets none: its RDMA back end
+# aims for 1:1, non-blocking (docs/planner.md says why). A 120:1 lossless fabric without a target was not flagged at
+# all (issue 27).
+LOSSLESS_OVERSUBSCRIPTION_TARGET = 1.0
+
+
+def oversubscription_target(spec: FabricSpec, racks: int) -> tuple[float | None, bool]:
+    """``(target, defaulted)``: the spec's ``oversubscription_target``; else 1:1 (``defaulted`` True) when a traffic
+    class is lossless and the plan has more than one rack (in one rack, server-to-server traffic never crosses the
+    uplinks); else ``(None, False)``: no check."""
+    if spec.oversubscription_target is not None:
+        return spec.oversubscription_target, False
+    if racks > 1 and any(tc.lossless for tc in spec.traffic_classes):
+        return LOSSLESS_OVERSUBSCRIPTION_TARGET, True
+    return None, False
 
 
 def spec_warnings(spec: FabricSpec) -> list[PlanWarning]:

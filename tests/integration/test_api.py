@@ -136,7 +136,8 @@ class FabricAPITestCase(base.PluginAPITestCase):
     type_class = FabricType
     graphql_base_name = 'netbox_aifabric_fabric'
     brief_fields = ['description', 'design_option', 'display', 'id', 'name', 'slug', 'status', 'url']
-    bulk_update_data = {'status': 'active', 'oversubscription_target': 1}
+    # (the fabrics have no pools: only a draft may leave them for later, see test_validation_issue27.py)
+    bulk_update_data = {'description': 'bulk', 'oversubscription_target': 1}
     bulk_update_invalid_data = {'spine_count': 9}
 
     @classmethod

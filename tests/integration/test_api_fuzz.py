@@ -29,6 +29,7 @@ from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
 from netbox_aifabric.acceptance.store import store_lab_run
+from netbox_aifabric.api.urls import router
 from netbox_aifabric.apply.engine import apply_fabric
 from netbox_aifabric.models import (
     AcceptanceResult,
@@ -219,12 +220,19 @@ query_params = st.lists(
 )
 
 
-def writable(data):
+def read_only_fields(prefix):
+    """The read-only fields of an endpoint's serializer: sent, they are a 400 of their own (issue 27), so the
+    templates leave them out to reach the models' ``clean()`` and the planner."""
+    viewset = next(v for p, v, _b in router.registry if p == prefix)
+    return {name for name, field in viewset.serializer_class().fields.items() if field.read_only}
+
+
+def writable(data, read_only=READ_ONLY):
     """A GET response as a request body: nested objects as their ids, choices as their values, read-only keys
     dropped."""
     body = {}
     for key, value in data.items():
-        if key in READ_ONLY:
+        if key in read_only:
             continue
         if isinstance(value, dict) and 'value' in value and 'label' in value:
             value = value['value']
@@ -292,7 +300,7 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
     def template(self, prefix, data, new=None):
         """A valid body of ``prefix`` from an existing object; for a create, with a name/slug/node id not taken."""
         pk = data.draw(st.sampled_from(self.ids[prefix]))
-        body = writable(self.request('get', f'{API}{prefix}/{pk}/').json())
+        body = writable(self.request('get', f'{API}{prefix}/{pk}/').json(), READ_ONLY | read_only_fields(prefix))
         if data.draw(st.booleans(), label='as a new object') if new is None else new:
             body.update({k: v for k, v in {'name': 'Fuzz', 'slug': 'fuzz', 'node_id': 99}.items() if k in body})
             if prefix == 'fabrics':  # the demo fabric's pools belong to it

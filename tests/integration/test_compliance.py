@@ -406,7 +406,8 @@ class ComplianceTabTestCase(TestCase):
         self.assertHttpStatus(self.client.get(self.url()), 200)
 
     def test_run_as_a_job(self):
-        self.add_permissions('netbox_aifabric.view_fabric', 'core.view_job')
+        # running stores a run: the add permission on runs (tests/integration/test_compliance_permission.py)
+        self.add_permissions('netbox_aifabric.view_fabric', 'netbox_aifabric.add_compliancerun', 'core.view_job')
         url = reverse('plugins:netbox_aifabric:fabric_compliance_run', kwargs={'pk': self.fabric.pk})
         response = self.client.post(url)
         self.assertHttpStatus(response, 302)
@@ -478,7 +479,7 @@ class ComplianceAPITestCase(APITestCase):
         self.assertHttpStatus(self.client.get(self.url(), **self.header), 200)
 
     def test_post_runs_a_job(self):
-        self.add_permissions('netbox_aifabric.view_fabric')
+        self.add_permissions('netbox_aifabric.view_fabric', 'netbox_aifabric.add_compliancerun')
         response = self.client.post(self.url(), {}, format='json', **self.header)
         self.assertHttpStatus(response, 202)
         job = Job.objects.get(pk=response.data['job']['id'])
