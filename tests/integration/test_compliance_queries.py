@@ -96,12 +96,21 @@ class TabQueryCountTestCase(TestCase):
         Platform.objects.update(config_template=None)
         AcceptanceRun.objects.all().delete()
         TrafficFlow.objects.create(fabric=self.fabric, source_group='gpu', destination_group='gpu', gbps=1000)
+        # two leaf pairs first: growth balances the new servers onto the second pair (issue 25), so the flow crosses
+        # the uplinks and both fabrics compared have findings on servers and on uplink interfaces (the same models)
+        Fabric.objects.filter(pk=self.fabric.pk).update(leaf_count=4, server_count=8)
+        self.fabric.refresh_from_db()
+        apply_fabric(self.fabric)
         small, small_found = self.tab_queries()
         grow(self.fabric)
         large, large_found = self.tab_queries()
         rules = {'automation-template', 'automation-acceptance', 'traffic-capacity'}
         self.assertEqual(set(small_found), rules)
         self.assertEqual(set(large_found), rules)
-        self.assertEqual((len(small_found['automation-template']), len(large_found['automation-template'])), (4, 10))
+        self.assertEqual((len(small_found['automation-template']), len(large_found['automation-template'])), (6, 10))
+        models = [
+            {o.model for f in found['traffic-capacity'] for o in f.objects} for found in (small_found, large_found)
+        ]
+        self.assertEqual(models, [{'dcim.device', 'dcim.interface'}] * 2)
         self.assertGreater(len(large_found['traffic-capacity']), len(small_found['traffic-capacity']))
         self.assertEqual(large, small)

@@ -230,10 +230,22 @@ class PlanWarningsTestCase(TestCase):
             response.json()['warnings'], [{'code': w.code, 'field': w.field, 'message': w.message} for w in warnings]
         )
 
-    def test_no_target_no_oversubscription_warning(self):
+    def test_no_target_no_lossless_class_no_oversubscription_warning(self):
         self.set_target(None)
+        self.fabric.traffic_classes.filter(lossless=True).update(lossless=False)
         self.assertFalse([w for w in plan_of(self.fabric).warnings if w.code == 'oversubscription'])
         self.assertNotContains(self.client.get(self.url()), 'data-warning-code="oversubscription"')
+
+    def test_no_target_with_a_lossless_class_across_racks_warns_above_1_to_1(self):
+        # issue 27: the RDMA back end of a multi-rack lossless fabric aims for 1:1 when the fabric sets no target
+        self.set_target(None)
+        self.assertTrue(self.fabric.traffic_classes.filter(lossless=True).exists())
+        plan = plan_of(self.fabric)
+        above = sorted(c.leaf for c in plan.capacity if c.ratio > 1)
+        warned = sorted(w.message.split(':')[0] for w in plan.warnings if w.code == 'oversubscription')
+        self.assertTrue(above)
+        self.assertEqual(warned, above)
+        self.assertContains(self.client.get(self.url()), 'data-warning-code="oversubscription"')
 
     def test_the_routed_design_has_racks_not_the_old_warnings(self):
         self.set_target(None)
