@@ -133,7 +133,13 @@ class SeedTestCase(TestCase):
         )
         report = load_demo()
         self.assertEqual(report.created, [])
-        self.assertEqual(report.kept, [])
+        # the command gave the fabric the NOS's shipped device types and the shape their ports hold (issue 25):
+        # it now differs from the seed's generic shape, and a second load keeps it (never overwrites an edit)
+        self.assertEqual(report.kept, [fabric])
+        fabric.refresh_from_db()
+        self.assertIsNotNone(fabric.leaf_device_type)
+        # 8 × 100G on the shipped ToR: 2 for the peer link, 3 for leaf1's RDMA NICs, the rest for the uplinks
+        self.assertLessEqual(fabric.max_spines * fabric.max_parallel_uplinks, 8 - 2 - 3)
         self.assertEqual(
             counts,
             (
