@@ -222,7 +222,12 @@ def test_wizard_outlines_errors_and_adds_a_traffic_class_inline(live_server, bro
     selected = page.eval_on_selector(
         'select[name=traffic_classes]', 'el => Array.from(el.selectedOptions).map(o => o.value)'
     )
-    assert selected == [str(created.pk)]
+    # the guide's five classes are preselected (issue 25); the new one joins them
+    from netbox_aifabric.seed import traffic_class_seed
+
+    guide = TrafficClass.objects.filter(slug__in=[e['slug'] for e in traffic_class_seed()])
+    assert sorted(selected) == sorted([str(tc.pk) for tc in guide] + [str(created.pk)])
+    assert len(selected) == len(traffic_class_seed()) + 1
 
 
 def test_wizard_with_nvue_to_rendered_configs(live_server, browser_page):
