@@ -39,6 +39,10 @@ EOS, NVUE, SONIC, FRR = 'eos/eos.cfg.j2', 'cumulus/startup.yaml.j2', 'sonic/conf
 SCHEMA = json.loads((Path(__file__).parents[3] / 'docs' / 'aifabric-context.v1.schema.json').read_text())
 VALIDATOR = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 RATE = guide_telemetry()['sflow_sampling_rate']
+# NVUE's sampling-rate leaves (nvue-reference sFlow.md): `default` applies only to ports whose speed has no rate of
+# its own, and every speed has one by default (Cumulus Linux sFlow page's table), so each is set to the context's rate
+SPEEDS = ('100m', '1g', '10g', '25g', '40g', '50g', '100g', '200g', '400g', '800g')
+NVUE_SFLOW_RATES = ('default', *(f'speed-{speed}' for speed in SPEEDS))
 
 
 def telemetry_prefix() -> netaddr.IPNetwork:
@@ -189,7 +193,7 @@ def test_nvue_lines(guide, name):
     tree = load_yaml(render(NVUE, ctx))[0]['set']
     system = tree['system']
     assert system['sflow']['collector'] == {s: {'port': 6343, 'interface': 'eth0'} for s in t['sflow']}
-    assert system['sflow']['sampling-rate'] == {'default': RATE}
+    assert system['sflow']['sampling-rate'] == dict.fromkeys(NVUE_SFLOW_RATES, RATE)
     assert system['sflow']['poll-interval'] == SFLOW_POLLING_INTERVAL
     export = system['telemetry']['export']
     assert export['vrf'] == 'mgmt'
