@@ -152,6 +152,7 @@ def test_eos_lines(guide, name):
         'snmp-server group AIFABRIC-RO v3 priv read AIFABRIC-RO',
         f'snmp-server user {user} AIFABRIC-RO v3 auth sha {SECRETS["snmp_v3_auth"]} priv aes {SECRETS["snmp_v3_priv"]}',
         f'snmp-server host {manager} vrf {vrf} version 3 priv {user}',
+        'snmp-server enable traps',  # every trap type to the hosts above
         f'logging vrf {vrf} source-interface Management1',
         *(f'logging vrf {vrf} host {s} 514' for s in t['syslog']),
         f'ntp local-interface vrf {vrf} Management1',
