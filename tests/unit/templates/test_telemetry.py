@@ -631,6 +631,21 @@ def test_sonic_yang_negative_control(monkeypatch):
     ]
 
 
+def test_sonic_trap_types_negative_control(monkeypatch):
+    """The v2c trap receiver passes its types; a VRF snmpd.conf.j2 cannot bind and a port of 0 are caught."""
+    from . import sonic_yang
+
+    for table, spec in telemetry_yang().items():
+        monkeypatch.setitem(sonic_yang.TABLES, table, spec)
+    config = json.loads(render(SONIC, switches('routed', {**collectors(), 'snmp_version': 'v2c'})[0][1]))
+    assert ours(sonic_yang.violations(config)) == []
+    config['SNMP_TRAP_CONFIG']['v2TrapDest'].update(vrf='Vrf-MGMT', DestPort='0')
+    assert ours(sonic_yang.violations(config)) == [
+        "SNMP_TRAP_CONFIG|v2TrapDest: DestPort = '0' has the wrong type (snmpd.conf.j2)",
+        "SNMP_TRAP_CONFIG|v2TrapDest: vrf = 'Vrf-MGMT' has the wrong type (snmpd.conf.j2)",
+    ]
+
+
 def test_nvue_v2c_community_answers_the_managers_only():
     t = {**collectors(), 'snmp_version': 'v2c'}
     tree = load_yaml(render(NVUE, switches('routed', t)[0][1]))[0]['set']
