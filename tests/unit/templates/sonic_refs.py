@@ -10,8 +10,9 @@ rendered file and its negative control, and such a field, once rendered, is repo
 module keeps a reference only as a comment (libyang back-links), the row says so and cites what makes the order
 binding instead.
 
-The telemetry tables (issue 26: syslog, NTP, SNMP, sFlow, gNMI, counter polling) are rows too, and so are the
-``must`` conditions that name another table (``MUSTS``: a VRF ``mgmt`` needs MGMT_VRF_CONFIG's mgmtVrfEnabled).
+The telemetry tables (issue 26: syslog, NTP, SNMP and its traps, sFlow, gNMI, counter polling) are rows too, and so
+are the ``must`` conditions that name another table (``MUSTS``: a VRF ``mgmt`` needs MGMT_VRF_CONFIG's
+mgmtVrfEnabled). SNMP_TRAP_CONFIG, which no YANG model has, is a row cited from its reader and its writer instead.
 A table YANG models as containers (NTP, SFLOW, TELEMETRY, GNMI, FLEX_COUNTER_TABLE, MGMT_VRF_CONFIG) names its only
 entries and their leaves.
 
@@ -166,6 +167,12 @@ REFS = (
         ('default', 'mgmt'),
     ),
     Ref('SFLOW_SESSION', 'key[0]', (PORT,), 'sonic-sflow.yang SFLOW_SESSION_LIST/port', ('all',)),
+    # SNMP traps: SNMP_TRAP_CONFIG has no YANG model (Y:sonic-snmp.yang @0c4a8a4e has SNMP, SNMP_COMMUNITY, SNMP_USER
+    # and SNMP_AGENT_ADDRESS_CONFIG only); its reader is dockers/docker-snmp/snmpd.conf.j2 @0c4a8a4e (trapsink /
+    # trap2sink <DestIp>:<DestPort>%<vrf> <Community>, the VRF part left out when vrf is the string 'None'), its
+    # writer sonic-utilities config/main.py `config snmptrap modify` (vrf "mgmt/DataVrfName/None"): a data VRF must
+    # be a VRF of the file
+    Ref('SNMP_TRAP_CONFIG', 'field:vrf', ('VRF',), 'snmpd.conf.j2 SNMP_TRAP_CONFIG vrf', ('mgmt', 'None')),
 )
 
 # the musts that name another table: a VRF 'mgmt' needs the management VRF enabled (Y:sonic-mgmt_vrf.yang
@@ -175,6 +182,9 @@ MUSTS = (
     Must('SYSLOG_SERVER', 'vrf', 'mgmt', _MGMT_VRF_ON, 'sonic-syslog.yang SYSLOG_SERVER_LIST/vrf must'),
     Must('NTP', 'vrf', 'mgmt', _MGMT_VRF_ON, 'sonic-ntp.yang NTP/global/vrf must'),
     Must('SFLOW_COLLECTOR', 'collector_vrf', 'mgmt', _MGMT_VRF_ON, 'sonic-sflow.yang collector_vrf must'),
+    # no YANG must: snmpd binds the traps to the VRF device mgmt (``%mgmt``), which SONiC creates only with the
+    # management VRF enabled (the must the other tables sending in VRF mgmt carry)
+    Must('SNMP_TRAP_CONFIG', 'vrf', 'mgmt', _MGMT_VRF_ON, 'snmpd.conf.j2 SNMP_TRAP_CONFIG vrf %mgmt'),
 )
 
 # Y:sonic-flex_counter.yang @185f7f22: FLEX_COUNTER_TABLE is containers, one per counter group; every group has
@@ -315,6 +325,11 @@ TABLES = {
     ),
     'SFLOW_COLLECTOR': Table('sonic-sflow', _plain('collector_ip', 'collector_port')),
     'SFLOW_SESSION': Table('sonic-sflow', _plain('admin_state', 'sample_direction', 'sample_rate')),
+    # no YANG (see REFS): one entry per SNMP version, the four fields snmpd.conf.j2 reads
+    'SNMP_TRAP_CONFIG': Table(
+        'no YANG model: docker-snmp snmpd.conf.j2',
+        entries=dict.fromkeys(('v1TrapDest', 'v2TrapDest', 'v3TrapDest'), _plain('Community', 'DestIp', 'DestPort')),
+    ),
     'TELEMETRY': Table('sonic-telemetry', entries=_GNMI),
     'GNMI': Table('sonic-gnmi', entries=_GNMI),
     'FLEX_COUNTER_TABLE': Table('sonic-flex_counter', entries=_FLEX_GROUPS),

@@ -5,6 +5,8 @@ spec's eBGP underlay and with an OSPF underlay (``ospf_spec``).
 - The guide's examples (size S: the guide's cluster, ``examples/guide-*.yaml``): every spine and leaf, both underlays.
 - Size M (``examples/size-m.yaml``, the shape of ``benchmarks/sizes.py``'s SIZE_M): every spine and leaf, both
   underlays (``slow``: about 80 dry runs).
+- Size L (``examples/size-l.yaml``, the shape of SIZE_L): its largest spine (the most BGP sessions) and a leaf, both
+  underlays (``slow``: planning L takes tens of seconds per underlay).
 - Size XL (``examples/size-xl.yaml``): a spine (512 leaf sessions: the ``maximum-paths`` FRR's parser refused) and a
   leaf (``slow``: planning XL takes minutes).
 
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.sizes import SIZE_M
+from benchmarks.sizes import SIZE_L, SIZE_M
 from tests.render_fixtures import ROOT, contexts_of, example_spec, ospf_spec
 
 from .helpers import render
@@ -31,9 +33,11 @@ UNDERLAYS = ('ebgp', 'ospf')
 
 
 def test_every_example_is_covered():
-    """A new example file is checked here or named as a size: none slips past the dry run."""
+    """A new example file is checked here or named as a size with its own dry-run test: none slips past."""
     examples = {p.stem for p in Path(ROOT, 'examples').glob('*.yaml')}
     assert examples == set(GUIDE_EXAMPLES) | set(SIZES)
+    untested = [size for size in SIZES if f'test_{size.replace("-", "_")}_accepted_by_frr' not in globals()]
+    assert untested == []
     assert GUIDE_EXAMPLES == ['guide-evpn-mh', 'guide-evpn-vxlan', 'guide-mlag', 'guide-routed']
 
 
@@ -77,6 +81,31 @@ def test_size_m_accepted_by_frr(underlay):
     assert len(ctxs) == SIZE_M['spine_count'] + SIZE_M['leaf_count']
     for ctx in ctxs.values():
         assert_frr_accepts(render(FRR, ctx))
+
+
+def largest_spine_and_a_leaf(ctxs: dict) -> tuple[dict, dict]:
+    """The spine with the most BGP sessions, underlay and overlay (the first by name among equals), and the first
+    leaf by name."""
+    spines = sorted((c for c in ctxs.values() if c['role'] == 'spine'), key=lambda c: c['hostname'])
+    leaves = sorted((c for c in ctxs.values() if c['role'] == 'leaf'), key=lambda c: c['hostname'])
+    return max(spines, key=lambda c: len(c['bgp']['neighbors']) + len(c['bgp']['evpn_peers'])), leaves[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('underlay', UNDERLAYS)
+def test_size_l_accepted_by_frr(underlay):
+    """L as XL: its largest spine and a leaf, per underlay (every switch would be 72 dry runs per underlay)."""
+    ctxs = _contexts('size-l', underlay)
+    assert len(ctxs) == SIZE_L['spine_count'] + SIZE_L['leaf_count']
+    spine, leaf = largest_spine_and_a_leaf(ctxs)
+    assert spine['fabric']['underlay'] == leaf['fabric']['underlay'] == underlay
+    assert (spine['ospf'] is not None) == (leaf['ospf'] is not None) == (underlay == 'ospf')
+    # an eBGP underlay session per leaf uplink (none with OSPF), and the EVPN overlay to every leaf in both
+    underlay_sessions = SIZE_L['leaf_count'] * SIZE_L['uplinks_per_spine'] if underlay == 'ebgp' else 0
+    assert len(spine['bgp']['neighbors']) == underlay_sessions
+    assert len(spine['bgp']['evpn_peers']) == SIZE_L['leaf_count']
+    assert_frr_accepts(render(FRR, spine))
+    assert_frr_accepts(render(FRR, leaf))
 
 
 @pytest.mark.slow

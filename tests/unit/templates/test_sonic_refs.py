@@ -44,7 +44,8 @@ TELEMETRY_TABLES = {
     'GNMI',
     'FLEX_COUNTER_TABLE',
 }
-SNMP_TABLE = {'v3': 'SNMP_USER', 'v2c': 'SNMP_COMMUNITY'}
+# v2c adds the trap receiver (SONiC's SNMP_TRAP_CONFIG takes a community only: no trap table with v3)
+SNMP_TABLES = {'v3': {'SNMP_USER'}, 'v2c': {'SNMP_COMMUNITY', 'SNMP_TRAP_CONFIG'}}
 
 
 def spec_of(name, design, underlay):
@@ -103,8 +104,8 @@ def test_every_reference_resolves(name, design, underlay, shipped, snmp):
     found = {device: violations(db) for device, db in rendered.items()}
     assert not any(found.values()), {device: v for device, v in found.items() if v}
     for db in rendered.values():  # with collectors, every telemetry table is there to be checked; without, none
-        expected = TELEMETRY_TABLES | {SNMP_TABLE[snmp]} if snmp else set()
-        assert set(db) & (TELEMETRY_TABLES | set(SNMP_TABLE.values())) == expected
+        expected = TELEMETRY_TABLES | SNMP_TABLES[snmp] if snmp else set()
+        assert set(db) & (TELEMETRY_TABLES | set().union(*SNMP_TABLES.values())) == expected
     if shipped:  # the buffer chain is there to be checked: PG -> profile -> pool
         assert all(
             {'BUFFER_POOL', 'BUFFER_PROFILE', 'BUFFER_PG', 'BUFFER_QUEUE'} <= set(db) for db in rendered.values()
@@ -177,8 +178,9 @@ def test_negative_control_one_dangling_reference_per_row(ref):
 @pytest.mark.parametrize('broken', ['disabled', 'absent'])
 def test_negative_control_a_broken_must(must, broken):
     """The management VRF disabled (or its table gone) while a telemetry table sends in VRF ``mgmt``: caught, once
-    per table that names it."""
-    db = dbs('guide-evpn-vxlan', 'evpn-vxlan', shipped=True, snmp='v3')['leaf1']
+    per table that names it (the trap table with v2c, the only version SONiC sends traps with)."""
+    snmp = 'v2c' if must.table == 'SNMP_TRAP_CONFIG' else 'v3'
+    db = dbs('guide-evpn-vxlan', 'evpn-vxlan', shipped=True, snmp=snmp)['leaf1']
     assert any(entry.get(must.field) == must.value for entry in db[must.table].values())
     assert violations(db) == []
     table, key, leaf, _ = must.needs

@@ -39,6 +39,10 @@ EOS, NVUE, SONIC, FRR = 'eos/eos.cfg.j2', 'cumulus/startup.yaml.j2', 'sonic/conf
 SCHEMA = json.loads((Path(__file__).parents[3] / 'docs' / 'aifabric-context.v1.schema.json').read_text())
 VALIDATOR = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 RATE = guide_telemetry()['sflow_sampling_rate']
+# NVUE's sampling-rate leaves (nvue-reference sFlow.md): `default` applies only to ports whose speed has no rate of
+# its own, and every speed has one by default (Cumulus Linux sFlow page's table), so each is set to the context's rate
+SPEEDS = ('100m', '1g', '10g', '25g', '40g', '50g', '100g', '200g', '400g', '800g')
+NVUE_SFLOW_RATES = ('default', *(f'speed-{speed}' for speed in SPEEDS))
 
 
 def telemetry_prefix() -> netaddr.IPNetwork:
@@ -116,10 +120,11 @@ def test_no_collectors_no_telemetry(guide, name):
     assert 'snmp-server ipv4 access-list AIFABRIC-MGMT vrf mgmt' in eos  # the jump hosts as before
     tree = load_yaml(render(NVUE, ctx))[0]['set']
     assert 'service' not in tree and 'sflow' not in tree['system'] and 'telemetry' not in tree['system']
-    assert 'username' not in tree['system'].get('snmp-server', {})
+    assert not {'username', 'trap-destination'} & set(tree['system'].get('snmp-server', {}))
     if guide != 'evpn-mh':
         config = json.loads(render(SONIC, ctx))
-        for table in ('SYSLOG_SERVER', 'NTP_SERVER', 'SNMP_USER', 'SFLOW', 'TELEMETRY', 'GNMI', 'FLEX_COUNTER_TABLE'):
+        tables = ('SYSLOG_SERVER', 'NTP_SERVER', 'SNMP_USER', 'SNMP_TRAP_CONFIG', 'SFLOW', 'TELEMETRY', 'GNMI')
+        for table in (*tables, 'FLEX_COUNTER_TABLE'):
             assert table not in config, table
         assert not {'AIFABRIC_SNMP', 'AIFABRIC_GNMI'} & set(config.get('ACL_TABLE', {}))
     assert 'log syslog' not in render(FRR, ctx)
@@ -147,6 +152,7 @@ def test_eos_lines(guide, name):
         'snmp-server group AIFABRIC-RO v3 priv read AIFABRIC-RO',
         f'snmp-server user {user} AIFABRIC-RO v3 auth sha {SECRETS["snmp_v3_auth"]} priv aes {SECRETS["snmp_v3_priv"]}',
         f'snmp-server host {manager} vrf {vrf} version 3 priv {user}',
+        'snmp-server enable traps',  # every trap type to the hosts above
         f'logging vrf {vrf} source-interface Management1',
         *(f'logging vrf {vrf} host {s} 514' for s in t['syslog']),
         f'ntp local-interface vrf {vrf} Management1',
@@ -188,7 +194,7 @@ def test_nvue_lines(guide, name):
     tree = load_yaml(render(NVUE, ctx))[0]['set']
     system = tree['system']
     assert system['sflow']['collector'] == {s: {'port': 6343, 'interface': 'eth0'} for s in t['sflow']}
-    assert system['sflow']['sampling-rate'] == {'default': RATE}
+    assert system['sflow']['sampling-rate'] == dict.fromkeys(NVUE_SFLOW_RATES, RATE)
     assert system['sflow']['poll-interval'] == SFLOW_POLLING_INTERVAL
     export = system['telemetry']['export']
     assert export['vrf'] == 'mgmt'
@@ -349,6 +355,102 @@ def test_read_back_catches_a_missing_manager():
     ]
 
 
+# Traps: read back from each render, compared with the managers (and SONiC's one receiver per version)
+
+
+def two_managers(version: str) -> dict:
+    """The guide's collectors with a second SNMP manager (the next host of the TELEMETRY subnet), in ``version``."""
+    t = collectors()
+    second = str(netaddr.IPAddress(t['snmp_managers'][0]) + 1)
+    return {**t, 'snmp_managers': [t['snmp_managers'][0], second], 'snmp_version': version}
+
+
+def read_receivers(eos: str, nvue: dict, sonic: dict | None, vrf: str) -> dict:
+    """``{NOS: the addresses it sends traps to}`` read from the renders: EOS's ``snmp-server host`` lines, NVUE's
+    trap destinations in the management VRF ``vrf``, SONiC's SNMP_TRAP_CONFIG receivers (None: not rendered)."""
+    snmp = nvue['system'].get('snmp-server', {})
+    found = {
+        'eos': [line.split()[2] for line in eos.splitlines() if line.startswith('snmp-server host ')],
+        'nvue': [ip for ip, dest in snmp.get('trap-destination', {}).items() if list(dest['vrf']) == [vrf]],
+    }
+    if sonic is not None:
+        found['sonic'] = [entry['DestIp'] for entry in sonic.get('SNMP_TRAP_CONFIG', {}).values()]
+    return found
+
+
+def renders(ctx) -> tuple:
+    """The EOS text, the NVUE tree and the SONiC config_db of a switch (None on an EVPN multihoming leaf: SONiC
+    refuses it)."""
+    sonic = None if ctx['evpn_mh'] else json.loads(render(SONIC, ctx))
+    return render(EOS, ctx), load_yaml(render(NVUE, ctx))[0]['set'], sonic
+
+
+def trap_receivers(ctx) -> dict:
+    return read_receivers(*renders(ctx), ctx['telemetry']['vrf'])
+
+
+def expected_receivers(t: dict) -> dict:
+    """Every manager on EOS and NVUE; on SONiC the first manager with v2c (one v2TrapDest) and none with v3 (its
+    v3TrapDest is a community trapsink, no SNMPv3 user: docs/contexts.md)."""
+    managers = t['snmp_managers']
+    return {'eos': managers, 'nvue': managers, 'sonic': managers[:1] if t['snmp_version'] == 'v2c' else []}
+
+
+@pytest.mark.parametrize('version', ['v3', 'v2c'])
+@pytest.mark.parametrize('guide', GUIDES)
+def test_every_nos_sends_traps_to_the_managers(guide, version):
+    t = two_managers(version)
+    expected = expected_receivers(t)
+    for name, ctx in switches(guide, t):
+        found = trap_receivers(ctx)
+        assert found == {nos: expected[nos] for nos in found}, name
+
+
+def test_nvue_trap_destinations_carry_the_poll_credentials():
+    """v3: the user with its SHA/AES placeholders under the management VRF; v2c: the community, version 2c."""
+    for version in ('v3', 'v2c'):
+        t = two_managers(version)
+        snmp = load_yaml(render(NVUE, switches('routed', t)[0][1]))[0]['set']['system']['snmp-server']
+        if version == 'v3':
+            auth = {SECRETS['snmp_v3_auth']: {'encrypt-aes': {SECRETS['snmp_v3_priv']: {}}}}
+            credentials = {'username': {t['snmp_user']: {'auth-sha': auth}}}
+        else:
+            credentials = {'community-password': {SECRETS['snmp_community']: {'version': '2c'}}}
+        assert snmp['trap-destination'] == dict.fromkeys(t['snmp_managers'], {'vrf': {'mgmt': credentials}}), version
+
+
+def test_sonic_trap_receiver_with_v2c_only():
+    t = two_managers('v2c')
+    ctx = switches('routed', t)[0][1]
+    config = json.loads(render(SONIC, ctx))
+    assert config['SNMP_TRAP_CONFIG'] == {
+        'v2TrapDest': {
+            'Community': SECRETS['snmp_community'],
+            'DestIp': t['snmp_managers'][0],
+            'DestPort': str(ctx['telemetry']['snmp']['trap_port']),
+            'vrf': 'mgmt',
+        }
+    }
+    assert 'SNMP_TRAP_CONFIG' not in json.loads(render(SONIC, switches('routed', two_managers('v3'))[0][1]))
+
+
+def test_trap_read_back_catches_a_missing_receiver():
+    """Negative controls of the read-back: a render whose EOS host line, NVUE destination or SONiC receiver lost a
+    manager, and an NVUE destination in the default VRF."""
+    t = two_managers('v2c')
+    ctx = switches('mlag', t)[0][1]
+    expected = expected_receivers(t)
+    first, second = t['snmp_managers']
+    eos, nvue, sonic = renders(ctx)
+    assert read_receivers(eos, nvue, sonic, 'mgmt') == expected
+    eos = '\n'.join(line for line in eos.splitlines() if not line.startswith(f'snmp-server host {second} '))
+    destinations = nvue['system']['snmp-server']['trap-destination']
+    del destinations[second]
+    destinations[first]['vrf'] = {'default': destinations[first]['vrf']['mgmt']}
+    del sonic['SNMP_TRAP_CONFIG']
+    assert read_receivers(eos, nvue, sonic, 'mgmt') == {'eos': [first], 'nvue': [], 'sonic': []}
+
+
 # Compliance rules
 
 
@@ -466,6 +568,17 @@ def telemetry_yang():
             mandatory=('SNMP_USER_TYPE', 'SNMP_USER_PERMISSION', 'SNMP_USER_ENCRYPTION_PASSWORD'),
         ),
         'SNMP_COMMUNITY': Table('sonic-snmp', r"[^ @,\\']{4,32}", {'TYPE': enum('RO', 'RW')}),
+        # no YANG model: the types snmpd.conf.j2 needs (an address, a port, the VRF or 'None', the v2c community)
+        'SNMP_TRAP_CONFIG': Table(
+            'snmpd.conf.j2',
+            'v1TrapDest|v2TrapDest|v3TrapDest',
+            {
+                'Community': pattern(r"[^ @,\\']{4,32}"),
+                'DestIp': ip_address,
+                'DestPort': port,
+                'vrf': enum('mgmt', 'None'),
+            },
+        ),
         'SFLOW': Table(
             'sonic-sflow',
             'global',
@@ -515,6 +628,21 @@ def test_sonic_yang_negative_control(monkeypatch):
     assert ours(sonic_yang.violations(config)) == [
         "NTP|global: vrf = 'Vrf-MGMT' has the wrong type (sonic-ntp)",
         "SFLOW_SESSION|Ethernet0: sample_rate = '100' has the wrong type (sonic-sflow)",
+    ]
+
+
+def test_sonic_trap_types_negative_control(monkeypatch):
+    """The v2c trap receiver passes its types; a VRF snmpd.conf.j2 cannot bind and a port of 0 are caught."""
+    from . import sonic_yang
+
+    for table, spec in telemetry_yang().items():
+        monkeypatch.setitem(sonic_yang.TABLES, table, spec)
+    config = json.loads(render(SONIC, switches('routed', {**collectors(), 'snmp_version': 'v2c'})[0][1]))
+    assert ours(sonic_yang.violations(config)) == []
+    config['SNMP_TRAP_CONFIG']['v2TrapDest'].update(vrf='Vrf-MGMT', DestPort='0')
+    assert ours(sonic_yang.violations(config)) == [
+        "SNMP_TRAP_CONFIG|v2TrapDest: DestPort = '0' has the wrong type (snmpd.conf.j2)",
+        "SNMP_TRAP_CONFIG|v2TrapDest: vrf = 'Vrf-MGMT' has the wrong type (snmpd.conf.j2)",
     ]
 
 
