@@ -15,7 +15,8 @@ MLAG-peer iBGP session, the management plane (``Management1`` in VRF ``mgmt`` wi
 route, the standard ACL ``AIFABRIC-MGMT`` of the jump hosts on SSH, the HTTPS API and SNMP, in the management and the
 default VRF), the security matrix (``ip_access_lists`` of ``security.acls``, each the ``access_group_in`` of its
 gateway SVI), the VLANs of a VRF without L3VNI in a local VRF of that name, and only the subnets with ``advertise`` in
-BGP (``network`` statements, in the default VRF or the L3VNI VRF). Not mapped: ECN/WRED thresholds and scheduler
+BGP (``network`` statements, in the default VRF or the L3VNI VRF), the fabric's collectors (``telemetry``: logging,
+NTP, SNMP users/communities/hosts/traps, sFlow, gNMI, LANZ; docs/avd.md). Not mapped: ECN/WRED thresholds and scheduler
 weights (AVD models them through platform-specific QoS profiles), and the CNP policer (``cnp_police``).
 """
 
