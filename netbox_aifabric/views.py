@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import content_disposition_header
+from django.utils.http import content_disposition_header, urlencode
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
@@ -32,9 +32,10 @@ from .apply.route_targets import planned_route_targets
 from .apply.service import apply_blockers, request_apply
 from .checks.intent import intent_warnings
 from .checks.matrix import security_matrix
+from .checks.observability import observability_warning
 from .diff import readable_diff
 from .facts.context import build_contexts
-from .intent import intent_of
+from .intent import intent_of, telemetry_of
 from .jobs import PLAN_MAX_NODES, plan_size_error, ui_runs_in_background
 from .models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
 from .planner import PlanError
@@ -415,7 +416,18 @@ class FabricPlanView(generic.ObjectView):
             'background_default': ui_runs_in_background(instance, None),
             'intent_warnings': intent_warnings(instance),
             'traffic_warnings': fabric_traffic_warnings(instance, plan),
+            'observability': observability_warning(telemetry_of(instance), _telemetry_edit_url(request, instance)),
         }
+
+
+def _telemetry_edit_url(request, fabric):
+    """The fabric's edit form at its Telemetry fieldset, back to the Plan tab after saving (None without the change
+    permission: the warning then only names the place)."""
+    if not request.user.has_perm('netbox_aifabric.change_fabric', fabric):
+        return None
+    edit = reverse('plugins:netbox_aifabric:fabric_edit', kwargs={'pk': fabric.pk})
+    plan = reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': fabric.pk})
+    return f'{edit}?{urlencode({"return_url": plan})}#telemetry'
 
 
 @register_model_view(Fabric, 'security', path='security')

@@ -36,11 +36,13 @@ from .apply.hardware import BREAKOUT, check_port_map_shape
 from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
 from .apply.service import MissingPermissionsError, apply_blockers, request_apply
 from .checks.intent import intent_warnings
+from .checks.observability import observability_warning
 from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .diff import readable_diff
 from .forms.fields import InvalidFieldsMixin
 from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
 from .guide import GUIDE_SHAPE
+from .intent import telemetry_of
 from .jobs import ui_runs_in_background
 from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from .planner import PlanError
@@ -836,6 +838,7 @@ class FabricWizardView(View):
                         'apply_conflicts': [c for c in changes if c.action == 'conflict'],
                         'apply_blockers': apply_blockers(plan),
                         'intent_warnings': intent_warnings(fabric),
+                        'observability': observability_warning(telemetry_of(fabric)),
                         'fabric_preview': fabric,
                         'background_default': ui_runs_in_background(fabric, None),
                     }

@@ -38,6 +38,8 @@ pages = [
     ('wizard-nvue', None, False),
     # the wizard's proposals (NOS, jump hosts, the guide's classes) and the preview's reasons next to the button
     ('wizard-defaults', None, False),
+    # the Plan tab's apply button with the telemetry services that have no collector beside it
+    ('fabric-plan-observability', '/plugins/aifabric/fabrics/1/plan/', False),
 ]
 
 
@@ -230,6 +232,13 @@ with sync_playwright() as p:
             continue
         if name == 'wizard-defaults':
             walk_wizard_defaults(page, outdir)
+            continue
+        if name == 'fabric-plan-observability':
+            page.goto(base + url)
+            page.wait_for_load_state('networkidle')
+            page.locator('#observability-warning').scroll_into_view_if_needed()
+            page.screenshot(path=f'{outdir}/{name}.png')
+            print(name, page.url, page.title())
             continue
         if name == 'validation-error':
             page.goto(base + '/plugins/aifabric/qos-profiles/add/')

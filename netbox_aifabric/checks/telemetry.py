@@ -3,9 +3,10 @@
 through its control-plane ACLs (SNMP polling from the jump hosts and the managers, gNMI from the streaming
 collectors). Pure."""
 
-from ..facts.telemetry import NOTHING_OBSERVABLE, SERVICES, collectors_of, telemetry_intent
+from ..facts.telemetry import NOTHING_OBSERVABLE, collectors_of
 from .engine import Facts, Finding, Obj, Rule, Skip
 from .fabric import device, switches
+from .observability import intended_collectors, missing_collectors
 
 __all__ = ('RULES',)
 
@@ -18,15 +19,7 @@ def _intended(facts: Facts) -> dict[str, list[str]] | None:
     """``{service: collectors}`` the fabric asks for (None: the intent was not gathered)."""
     if facts.intent is None:
         return None
-    intent = telemetry_intent(facts.intent.get('telemetry'))
-    found = {
-        'syslog': intent.syslog,
-        'ntp': intent.ntp,
-        'snmp': intent.snmp_managers,
-        'sflow': intent.sflow,
-        'streaming': intent.streaming,
-    }
-    return {service: list(addresses) for service, addresses in found.items() if addresses}
+    return intended_collectors(facts.intent.get('telemetry'))
 
 
 def check_observable(facts: Facts):
@@ -44,8 +37,7 @@ def check_observable(facts: Facts):
             (_fabric(facts),), 'syslog, NTP, SNMP, sFlow and streaming-telemetry collectors', NOTHING_OBSERVABLE
         )
         return
-    missing = [service for service in SERVICES if service not in intended]
-    if missing:
+    if missing := missing_collectors(intended):  # the rule the plan previews warn with (checks/observability.py)
         yield Finding(
             (_fabric(facts),),
             'a collector for each of syslog, NTP, SNMP, sFlow and streaming telemetry',

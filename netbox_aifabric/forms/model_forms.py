@@ -348,7 +348,7 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             name=_('Management plane'),
         ),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
-        FieldSet(*TELEMETRY_FIELDS, name=_('Telemetry')),
+        FieldSet(*TELEMETRY_FIELDS, name=_('Telemetry'), html_id='telemetry'),  # the previews link here
     )
 
     def clean_snmp_version(self):

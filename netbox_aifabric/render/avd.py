@@ -15,7 +15,8 @@ MLAG-peer iBGP session, the management plane (``Management1`` in VRF ``mgmt`` wi
 route, the standard ACL ``AIFABRIC-MGMT`` of the jump hosts on SSH, the HTTPS API and SNMP, in the management and the
 default VRF), the security matrix (``ip_access_lists`` of ``security.acls``, each the ``access_group_in`` of its
 gateway SVI), the VLANs of a VRF without L3VNI in a local VRF of that name, and only the subnets with ``advertise`` in
-BGP (``network`` statements, in the default VRF or the L3VNI VRF). Not mapped: ECN/WRED thresholds and scheduler
+BGP (``network`` statements, in the default VRF or the L3VNI VRF), the fabric's collectors (``telemetry``: logging,
+NTP, SNMP users/communities/hosts/traps, sFlow, gNMI, LANZ; docs/avd.md). Not mapped: ECN/WRED thresholds and scheduler
 weights (AVD models them through platform-specific QoS profiles), and the CNP policer (``cnp_police``).
 """
 
@@ -30,6 +31,10 @@ MLAG_PEER = 'MLAG-IPv4-UNDERLAY-PEER'
 OVERLAY = 'EVPN-OVERLAY-PEERS'
 OSPF_NETWORKS = 'AIFABRIC-OSPF-NETWORKS'  # the prefix list and route map of the rack subnets redistributed in OSPF
 MGMT_ACL = 'AIFABRIC-MGMT'  # the standard ACL of the jump hosts, as the EOS template names it
+SNMP_ACL = 'AIFABRIC-SNMP'  # the jump hosts and the SNMP managers, when the fabric has managers (the EOS template's)
+GNMI_ACL = 'AIFABRIC-GNMI'  # the streaming collectors, the only gNMI clients
+GNMI_TRANSPORT = 'AIFABRIC'
+SNMP_VIEW = SNMP_GROUP = 'AIFABRIC-RO'  # the v3 user's read-only view and group, as the EOS template names them
 MGMT_INTERFACE = 'Management1'
 MLAG_PEER_ROUTE_MAP = 'RM-MLAG-PEER-IN'  # AVD's name for it
 DEFAULT_RECOVERY_MS = 200  # SONiC's pfcwd default restoration time (nos-facts §3), when the profile has none
@@ -115,6 +120,7 @@ def avd_structured_config(context: dict) -> dict:
     _vlans(context, config)
     _vrfs_and_vtep(context, config)
     _management(context, config)
+    _telemetry(context, config)
     if context['security']['acls']:
         config['ip_access_lists'] = [_access_list(acl) for acl in context['security']['acls']]
     _routing(context, config)
@@ -316,8 +322,9 @@ def _management(context, config):
             'enable_vrfs': [{'name': name, 'access_group': MGMT_ACL} for name in ('default', vrf)],
         }
     if 'snmp' in plane['services']:
+        acl = SNMP_ACL if (context.get('telemetry') or {}).get('snmp', {}).get('managers') else MGMT_ACL
         config['snmp_server'] = {
-            'ipv4_acls': [{'name': MGMT_ACL}, {'name': MGMT_ACL, 'vrf': vrf}],
+            'ipv4_acls': [{'name': acl}, {'name': acl, 'vrf': vrf}],
             'vrfs': [{'name': vrf, 'enable': True}],
         }
 
@@ -490,3 +497,88 @@ def _evpn_overlay(context, config, groups, families, neighbors):
         }
         for vrf in context['vrfs']
     ]
+
+
+def _standard_acl(name, sources):
+    entries = [{'sequence': 10 * n, 'action': 'permit', 'source': source} for n, source in enumerate(sources, 1)]
+    return {'name': name, 'entries': entries}
+
+
+def _telemetry(context, config):
+    """The fabric's collectors (``telemetry``), all reached from Management1 in the management VRF, as the EOS
+    template renders them: syslog, NTP, SNMP (polling ACL, v3 user or v2c community, traps), sFlow, gNMI and LANZ.
+    Keys of pyavd 6.4.0's eos_cli_config_gen schema (docs/avd.md, "Telemetry"); the secrets stay the context's
+    named placeholders."""
+    telemetry = context.get('telemetry')
+    if not telemetry:
+        return
+    vrf = eos_management_vrf(context)
+    if telemetry['snmp']['managers']:
+        _snmp(telemetry['snmp'], vrf, config)
+    if telemetry['syslog']['servers']:
+        config['logging'] = {'vrfs': [_logging_vrf(telemetry['syslog'], vrf)]}
+    if telemetry['ntp']['servers']:
+        config['ntp'] = {
+            'local_interface': {'name': MGMT_INTERFACE, 'vrf': vrf},
+            'vrf': vrf,  # one VRF for every server (pyavd 6 moved it from servers[].vrf to ntp.vrf)
+            'servers': [
+                {'name': server, **({'iburst': True} if telemetry['ntp']['iburst'] else {})}
+                for server in telemetry['ntp']['servers']
+            ],
+        }
+    if telemetry['sflow']['collectors']:
+        config['sflow'] = _sflow(telemetry['sflow'], vrf)
+    streaming = telemetry['streaming']
+    if streaming['collectors']:
+        config.setdefault('standard_access_lists', []).append(_standard_acl(GNMI_ACL, streaming['allowed_sources']))
+        transport = {'name': GNMI_TRANSPORT, 'port': streaming['gnmi_port'], 'vrf': vrf, 'ip_access_group': GNMI_ACL}
+        config['management_api_gnmi'] = {'transport': {'grpc': [transport]}}
+    config['queue_monitor_length'] = {'enabled': True}  # LANZ: the queue depths the guide asks for
+
+
+def _logging_vrf(syslog, vrf):
+    hosts = [
+        {'name': server, 'protocol': syslog['protocol'], 'ports': [syslog['port']]} for server in syslog['servers']
+    ]
+    return {'name': vrf, 'source_interface': MGMT_INTERFACE, 'hosts': hosts}
+
+
+def _sflow(sflow, vrf):
+    destinations = [{'destination': collector, 'port': sflow['port']} for collector in sflow['collectors']]
+    return {
+        'sample': sflow['sampling_rate'],
+        # a rate below 16384 is refused without `dangerous` (sflow.sample_dangerous)
+        **({'dangerous': True} if sflow['aggressive'] else {}),
+        'polling_interval': sflow['polling_interval'],
+        'vrfs': [{'name': vrf, 'destinations': destinations, 'source_interface': MGMT_INTERFACE}],
+        'run': True,
+    }
+
+
+def _snmp(snmp, vrf, config):
+    """SNMP polled only from the jump hosts and the managers (``AIFABRIC-SNMP``, bound by ``_management``), a v3
+    user (SHA/AES, in a read-only group of a view of everything) or a v2c read-only community, traps to the
+    managers."""
+    config.setdefault('standard_access_lists', []).append(_standard_acl(SNMP_ACL, snmp['allowed_sources']))
+    server = config.setdefault('snmp_server', {})
+    server['local_interfaces'] = [{'name': MGMT_INTERFACE, 'vrf': vrf}]
+    if snmp['version'] == 'v3':
+        server['views'] = [{'name': SNMP_VIEW, 'mib_family_name': 'iso', 'included': True}]
+        server['groups'] = [{'name': SNMP_GROUP, 'version': 'v3', 'authentication': 'priv', 'read': SNMP_VIEW}]
+        server['users'] = [
+            {
+                'name': snmp['user'],
+                'group': SNMP_GROUP,
+                'version': 'v3',
+                'auth': 'sha',
+                'auth_passphrase': snmp['auth'],
+                'priv': 'aes',
+                'priv_passphrase': snmp['priv'],
+            }
+        ]
+        host_auth = {'version': '3', 'users': [{'username': snmp['user'], 'authentication_level': 'priv'}]}
+    else:
+        server['communities'] = [{'name': snmp['community'], 'access': 'ro', 'access_list_ipv4': {'name': SNMP_ACL}}]
+        host_auth = {'version': '2c', 'community': snmp['community']}
+    server['hosts'] = [{'host': manager, 'vrf': vrf, **host_auth} for manager in snmp['managers']]
+    server['traps'] = {'enable': True}

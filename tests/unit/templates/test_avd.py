@@ -3,9 +3,20 @@
 
 import pytest
 
+from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.facts.telemetry import SECRETS
 from netbox_aifabric.render.avd import avd_structured_config
 
-from ...render_fixtures import GUIDES, guide_contexts, single_leaf_racks
+from ...render_fixtures import (
+    GUIDES,
+    guide_contexts,
+    guide_spec,
+    guide_telemetry,
+    observed_contexts,
+    observed_intent,
+    plan_of,
+    single_leaf_racks,
+)
 from .helpers import check_golden
 
 pyavd = pytest.importorskip('pyavd', reason='pyavd comes with the dev and benchmark extras')
@@ -24,6 +35,38 @@ def test_structured_config_is_valid_and_renders(design, name):
     eos = pyavd.get_device_config(config)
     check_golden(f'avd/{design}-{name}.cfg', eos)
     assert f'hostname {name}' in eos.splitlines()
+
+
+def violations_of(config):
+    result = pyavd.validate_structured_config(config)
+    return [f'{"/".join(map(str, v.path))}: {v.message}' for v in result.validation_result.violations]
+
+
+@pytest.mark.parametrize(('design', 'name'), SWITCHES)
+def test_telemetry_export_is_valid_with_placeholders(design, name):
+    """With the guide's collectors (SNMPv3) the export stays valid for pyavd's schema, and the rendered SNMP user
+    carries the named placeholders of the passphrases, never a value."""
+    config = avd_structured_config(observed_contexts(design)[name])
+    assert violations_of(config) == []
+    user = f'snmp-server user {guide_telemetry()["snmp_user"]} AIFABRIC-RO v3'
+    line = f'{user} auth sha {SECRETS["snmp_v3_auth"]} priv aes {SECRETS["snmp_v3_priv"]}'
+    assert line in pyavd.get_device_config(config).splitlines()
+
+
+def test_v2c_export_has_the_community_placeholder():
+    intent = observed_intent('routed', {**guide_telemetry(), 'snmp_version': 'v2c'})
+    config = avd_structured_config(build_contexts(plan_of(guide_spec('routed')), intent)['leaf1'])
+    assert violations_of(config) == []
+    eos = pyavd.get_device_config(config).splitlines()
+    assert f'snmp-server community {SECRETS["snmp_community"]} ro AIFABRIC-SNMP' in eos
+    assert not [line for line in eos if line.startswith('snmp-server user')]
+
+
+def test_a_removed_telemetry_key_is_a_violation():
+    """Negative control: pyavd 6 moved the NTP servers' VRF to ``ntp.vrf``; the old key is reported."""
+    config = avd_structured_config(observed_contexts('routed')['leaf1'])
+    config['ntp']['servers'][0]['vrf'] = config['ntp']['vrf']
+    assert violations_of(config) != []
 
 
 def lines(design, name):

@@ -15,6 +15,12 @@ the template's UNDERLAY / MLAG-PEER / EVPN-OVERLAY, a naming choice: options are
 AVD's maximum-paths 4 vs the template's 64, OSPF (AVD's process 100 with passive-interface default), the QoS queues
 (AVD's export maps no scheduler or ECN), the CNP policer (not mapped), VRF instances (AVD adds no comment lines but
 orders them differently; covered by the security tests).
+
+Telemetry (the fabric's collectors, ``telemetry``; every guide design with ``render_fixtures.guide_telemetry``, and
+the routed one with SNMP v2c and the default sampling rate): every top-level ``logging``, ``ntp``, ``snmp-server``,
+``sflow`` and ``queue-monitor`` line equal, the ``management api gnmi`` block equal, and the telemetry ACLs
+``AIFABRIC-SNMP`` / ``AIFABRIC-GNMI`` equal entry by entry in order (the template's unnumbered entries take EOS's
+sequence numbers 10, 20, …); none of these has an exception.
 """
 
 import functools
@@ -24,9 +30,22 @@ import re
 import pyavd  # the dev extra: a missing pyavd fails this check, it is never skipped
 import pytest
 
+from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE
 from netbox_aifabric.render.avd import avd_structured_config
+from netbox_aifabric.render.filters import eos_management_vrf
 
-from ...render_fixtures import GUIDES, contexts_of, design_of, guide_contexts, guide_spec, ospf_spec
+from ...render_fixtures import (
+    GUIDES,
+    contexts_of,
+    design_of,
+    guide_contexts,
+    guide_spec,
+    guide_telemetry,
+    observed_intent,
+    ospf_spec,
+    plan_of,
+)
 from .acl_eos_nvue import eos_readback
 from .helpers import render
 
@@ -197,22 +216,90 @@ def _ospf_contexts(guide):
     return json.dumps(contexts_of(ospf_spec(guide_spec(guide)), design_of(guide)))
 
 
+# the collectors of a ``+telemetry`` case, and of ``+v2c``: a community instead of a user, the default sampling rate
+# (no ``sflow sample dangerous``)
+TELEMETRY = {
+    'telemetry': guide_telemetry(),
+    'v2c': {**guide_telemetry(), 'snmp_version': 'v2c', 'sflow_sampling_rate': DEFAULT_SFLOW_SAMPLING_RATE},
+}
+V2C_GUIDES = ('routed',)
+
+
+@functools.cache
+def _observed_contexts(guide, variant):
+    intent = observed_intent(guide, TELEMETRY[variant])
+    return json.dumps(build_contexts(plan_of(guide_spec(guide)), intent))
+
+
 def contexts(case):
-    """``{device: context}`` of a case: a guide name, or ``<guide>+ospf`` for its OSPF variant."""
-    guide, _, ospf = case.partition('+')
-    return json.loads(_ospf_contexts(guide)) if ospf else guide_contexts(guide)
+    """``{device: context}`` of a case: a guide name, ``<guide>+ospf`` for its OSPF variant, ``<guide>+telemetry`` /
+    ``<guide>+v2c`` with the collectors of ``TELEMETRY``."""
+    guide, _, variant = case.partition('+')
+    if variant == 'ospf':
+        return json.loads(_ospf_contexts(guide))
+    if variant:
+        return json.loads(_observed_contexts(guide, variant))
+    return guide_contexts(guide)
 
 
+CASES = (
+    *GUIDES,
+    *(f'{guide}+ospf' for guide in OSPF_GUIDES),
+    *(f'{guide}+telemetry' for guide in GUIDES),
+    *(f'{guide}+v2c' for guide in V2C_GUIDES),
+)
 SWITCHES = [
-    (case, name)
-    for case in (*GUIDES, *(f'{guide}+ospf' for guide in OSPF_GUIDES))
-    for name, ctx in contexts(case).items()
-    if ctx['role'] in ('spine', 'leaf', 'border')
+    (case, name) for case in CASES for name, ctx in contexts(case).items() if ctx['role'] in ('spine', 'leaf', 'border')
 ]
 
 
-def texts(ctx):
-    return render('eos/eos.cfg.j2', ctx), pyavd.get_device_config(avd_structured_config(ctx))
+def texts(ctx, config=None):
+    """The template's rendering of ``ctx`` and pyavd's of its AVD export (or of ``config``, an export changed)."""
+    return render('eos/eos.cfg.j2', ctx), pyavd.get_device_config(config or avd_structured_config(ctx))
+
+
+TELEMETRY_LINES = re.compile(r'(logging|ntp|snmp-server|sflow|queue-monitor) ')
+TELEMETRY_BLOCKS = (
+    'management api gnmi',
+    'ip access-list standard AIFABRIC-SNMP',
+    'ip access-list standard AIFABRIC-GNMI',
+)
+
+
+def ordered_block(text, header):
+    """The child lines of ``header`` in order, stripped, ``!`` left out (None: no such block)."""
+    lines = text.splitlines()
+    if header not in lines:
+        return None
+    children = []
+    for line in lines[lines.index(header) + 1 :]:
+        if not line.startswith(' '):
+            break
+        if line.strip() != '!':
+            children.append(line.strip())
+    return children
+
+
+def numbered(entries):
+    """ACL entries with EOS's sequence numbers: an unnumbered entry takes the next multiple of 10."""
+    return [entry if entry[0].isdigit() else f'{10 * n} {entry}' for n, entry in enumerate(entries or (), 1)] or None
+
+
+def telemetry_lines(text):
+    """``{top-level logging / ntp / snmp-server / sflow / queue-monitor line}`` and ``{block: its lines in order}``."""
+    top = {line for line in text.splitlines() if TELEMETRY_LINES.match(line)}
+    ordered = {header: ordered_block(text, header) for header in TELEMETRY_BLOCKS}
+    return top, {header: numbered(lines) if 'access-list' in header else lines for header, lines in ordered.items()}
+
+
+def telemetry_differences(template_text, avd_text):
+    (ours, our_blocks), (theirs, their_blocks) = telemetry_lines(template_text), telemetry_lines(avd_text)
+    found = [f'telemetry: template +{sorted(ours - theirs)} AVD +{sorted(theirs - ours)}'] if ours != theirs else []
+    return found + [
+        f'{header}: template {our_blocks[header]} AVD {their_blocks[header]}'
+        for header in TELEMETRY_BLOCKS
+        if our_blocks[header] != their_blocks[header]
+    ]
 
 
 def differences(template_text, avd_text):
@@ -242,7 +329,7 @@ def differences(template_text, avd_text):
     }
     if watchdog:
         found.append(f'PFC watchdog: {sorted(watchdog)}')
-    return found
+    return found + telemetry_differences(template_text, avd_text)
 
 
 @pytest.mark.parametrize(('design', 'name'), SWITCHES)
@@ -251,6 +338,11 @@ def test_eos_equals_pyavd_where_both_render(design, name):
     assert differences(template_text, avd_text) == []
     compared = [h for h in blocks(template_text) if COMPARED.match(h)]
     assert len(compared) >= 3  # a spine: its uplinks and Loopback0 at least; the comparison is not vacuous
+    if '+' in design and not design.endswith('+ospf'):  # the telemetry lines compared are there, one set per service
+        top, ordered = telemetry_lines(template_text)
+        for service in ('logging vrf \\S+ host', 'ntp server', 'snmp-server host', 'sflow vrf \\S+ destination'):
+            assert any(re.match(service, line) for line in top), service
+        assert all(ordered[header] for header in TELEMETRY_BLOCKS)
 
 
 @pytest.mark.parametrize(
@@ -293,3 +385,77 @@ def test_a_changed_bgp_option_or_management_line_is_caught(case, name, old, new)
     template_text, avd_text = texts(contexts(case)[name])
     assert old in template_text
     assert differences(template_text.replace(old, new), avd_text) != []
+
+
+def _dropped(config, path):
+    """``config`` without the key at ``path`` (a tuple of keys; an ``int`` picks a list item by position, a ``str``
+    starting with ``=`` picks the list item of that name)."""
+    *parents, last = path
+    node = config
+    for key in parents:
+        node = next(item for item in node if item['name'] == key[1:]) if str(key).startswith('=') else node[key]
+    if str(last).startswith('='):
+        node.remove(next(item for item in node if item['name'] == last[1:]))
+    else:
+        del node[last]
+    return config
+
+
+@pytest.mark.parametrize(
+    ('case', 'path'),
+    [
+        ('evpn-vxlan+telemetry', ('logging',)),
+        ('evpn-vxlan+telemetry', ('logging', 'vrfs', 0, 'source_interface')),
+        ('evpn-vxlan+telemetry', ('ntp',)),
+        ('evpn-vxlan+telemetry', ('ntp', 'vrf')),
+        ('evpn-vxlan+telemetry', ('ntp', 'local_interface')),
+        ('evpn-vxlan+telemetry', ('snmp_server', 'users')),
+        ('evpn-vxlan+telemetry', ('snmp_server', 'hosts')),
+        ('evpn-vxlan+telemetry', ('snmp_server', 'views')),
+        ('evpn-vxlan+telemetry', ('snmp_server', 'local_interfaces')),
+        ('evpn-vxlan+telemetry', ('snmp_server', 'traps')),
+        ('evpn-vxlan+telemetry', ('snmp_server', 'ipv4_acls')),
+        ('routed+v2c', ('snmp_server', 'communities')),
+        ('evpn-vxlan+telemetry', ('standard_access_lists', '=AIFABRIC-SNMP')),
+        ('evpn-vxlan+telemetry', ('sflow',)),
+        ('evpn-vxlan+telemetry', ('sflow', 'dangerous')),
+        ('evpn-vxlan+telemetry', ('sflow', 'vrfs', 0, 'source_interface')),
+        ('evpn-vxlan+telemetry', ('sflow', 'run')),
+        ('evpn-vxlan+telemetry', ('management_api_gnmi',)),
+        ('evpn-vxlan+telemetry', ('management_api_gnmi', 'transport', 'grpc', 0, 'ip_access_group')),
+        ('evpn-vxlan+telemetry', ('standard_access_lists', '=AIFABRIC-GNMI')),
+        ('evpn-vxlan+telemetry', ('queue_monitor_length',)),
+    ],
+)
+def test_a_dropped_telemetry_key_is_caught(case, path):
+    """Negative control, one per telemetry block: a key left out of the AVD export, the comparison reports it."""
+    ctx = contexts(case)['leaf1']
+    template_text, avd_text = texts(ctx, _dropped(avd_structured_config(ctx), path))
+    assert telemetry_differences(template_text, avd_text) != []
+
+
+def _telemetry_lines_of_the_guide(ctx):
+    """Lines the template must render for the guide's collectors (``guide_telemetry``), built from them."""
+    collectors, vrf = guide_telemetry(), eos_management_vrf(ctx)
+    return [
+        f'logging vrf {vrf} host {collectors["syslog"][0]} 514\n',
+        f'ntp server vrf {vrf} {collectors["ntp"][-1]} iburst\n',
+        f'snmp-server host {collectors["snmp_managers"][0]} vrf {vrf} version 3 priv {collectors["snmp_user"]}\n',
+        f'sflow sample dangerous {collectors["sflow_sampling_rate"]}\n',
+        f'sflow vrf {vrf} destination {collectors["sflow"][1]} 6343\n',
+        'sflow run\n',
+        f'      vrf {vrf}\n      ip access-group AIFABRIC-GNMI\n',
+        f'ip access-list standard AIFABRIC-GNMI\n   permit {collectors["streaming"][0]}/32\n',
+    ]
+
+
+@pytest.mark.parametrize('n', range(len(_telemetry_lines_of_the_guide(contexts('evpn-vxlan+telemetry')['leaf1']))))
+def test_a_dropped_telemetry_line_of_the_template_is_caught(n):
+    """Negative control, the other side: a telemetry line left out of the template's output (the gNMI ACL's entry:
+    the ACL left empty), the comparison reports it."""
+    ctx = contexts('evpn-vxlan+telemetry')['leaf1']
+    template_text, avd_text = texts(ctx)
+    line = _telemetry_lines_of_the_guide(ctx)[n]
+    kept = line.split('\n')[0] + '\n' if line.count('\n') > 1 else ''  # a block header stays, its line goes
+    assert line in template_text
+    assert differences(template_text.replace(line, kept, 1), avd_text) != []
