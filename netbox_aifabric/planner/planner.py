@@ -44,6 +44,7 @@ POOL_OF_KIND = {
     'mgmt': 'management',
 }
 ADDRESS_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'subnet')
+OOB_ADDRESS_KEYS = ('mgmt:bmc:', 'mgmt:oob:')  # the management network's addresses in the MGMT class (oob.py)
 LAG_NUMBERS = (1, 999)  # server bonds; Port-Channel1000 is the MLAG peer link
 ESI_SYSTEM_MAC = '02:ae:00:00:{high:02x}:{low:02x}'  # locally administered, one per EVPN multihoming pair
 ESI_LOCAL_IDS = (1, 16_777_215)  # the 3-byte local discriminator (FRR's es-id range)
@@ -112,7 +113,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     ports.check_demand()
     rack_pools = _rack_pools(spec, racks, held, set(reserved))
     subnets = _allocate_rack_subnets(spec, state, racks, rack_pools)
-    svis = _allocate_svis(spec, state, racks, subnets)
+    svis = _allocate_svis(spec, state, racks, subnets, held)
 
     spines = sorted(spec.spines, key=lambda n: n.id)
     leaves = sorted(spec.leaves, key=lambda n: n.id)
@@ -624,12 +625,19 @@ def _svi_requests(spec: FabricSpec, racks: tuple[Rack, ...]) -> Iterator[SviRequ
 
 
 def _allocate_svis(
-    spec: FabricSpec, state: _State, racks: tuple[Rack, ...], subnets: dict[tuple[int, int], str]
+    spec: FabricSpec,
+    state: _State,
+    racks: tuple[Rack, ...],
+    subnets: dict[tuple[int, int], str],
+    held: Mapping[str, str],
 ) -> dict[tuple[int, int], str]:
-    """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A subnet
-    without room for the gateway and every switch address it must hold is a named error."""
+    """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A new SVI
+    address avoids those an earlier plan gave the management network (BMCs, management switches: they live in the
+    MGMT class's subnet, counted down from its top as the EVPN SVIs are). A subnet without room for the gateway and
+    every switch address it must hold is a named error."""
     field_of = {tc.vlan: f'traffic_classes[{i}].subnet' for i, tc in enumerate(spec.traffic_classes)}
-    used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(set)
+    oob = {netaddr.IPNetwork(value).ip for key, value in held.items() if key.startswith(OOB_ADDRESS_KEYS)}
+    used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(lambda: set(oob))
     for key, tc, vid, leaf, rack, _n in _svi_requests(spec, racks):
         if key in state.pinned:
             network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr
