@@ -5,6 +5,7 @@ that exists with the shipped values is left untouched (nothing is written, no ch
 was edited locally and is kept as it is, unless ``force=True`` resets it to the shipped values.
 """
 
+import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -34,6 +35,7 @@ __all__ = (
     'load_traffic_classes',
     'qos_presets',
     'traffic_class_seed',
+    'unverified_part_numbers',
 )
 
 DATA = Path(__file__).parent / 'data'
@@ -47,6 +49,13 @@ def qos_presets():
 def device_type_seed():
     """The shipped switch device types (``data/device_types/*.yaml``, the NetBox device-type library's format)."""
     return [yaml.safe_load(path.read_text()) for path in sorted((DATA / 'device_types').glob('*.yaml'))]
+
+
+@functools.cache
+def unverified_part_numbers():
+    """The part numbers of the shipped device types that no vendor source confirmed (``part_number_verified: false``
+    in their file, which names what was checked): the BOM marks them unverified."""
+    return frozenset(entry['part_number'] for entry in device_type_seed() if entry.get('part_number_verified') is False)
 
 
 def traffic_class_seed():
