@@ -5,6 +5,7 @@ that exists with the shipped values is left untouched (nothing is written, no ch
 was edited locally and is kept as it is, unless ``force=True`` resets it to the shipped values.
 """
 
+import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -24,6 +25,7 @@ from .shape import fitting_shape
 
 __all__ = (
     'DEVICE_TEMPLATES',
+    'MANAGEMENT_DEVICE_TYPE',
     'LoadReport',
     'demo_hardware',
     'device_type_seed',
@@ -34,6 +36,7 @@ __all__ = (
     'load_traffic_classes',
     'qos_presets',
     'traffic_class_seed',
+    'unverified_part_numbers',
 )
 
 DATA = Path(__file__).parent / 'data'
@@ -47,6 +50,13 @@ def qos_presets():
 def device_type_seed():
     """The shipped switch device types (``data/device_types/*.yaml``, the NetBox device-type library's format)."""
     return [yaml.safe_load(path.read_text()) for path in sorted((DATA / 'device_types').glob('*.yaml'))]
+
+
+@functools.cache
+def unverified_part_numbers():
+    """The part numbers of the shipped device types that no vendor source confirmed (``part_number_verified: false``
+    in their file, which names what was checked): the BOM marks them unverified."""
+    return frozenset(entry['part_number'] for entry in device_type_seed() if entry.get('part_number_verified') is False)
 
 
 def traffic_class_seed():
@@ -104,6 +114,9 @@ DEVICE_TEMPLATES = (
     ),
     DeviceTemplate('frr/frr.conf.j2', 'AI fabric FRR', 'text/plain', 'conf', 'FRR', 'frr'),
 )
+# The shipped 1G management (out-of-band) switch (data/device_types/, by slug): the wizard proposes it and the demo
+# chooses it whatever the NOS, since it carries no fabric config (BMCs and management ports only)
+MANAGEMENT_DEVICE_TYPE = 'arista-dcs-7010tx-48'
 
 
 def device_template_code(path: str) -> str:
@@ -345,7 +358,9 @@ def load_demo(force=False):
 def demo_hardware(fabric, nos):
     """Give the demo fabric the NOS ``nos`` (its platform, from ``load_config_templates``) and the shipped leaf and
     spine device types it runs on (``load_device_types``), each only where the fabric has none yet (an edit is kept),
-    with the largest maximums their ports hold (``shape.fitting_shape``) while the fabric was never applied.
+    with the largest maximums their ports hold (``shape.fitting_shape``) while the fabric was never applied; and,
+    while never applied and none is chosen, the shipped management switch type (:data:`MANAGEMENT_DEVICE_TYPE`), so
+    the plan cables every BMC and switch management port to it.
     Device types that the guide's cluster does not fit (the planner's port check, a named error) are left out: the
     fabric keeps the generic ports. Returns the lines to print, one per change or refusal."""
     lines = []
@@ -370,6 +385,10 @@ def demo_hardware(fabric, nos):
                 f'demo fabric: leaf device type {leaf}, spine device type {spine}, at most {shape["max_spines"]} '
                 f'spines × {shape["max_parallel_uplinks"]} parallel uplinks (what their ports hold)'
             )
+    if fabric.management_device_type is None and fabric.last_applied is None:
+        fabric.management_device_type = DeviceType.objects.filter(slug=MANAGEMENT_DEVICE_TYPE).first()
+        if fabric.management_device_type is not None:
+            lines.append(f'demo fabric: management switch type {fabric.management_device_type}')
     if lines:
         fabric.full_clean()
         fabric.save()

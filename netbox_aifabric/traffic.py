@@ -14,6 +14,7 @@ from .planner import PlanError
 from .planner.bom import DeviceModel, bill_of_materials
 from .planner.result import PlanWarning
 from .planner.traffic import Flow, TrafficError, traffic_matrix
+from .seed import unverified_part_numbers
 
 __all__ = (
     'allowed_pairs',
@@ -126,6 +127,7 @@ def device_model(device_type) -> DeviceModel | None:
         part_number=device_type.part_number,
         ports=ports,
         access_ports=sum(1 for type_ in ports.values() if type_ == '1000base-t'),
+        part_number_verified=device_type.part_number not in unverified_part_numbers(),
     )
 
 

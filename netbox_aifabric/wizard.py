@@ -26,7 +26,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views import View
 
-from dcim.models import Platform, Rack, Site
+from dcim.models import DeviceType, Platform, Rack, Site
 from ipam.models import RIR, ASNRange, Prefix
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, SlugField
 from utilities.forms.rendering import FieldSet
@@ -51,7 +51,7 @@ from .pools import free_pool_defaults
 from .seed import DEVICE_TEMPLATES, load_config_templates
 from .shape import fitting_shape
 from .topology import topology_svg
-from .wizard_defaults import intent_initial, proposed_jump_hosts, topology_initial
+from .wizard_defaults import intent_initial, management_switch_initial, proposed_jump_hosts, topology_initial
 
 __all__ = ('STEPS', 'FabricWizardView')
 
@@ -291,6 +291,16 @@ class PoolsForm(InvalidFieldsMixin, forms.Form):
         initial=BmcAttachmentChoices.OOB,
         help_text=Fabric._meta.get_field('bmc_attachment').help_text,
     )
+    management_device_type = DynamicModelChoiceField(
+        queryset=DeviceType.objects.all(),
+        required=False,
+        label=_('Management switch type'),
+        help_text=_(
+            'The out-of-band switch for every BMC and switch management port: the apply creates it and cables them '
+            '(proposed: the shipped 1G management switch). Empty: none is planned; the bill of materials still '
+            'lists one to buy'
+        ),
+    )
 
     fieldsets = (
         FieldSet('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool', name=_('Address pools')),
@@ -301,6 +311,7 @@ class PoolsForm(InvalidFieldsMixin, forms.Form):
             'management_pool',
             'management_gateway',
             'bmc_attachment',
+            'management_device_type',
             name=_('Management plane'),
         ),
     )
@@ -431,11 +442,15 @@ class WizardState:
 
 def initial_form(step):
     """The step's form before anything was submitted: the proposals of :mod:`.wizard_defaults` (free pools and
-    ASNs, a jump-host subnet inside MGMT, the NOS with device types and a shape that fits them, the guide's
-    classes, QoS preset and tenant)."""
+    ASNs, a jump-host subnet inside MGMT, the shipped management switch, the NOS with device types and a shape that
+    fits them, the guide's classes, QoS preset and tenant)."""
     form_class, note = FORMS[step], None
     if step == 'pools':
-        initial = {**free_pool_defaults(), 'jump_host_prefix': proposed_jump_hosts()}
+        initial = {
+            **free_pool_defaults(),
+            'jump_host_prefix': proposed_jump_hosts(),
+            'management_device_type': management_switch_initial(),
+        }
     elif step == 'topology':
         initial, note = topology_initial()
     elif step == 'intent':
@@ -510,6 +525,7 @@ def build_fabric(cleaned, save, user=None):
         spine_asn=pools.get('spine_asn'),
         management_gateway=pools.get('management_gateway') or None,
         bmc_attachment=pools.get('bmc_attachment') or BmcAttachmentChoices.OOB,
+        management_device_type=pools.get('management_device_type'),
         **{k: v for k, v in topology.items() if k not in NOS_FIELDS and k not in BREAKOUT_FIELDS},
         **{k: v for k, v in intent.items() if k not in ('traffic_classes', 'tenants')},
     )

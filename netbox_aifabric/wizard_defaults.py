@@ -6,6 +6,8 @@
   port assignment (``apply.spec.fabric_spec``), so that the default plans on the chosen hardware; when no shape fits the
   shipped device types, none is preselected (the generic port blocks plan) and the reason is kept for the help text.
 - **Jump hosts**: a /28 inside the guide's MGMT class (:func:`proposed_jump_hosts`).
+- **Management switch**: the shipped 1G management switch type (``seed.MANAGEMENT_DEVICE_TYPE``) when loaded, so the
+  plan cables every BMC and switch management port to it (:func:`management_switch_initial`); the user may clear it.
 - **Intent**: the guide's five traffic classes, its RoCE QoS preset and the guide's EVPN tenant, when loaded.
 
 Nothing here writes to the database; the wizard view asks for these when a step has no stored data yet.
@@ -17,10 +19,17 @@ from dcim.models import DeviceType
 
 from .guide import GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_TENANT
 from .models import EVPNTenant, QoSProfile, TrafficClass
-from .seed import DEVICE_TEMPLATES, traffic_class_seed
+from .seed import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE, traffic_class_seed
 from .shape import fitting_shape
 
-__all__ = ('DEFAULT_NOS', 'intent_initial', 'nos_device_types', 'proposed_jump_hosts', 'topology_initial')
+__all__ = (
+    'DEFAULT_NOS',
+    'intent_initial',
+    'management_switch_initial',
+    'nos_device_types',
+    'proposed_jump_hosts',
+    'topology_initial',
+)
 
 DEFAULT_NOS = 'sonic'
 JUMP_HOST_LENGTH = 28
@@ -53,6 +62,11 @@ def topology_initial(nos=DEFAULT_NOS):
     return initial, f'{leaf} leaves and {spine} spines: at most {shape["max_spines"]} spines × ' + (
         f"{shape['max_parallel_uplinks']} parallel uplinks fit the leaf's {GUIDE_SHAPE['uplink_speed']}G ports"
     )
+
+
+def management_switch_initial():
+    """The pk of the shipped management switch type, None when it is not loaded."""
+    return DeviceType.objects.filter(slug=MANAGEMENT_DEVICE_TYPE).values_list('pk', flat=True).first()
 
 
 def proposed_jump_hosts():

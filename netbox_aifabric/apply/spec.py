@@ -142,7 +142,9 @@ def _leaf_groups(leaf_nodes) -> dict:
 
 def _servers(members, pairs, nics) -> list[Server]:
     """The GPU servers and storage nodes with their port index and leaves: GPU servers fill a pair's first server
-    ports, storage nodes the last ``STORAGE_SLOTS`` (so adding GPU servers never moves a storage node)."""
+    ports, storage nodes the last ``STORAGE_SLOTS`` (so adding GPU servers never moves a storage node). A one-NIC
+    server lists its whole pair: the planner picks the leaf (alternating by id, pinned), as for its RDMA NICs."""
+    listed = 2 if nics == 1 else nics  # leaves listed per server: one per bonded NIC, the pair for a single NIC
     fallback = next(iter(pairs.values()), (1,))
     gpu_per_group = SERVERS_PER_LEAF - STORAGE_SLOTS
     servers = []
@@ -151,11 +153,11 @@ def _servers(members, pairs, nics) -> list[Server]:
             pair = n.pair or (n.node_id - 1) // gpu_per_group + 1
             slot = (n.node_id - 1) % gpu_per_group
             group = pairs.get(pair, fallback)
-            servers.append(Server((pair - 1) * SERVERS_PER_LEAF + slot + 1, n.name, group[:nics], 'gpu'))
+            servers.append(Server((pair - 1) * SERVERS_PER_LEAF + slot + 1, n.name, group[:listed], 'gpu'))
         elif n.group == 'storage':
             group = pairs.get(n.pair or 1, fallback)
             port = gpu_per_group + (n.node_id - 1) % STORAGE_SLOTS + 1  # a pair holds STORAGE_SLOTS of them
-            servers.append(Server(((n.pair or 1) - 1) * SERVERS_PER_LEAF + port, n.name, group[:nics], 'storage'))
+            servers.append(Server(((n.pair or 1) - 1) * SERVERS_PER_LEAF + port, n.name, group[:listed], 'storage'))
     return servers
 
 

@@ -40,6 +40,7 @@ __all__ = (
 )
 
 Breakouts = Mapping[str, Mapping[str, tuple[str, int]]]  # role → {lane port: (parent port, lanes of the parent)}
+UNVERIFIED = '(unverified)'  # beside a part number no vendor source confirmed: check it with the vendor first
 CSV_COLUMNS = ('category', 'item', 'part_number', 'quantity', 'spares', 'total', 'note')
 SAME_RACK, NEXT_RACK, RACK_TO_RACK, BUILDING, CAMPUS = 'same-rack', 'next-rack', 'rack-to-rack', 'building', 'campus'
 # reach class → what it means, in the words the page shows
@@ -129,13 +130,22 @@ MEDIA = {(speed, reach): medium(speed, reach) for speed in sorted(DEFAULT_FORM) 
 @dataclass(frozen=True)
 class DeviceModel:
     """A device type as the BOM names it: manufacturer, model, part number, and its ports' NetBox interface types
-    (name → type, e.g. ``Ethernet49/1`` → ``100gbase-x-qsfp28``: the form factor of each optic and DAC end)."""
+    (name → type, e.g. ``Ethernet49/1`` → ``100gbase-x-qsfp28``: the form factor of each optic and DAC end).
+    ``part_number_verified`` False: no vendor source confirmed the part number (the BOM says so beside it)."""
 
     manufacturer: str = ''
     model: str = ''
     part_number: str = ''
     ports: Mapping[str, str] = field(default_factory=dict)
     access_ports: int = 0  # a management switch's copper access ports (0: not known)
+    part_number_verified: bool = True
+
+    @property
+    def ordering_number(self) -> str:
+        """The part number as the BOM shows it: marked ``(unverified)`` where no vendor source confirmed it."""
+        if self.part_number and not self.part_number_verified:
+            return f'{self.part_number} {UNVERIFIED}'
+        return self.part_number
 
     @property
     def label(self) -> str:
@@ -348,7 +358,7 @@ def _switches(plan: Plan, roles: Counter[str], models: Mapping[str, DeviceModel 
         )
         note = 'ports used at ' + ', '.join(f'{s}G' for s in speeds) if speeds else ''
         item = f'{words}: {model.label if model and model.label else "device type not chosen"}'
-        lines.add('switch', item, roles[role], note, part_number=model.part_number if model else '')
+        lines.add('switch', item, roles[role], note, part_number=model.ordering_number if model else '')
 
 
 def management_ports(plan: Plan) -> tuple[int, int]:
@@ -373,7 +383,7 @@ def _management_network(plan: Plan, model: DeviceModel | None, lines: _Lines) ->
         return
     name = model.label if model and model.label else 'device type not chosen'
     note = f'{bmcs} server BMCs and {switch_ports} switch management ports, {per_switch} ports each; {planned}'
-    part_number = model.part_number if model else ''
+    part_number = model.ordering_number if model else ''
     lines.add('switch', f'Management switch (out of band): {name}', count, note, part_number=part_number)
     cable = 'Cat6 copper patch cable (1000BASE-T), in the rack (up to 3 m)'
     lines.add('cable', cable, bmcs, 'BMC to management switch')

@@ -44,6 +44,7 @@ POOL_OF_KIND = {
     'mgmt': 'management',
 }
 ADDRESS_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'subnet')
+OOB_ADDRESS_KEYS = ('mgmt:bmc:', 'mgmt:oob:')  # the management network's addresses in the MGMT class (oob.py)
 LAG_NUMBERS = (1, 999)  # server bonds; Port-Channel1000 is the MLAG peer link
 ESI_SYSTEM_MAC = '02:ae:00:00:{high:02x}:{low:02x}'  # locally administered, one per EVPN multihoming pair
 ESI_LOCAL_IDS = (1, 16_777_215)  # the 3-byte local discriminator (FRR's es-id range)
@@ -95,8 +96,8 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     _check_speeds(spec)
     racks = racks_of(spec)
     pinned = check_previous(previous, spec.name)
-    pins = rdma_pins(pinned)
-    address_requests, port_requests = list(_address_requests(spec)), list(_port_requests(spec, pins))
+    pins, homes = rdma_pins(pinned), home_pins(pinned)
+    address_requests, port_requests = list(_address_requests(spec)), list(_port_requests(spec, pins, homes))
     keys = _current_keys(spec, racks, address_requests, port_requests) | oob_keys(spec, pinned)
     check_lag_numbers({f'lag:server:{server.id}': leaves for server, leaves in _bonds(spec)}, pinned)
     released = _release_stale_ports(spec, ports, pinned, port_requests)
@@ -112,7 +113,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     ports.check_demand()
     rack_pools = _rack_pools(spec, racks, held, set(reserved))
     subnets = _allocate_rack_subnets(spec, state, racks, rack_pools)
-    svis = _allocate_svis(spec, state, racks, subnets)
+    svis = _allocate_svis(spec, state, racks, subnets, held)
 
     spines = sorted(spec.spines, key=lambda n: n.id)
     leaves = sorted(spec.leaves, key=lambda n: n.id)
@@ -121,7 +122,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     nodes = _nodes(spec, spines, leaves, primary_of, state.values)
     links = list(_uplinks(spec, spines, leaves, state, ports))
     links.extend(_peer_links(spec, leaf_by_id, state, ports))
-    server_links, attachments = _servers(spec, leaf_by_id, state, ports, held, pins)
+    server_links, attachments = _servers(spec, leaf_by_id, state, ports, held, (pins, homes))
     links.extend(server_links)
     vlans, vrfs = _overlay(spec, nodes, subnets, svis)
     capacity = tuple(_capacity(leaves, links))
@@ -286,11 +287,41 @@ def _rack_leaves(server: Server) -> tuple[int, ...]:
     return tuple(dict.fromkeys(server.leaves))
 
 
-def _bond_members(spec: FabricSpec, server: Server) -> list[tuple[int, str, int]]:
+type RdmaPins = Mapping[tuple[int, int], int]
+type HomePins = Mapping[tuple[str, int], int]
+
+
+def home_pins(pinned: Mapping[str, str]) -> dict[tuple[str, int], int]:
+    """``{(use, server id): leaf id}`` of the single-homed ports an earlier plan gave: ``server`` (the bond's first
+    port on a leaf, ``port:leaf:<leaf>:server:<id>``) and ``bmc``; a one-NIC server and a BMC keep their leaf."""
+    homes: dict[tuple[str, int], int] = {}
+    for key in sorted(pinned):
+        parts = key.split(':')
+        if len(parts) == 5 and parts[:2] == ['port', 'leaf'] and parts[3] in ('server', 'bmc'):
+            if parts[2].isdigit() and parts[4].isdigit():
+                homes.setdefault((parts[3], int(parts[4])), int(parts[2]))
+    return homes
+
+
+def _home_leaf(server: Server, pinned: int | None) -> int:
+    """The leaf of a single-homed port (a one-NIC server's NIC, a BMC on a leaf) of a server listed on a pair: the
+    leaf an earlier plan gave it while the server still lists it, else the pair's leaves in turn by server id (as
+    the RDMA NICs), so both leaves of a pair carry their half."""
+    leaves = _rack_leaves(server)
+    return pinned if pinned in leaves else leaves[(server.id - 1) % len(leaves)]
+
+
+def _bond_members(spec: FabricSpec, server: Server, homes: HomePins) -> list[tuple[int, str, int]]:
     """``(leaf id, key, preferred port index)`` of each bonded NIC: NIC k to ``leaves[k]``, or every NIC to the one
-    leaf listed (a bond on a single leaf). A leaf's first member of the bond keeps the key and the preferred port
+    leaf listed (a bond on a single leaf); a one-NIC server listed on a pair takes a port on one leaf only
+    (:func:`_home_leaf`). A leaf's first member of the bond keeps the key and the preferred port
     (id − 1) mod servers_per_leaf; further members on the same leaf take the next ports."""
-    leaves = server.leaves if len(server.leaves) == spec.nics.count else server.leaves[:1] * spec.nics.count
+    if spec.nics.count == 1 and len(server.leaves) > 1:
+        leaves = [_home_leaf(server, homes.get(('server', server.id)))]
+    elif len(server.leaves) == spec.nics.count:
+        leaves = list(server.leaves)
+    else:
+        leaves = list(server.leaves[:1]) * spec.nics.count
     on_leaf = {leaf: leaves.count(leaf) for leaf in leaves}
     slot = server_slot(spec, server.id)
     seen: dict[int, int] = defaultdict(int)
@@ -301,9 +332,6 @@ def _bond_members(spec: FabricSpec, server: Server) -> list[tuple[int, str, int]
         key = f'port:leaf:{leaf}:server:{server.id}' + (f':{m + 1}' if m else '')
         members.append((leaf, key, slot * on_leaf[leaf] + m))
     return members
-
-
-type RdmaPins = Mapping[tuple[int, int], int]
 
 
 def rdma_pins(pinned: Mapping[str, str]) -> dict[tuple[int, int], int]:
@@ -346,7 +374,7 @@ def _uplink_ports(spec: FabricSpec, leaf: int, spine: int, n: int) -> Iterator[P
     yield f'port:spine:{spine}:downlink:{leaf}:{n}', 'spine', spine, 'downlink', (leaf - 1) * p + n - 1
 
 
-def _port_requests(spec: FabricSpec, pins: RdmaPins) -> Iterator[PortRequest]:
+def _port_requests(spec: FabricSpec, pins: RdmaPins, homes: HomePins) -> Iterator[PortRequest]:
     """Every switch port to allocate: (key, role, node id, use, preferred index), in a fixed order."""
     spines = sorted(spec.spines, key=lambda n: n.id)
     for leaf in sorted(spec.leaves, key=lambda n: n.id):
@@ -359,29 +387,37 @@ def _port_requests(spec: FabricSpec, pins: RdmaPins) -> Iterator[PortRequest]:
             for k in range(members):
                 yield f'port:leaf:{leaf_id}:peer_link:{k + 1}', 'leaf', leaf_id, 'peer_link', k
     for server in sorted(spec.servers, key=lambda s: s.id):
-        for leaf_id, key, preferred in _bond_members(spec, server):
+        for leaf_id, key, preferred in _bond_members(spec, server, homes):
             yield key, 'leaf', leaf_id, 'server', preferred
         for r, leaf_id, preferred in _rdma_ports(spec, server, pins):
             yield f'port:leaf:{leaf_id}:rdma:{server.id}:{r + 1}', 'leaf', leaf_id, 'rdma', preferred
         if spec.bmc == 'leaf':
-            yield _bmc_key(server), 'leaf', server.leaves[0], 'bmc', server_slot(spec, server.id)
+            leaf_id = _bmc_leaf(server, homes)
+            yield _bmc_key(server, leaf_id), 'leaf', leaf_id, 'bmc', server_slot(spec, server.id)
 
 
 def leaf_port_demand(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = None) -> dict[tuple[int, str], int]:
     """``{(leaf id, use): ports}``: how many ports of each use (``server``, ``rdma``, ``bmc``, ``uplink``,
     ``peer_link``) each leaf takes in the plan of ``spec``, counted from the plan's own port requests. A
-    single-homed NIC counts on its own leaf only; ``previous`` pins the leaf of an RDMA NIC as the plan does."""
-    pins = rdma_pins(check_previous(previous))
+    single-homed NIC counts on its own leaf only; ``previous`` pins the leaf of an RDMA NIC, of a one-NIC server and
+    of a BMC as the plan does."""
+    pinned = check_previous(previous)
+    pins, homes = rdma_pins(pinned), home_pins(pinned)
     demand: dict[tuple[int, str], int] = defaultdict(int)
-    for _key, role, node_id, use, _preferred in _port_requests(spec, pins):
+    for _key, role, node_id, use, _preferred in _port_requests(spec, pins, homes):
         if role == 'leaf':
             demand[node_id, use] += 1
     return dict(demand)
 
 
-def _bmc_key(server: Server) -> str:
-    """A server's BMC port: an access port of its first leaf."""
-    return f'port:leaf:{server.leaves[0]}:bmc:{server.id}'
+def _bmc_leaf(server: Server, homes: HomePins) -> int:
+    """The leaf of a server's BMC (``bmc: leaf``): a single-homed port, placed as a one-NIC server's NIC."""
+    return _home_leaf(server, homes.get(('bmc', server.id)))
+
+
+def _bmc_key(server: Server, leaf_id: int) -> str:
+    """A server's BMC port: an access port of ``leaf_id``, one of its leaves."""
+    return f'port:leaf:{leaf_id}:bmc:{server.id}'
 
 
 def _node_names(spec: FabricSpec) -> dict[tuple[str, int], str]:
@@ -589,12 +625,19 @@ def _svi_requests(spec: FabricSpec, racks: tuple[Rack, ...]) -> Iterator[SviRequ
 
 
 def _allocate_svis(
-    spec: FabricSpec, state: _State, racks: tuple[Rack, ...], subnets: dict[tuple[int, int], str]
+    spec: FabricSpec,
+    state: _State,
+    racks: tuple[Rack, ...],
+    subnets: dict[tuple[int, int], str],
+    held: Mapping[str, str],
 ) -> dict[tuple[int, int], str]:
-    """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A subnet
-    without room for the gateway and every switch address it must hold is a named error."""
+    """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A new SVI
+    address avoids those an earlier plan gave the management network (BMCs, management switches: they live in the
+    MGMT class's subnet, counted down from its top as the EVPN SVIs are). A subnet without room for the gateway and
+    every switch address it must hold is a named error."""
     field_of = {tc.vlan: f'traffic_classes[{i}].subnet' for i, tc in enumerate(spec.traffic_classes)}
-    used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(set)
+    oob = {netaddr.IPNetwork(value).ip for key, value in held.items() if key.startswith(OOB_ADDRESS_KEYS)}
+    used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(lambda: set(oob))
     for key, tc, vid, leaf, rack, _n in _svi_requests(spec, racks):
         if key in state.pinned:
             network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr
@@ -742,9 +785,11 @@ def _servers(
     state: _State,
     ports: PortInventory,
     held: dict[str, str],
-    pins: RdmaPins,
+    pins: tuple[RdmaPins, HomePins],
 ) -> tuple[list[Link], list[Attachment]]:
-    """The server links (bond, RDMA, BMC) and each server's attachment."""
+    """The server links (bond, RDMA, BMC) and each server's attachment; ``pins`` the leaves an earlier plan gave
+    the single-homed ports (:func:`rdma_pins`, :func:`home_pins`)."""
+    rdma_leaves, homes = pins
     nics = spec.nics
     lags = _allocate_lags(spec, state, held)
     esis = _allocate_esis(spec, state, held)
@@ -757,14 +802,14 @@ def _servers(
     for server in sorted(spec.servers, key=lambda s: s.id):
         slot = server_slot(spec, server.id)
         members: list[tuple[str, str]] = []
-        for k, (leaf_id, key, preferred) in enumerate(_bond_members(spec, server)):
+        for k, (leaf_id, key, preferred) in enumerate(_bond_members(spec, server, homes)):
             leaf = leaf_by_id[leaf_id]
             interface = _port(state, ports, key, 'leaf', leaf_id, 'server', preferred)
             links.append(Link('server', leaf.name, interface, server.name, f'nic{k + 1}', nics.speed))
             members.append((leaf.name, interface))
         rdma: list[tuple[str, str]] = []
         kind = 'rail' if server.rail_group is not None else 'rdma'
-        for r, leaf_id, preferred in _rdma_ports(spec, server, pins):
+        for r, leaf_id, preferred in _rdma_ports(spec, server, rdma_leaves):
             key = f'port:leaf:{leaf_id}:rdma:{server.id}:{r + 1}'
             interface = _port(state, ports, key, 'leaf', leaf_id, 'rdma', preferred)
             leaf = leaf_by_id[leaf_id]
@@ -772,8 +817,8 @@ def _servers(
             rdma.append((leaf.name, interface))
         bmc: tuple[str, str] | None = None
         if spec.bmc == 'leaf':
-            leaf = leaf_by_id[server.leaves[0]]
-            interface = _port(state, ports, _bmc_key(server), 'leaf', leaf.id, 'bmc', slot)
+            leaf = leaf_by_id[_bmc_leaf(server, homes)]
+            interface = _port(state, ports, _bmc_key(server, leaf.id), 'leaf', leaf.id, 'bmc', slot)
             links.append(Link('bmc', leaf.name, interface, server.name, 'bmc', nics.bmc_speed))
             bmc = (leaf.name, interface)
         attachments.append(

@@ -209,7 +209,8 @@ def _check_servers(spec: FabricSpec, leaf_ids: Set[int]) -> None:
             raise SpecError(f'{field}.id', f'server id {server.id} must be ≥ 1', server.name)
         if server.kind not in ('gpu', 'storage'):
             raise SpecError(f'{field}.kind', f'kind "{server.kind}" is not gpu or storage', server.name)
-        if len(server.leaves) not in (1, nics.count):
+        # a one-NIC server may list its leaf pair: the planner puts the NIC on one of them (alternating by id)
+        if len(server.leaves) not in (1, nics.count) and not (nics.count == 1 and len(server.leaves) == 2):
             raise SpecError(
                 f'{field}.leaves',
                 f'{len(server.leaves)} leaves listed for {nics.count} bonded NICs (nics.count): list one leaf per '

@@ -206,13 +206,18 @@ class ManagementApplyTestCase(TestCase):
         bmcs = Interface.objects.filter(name='bmc', device__name__startswith='ai-lab-fabric-')
         self.assertEqual(bmcs.count(), hosts)
         mgmt_vid = self.fabric.traffic_classes.get(purpose='management').vid
+        leaves = set()
         for bmc in bmcs:
             leaf_port = bmc.link_peers[0]
-            self.assertEqual(leaf_port.device.name, 'ai-lab-fabric-leaf1')  # the server's first leaf
+            # single-homed as the server's RDMA NIC: the same leaf of the pair, alternating by server id
+            rdma = Interface.objects.get(device=bmc.device, name='rdma1')
+            self.assertEqual(leaf_port.device, rdma.link_peers[0].device)
+            leaves.add(leaf_port.device.name)
             self.assertEqual(
                 (leaf_port.mode, leaf_port.untagged_vlan.vid, bmc.type), ('access', mgmt_vid, '1000base-t')
             )
             context = leaf_port.device.local_context_data['aifabric']
             entry = next(i for i in context['interfaces'] if i['name'] == leaf_port.name)
             self.assertEqual((entry['kind'], entry['trust'], entry['untagged_vlan']), ('bmc', 'none', mgmt_vid))
+        self.assertEqual(leaves, {'ai-lab-fabric-leaf1', 'ai-lab-fabric-leaf2'})  # both leaves carry BMCs
         self.assertEqual(Cable.objects.count() - before, expected(self.fabric)['cables'])

@@ -8,12 +8,12 @@ import json
 import netaddr
 import pytest
 
-from dcim.models import Device, DeviceType
+from dcim.models import Device, DeviceType, Interface
 from ipam.models import ASNRange, Prefix
 
 from netbox_aifabric.models import Fabric, QoSProfile
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
-from netbox_aifabric.seed import load_device_types, traffic_class_seed
+from netbox_aifabric.seed import MANAGEMENT_DEVICE_TYPE, load_device_types, traffic_class_seed
 from netbox_aifabric.shape import fitting_shape
 from netbox_aifabric.wizard import SUBMISSION_TOKEN
 
@@ -97,6 +97,29 @@ class WizardDefaultsTestCase(WizardBase):
         self.assertTrue(all(c.rendered for c in switches), [c.error for c in switches])
         for config in switches:
             self.assertEqual(mgmt_sources(config), ([proposed], ['EXTERNAL_CLIENT', 'SNMP', 'SSH']), config.device)
+        self.assert_management_network_cabled(fabric)
+
+    def assert_management_network_cabled(self, fabric):
+        """The proposed management switch type was taken: the apply created as many management switches as their
+        copper ports need, and cabled every server's BMC and every switch's management port to one, each once."""
+        self.assertEqual(fabric.management_device_type.slug, MANAGEMENT_DEVICE_TYPE)
+        devices = list(fabric_devices(fabric))
+        oob = [d for d in devices if d.device_type == fabric.management_device_type]
+        others = {d.name for d in devices if d not in oob}
+        servers, switches = fabric.server_count + fabric.storage_count, fabric.spine_count + fabric.leaf_count
+        self.assertEqual(len(others), servers + switches)
+        copper = fabric.management_device_type.interfacetemplates.filter(type='1000base-t', mgmt_only=False).count()
+        self.assertEqual(len(oob), -(-(servers + switches) // copper))
+        cabled = Interface.objects.filter(device__in=oob, cable__isnull=False)
+        peers = [i.link_peers[0].device.name for i in cabled]
+        self.assertEqual(sorted(peers), sorted(others))  # every BMC and management port, once
+
+    def test_the_proposed_management_switch_can_be_cleared(self):
+        form = self.client.get(url('pools')).context['form']
+        self.assertEqual(form['management_device_type'].value(), DeviceType.objects.get(slug=MANAGEMENT_DEVICE_TYPE).pk)
+        self.walk_defaults(pools={'management_device_type': ''})
+        self.client.post(url('preview'), {'_create': '1'})
+        self.assertIsNone(Fabric.objects.get(slug='default-cluster').management_device_type)
 
     def test_the_shipped_tor_is_proposed_with_a_shape_that_fits_it(self):
         form = self.client.get(url('topology')).context['form']

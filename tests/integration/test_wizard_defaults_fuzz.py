@@ -1,6 +1,8 @@
 """Property: arbitrary input in the wizard fields added for issues 25 and 27 — the NOS per role (``leaf_nos``,
 ``spine_nos``), the jump-host subnet with its "leave management open" acknowledgement (``jump_host_prefix``,
-``open_management``) and the preview form's submission token (``submission``) — never causes a server error. A step
+``open_management``), the management switch type (``management_device_type``: the shipped one, a type without
+copper ports, an unknown id or text) and the preview form's submission token (``submission``) — never causes a
+server error. A step
 either moves on or answers with errors only at these fields, and writes nothing; a token that is not the wizard's
 is a named error with nothing written, a well-formed one creates the fabric once.
 
@@ -12,11 +14,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase as HypothesisTestCase
 
 from core.models import ObjectChange
-from dcim.models import Device
+from dcim.models import Device, DeviceType
 from ipam.models import ASNRange, Prefix
 
 from netbox_aifabric.models import Fabric, FabricNode
-from netbox_aifabric.seed import DEVICE_TEMPLATES
+from netbox_aifabric.seed import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE, load_device_types
 from tests.hypothesis_profiles import examples
 
 from .test_wizard import WizardBase, url
@@ -30,6 +32,8 @@ PREFIX = st.one_of(
     st.builds(lambda a, b: f'{a}/{b}', st.ip_addresses(v=4).map(str), st.integers(-1, 40)),
     TEXT,
 )
+# 'shipped': the shipped management switch; 'leaf': a shipped type without 1000BASE-T ports (a named plan error)
+MANAGEMENT_TYPE = st.one_of(st.sampled_from(['', 'shipped', 'leaf']), st.integers(-2, 10**12).map(str), TEXT)
 TOKEN = st.one_of(st.text(alphabet='0123456789abcdef', min_size=30, max_size=34), st.uuids().map(str), TEXT)
 
 
@@ -38,6 +42,15 @@ def written():
 
 
 class WizardDefaultsFuzzTestCase(HypothesisTestCase, WizardBase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        load_device_types()
+        cls.device_types = {
+            'shipped': DeviceType.objects.get(slug=MANAGEMENT_DEVICE_TYPE).pk,
+            'leaf': DeviceType.objects.get(slug='arista-dcs-7050sx3-48yc8').pk,
+        }
+
     def setUp(self):
         pass  # each example logs in afresh: its session is rolled back with it
 
@@ -54,17 +67,19 @@ class WizardDefaultsFuzzTestCase(HypothesisTestCase, WizardBase):
         return response.status_code == 302
 
     @settings(max_examples=examples(60), deadline=None, database=None, suppress_health_check=list(HealthCheck))
-    @given(leaf_nos=NOS, spine_nos=NOS, jump=PREFIX, ack=TEXT)
-    def test_nos_and_management_fields_end_in_a_named_error_or_move_on(self, leaf_nos, spine_nos, jump, ack):
+    @given(leaf_nos=NOS, spine_nos=NOS, jump=PREFIX, ack=TEXT, mgmt=MANAGEMENT_TYPE)
+    def test_nos_and_management_fields_end_in_a_named_error_or_move_on(self, leaf_nos, spine_nos, jump, ack, mgmt):
         self.client.force_login(self.user)
         self.walk(until='design')
         topology = {**self.steps['topology'], 'leaf_nos': leaf_nos, 'spine_nos': spine_nos}
         if not self.post_step('topology', topology, {'leaf_nos', 'spine_nos'}):
             return
         pools = {**self.steps['pools'], 'jump_host_prefix': jump, 'open_management': ack}
+        pools['management_device_type'] = self.device_types.get(mgmt, mgmt)
         if not ack:
             del pools['open_management']  # an unticked box is not sent
-        if not self.post_step('pools', pools, {'jump_host_prefix', 'open_management'}):
+        named = {'jump_host_prefix', 'open_management', 'management_device_type'}
+        if not self.post_step('pools', pools, named):
             return
         self.client.post(url('intent'), self.steps['intent'])
         before = written()

@@ -117,6 +117,39 @@ class DemoAppliedTestCase(APITestCase):
         self.assertNotIn('applied,', self.run_demo())  # applied once
         self.assertEqual(Fabric.objects.get(pk=fabric.pk).last_applied, applied)
 
+    def test_the_demo_bom_is_balanced_with_the_management_switch_and_part_numbers(self):
+        """The guide's cluster as the demo applies it: the guide's Balanced tier, the shipped management switch
+        planned (as many as its copper ports need for every BMC and switch management port) and cabled, and a part
+        number on every switch line (marked where no vendor source confirmed it)."""
+        import math
+
+        from dcim.models import Cable, Interface
+
+        from netbox_aifabric.seed import MANAGEMENT_DEVICE_TYPE, device_type_seed
+        from netbox_aifabric.traffic import fabric_bom
+
+        self.run_demo()
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        bom = fabric_bom(fabric)
+        self.assertEqual(bom.tier.name, 'Balanced')
+        seed = {e['slug']: e for e in device_type_seed()}
+        entry = seed[MANAGEMENT_DEVICE_TYPE]
+        copper = sum(1 for i in entry['interfaces'] if i['type'] == '1000base-t' and not i.get('mgmt_only'))
+        ports = fabric.server_count + fabric.storage_count + fabric.spine_count + fabric.leaf_count
+        line = next(li for li in bom.lines if li.item == f'Management switch (out of band): Arista {entry["model"]}')
+        self.assertEqual((line.quantity, line.part_number), (math.ceil(ports / copper), entry['part_number']))
+        self.assertIn('planned: the apply creates it', line.note)
+        oob = Device.objects.filter(device_type__slug=MANAGEMENT_DEVICE_TYPE, site=fabric.site)
+        self.assertEqual(oob.count(), math.ceil(ports / copper))
+        cabled = Interface.objects.filter(device__in=oob, cable__isnull=False)
+        self.assertEqual(cabled.count(), ports)
+        self.assertEqual(Cable.objects.filter(pk__in=cabled.values('cable')).count(), ports)
+        for role, device_type in (('Leaf', fabric.leaf_device_type), ('Spine', fabric.spine_device_type)):
+            switch = next(li for li in bom.lines if li.item.startswith(role) and li.category == 'switch')
+            shipped = seed[device_type.slug]
+            marked = ' (unverified)' if shipped.get('part_number_verified') is False else ''
+            self.assertEqual(switch.part_number, shipped['part_number'] + marked, role)
+
     def test_the_demo_runs_on_the_shipped_device_types(self):
         out = self.run_demo()
         fabric = Fabric.objects.get(slug='ai-lab-fabric')

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from netbox_aifabric.seed import device_type_seed
+from netbox_aifabric.seed import device_type_seed, unverified_part_numbers
 
 pytestmark = pytest.mark.pure
 
@@ -29,6 +29,10 @@ DATASHEET = {
 }
 
 
+# part numbers no vendor source at hand confirmed (each file's header says what was checked): marked in the data
+UNVERIFIED = {'sn2700', '7726-32x-o', 'msn4700-ws2fc'}
+
+
 def by_slug():
     return {entry['slug']: entry for entry in device_type_seed()}
 
@@ -47,3 +51,9 @@ def test_ports_part_number_management_and_console_match_the_datasheet(slug):
     assert sum(1 for i in interfaces if i.get('mgmt_only')) == management
     assert len(entry.get('console-ports', ())) == consoles
     assert len({i['name'] for i in interfaces}) == len(interfaces), 'interface names are unique'
+
+
+def test_unconfirmed_part_numbers_are_marked_unverified_and_only_those():
+    flagged = {slug for slug, entry in by_slug().items() if entry.get('part_number_verified', True) is False}
+    assert flagged == UNVERIFIED
+    assert unverified_part_numbers() == {DATASHEET[slug][0] for slug in UNVERIFIED}  # what the BOM marks

@@ -25,6 +25,24 @@ def test_guide_cluster_allocation_table(design):
     assert text == path.read_text()
 
 
+def one_nic_guide():
+    """The guide's MLAG cluster with one 25G NIC per server (no bond) and the BMCs on the leaves' 1G ports: each
+    server lists the pair, its NIC, RDMA NIC and BMC land on one leaf, odd ids on leaf1 and even ids on leaf2."""
+    spec = example('mlag')
+    spec['nics']['count'] = 1
+    spec['bmc'] = 'leaf'
+    spec['leaf_platform']['bmc_ports'] = {'first': 100, 'count': 16, 'speed': 1}
+    return spec
+
+
+def test_one_nic_servers_allocation_table():
+    text = format_table(plan_fabric(load_spec(one_nic_guide())))
+    path = GOLDEN / 'guide-mlag-one-nic.txt'
+    if os.environ.get('UPDATE_GOLDEN'):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
 # Plans every guide design and prints them as one JSON object, in a fresh interpreter
 PLAN_IN_SUBPROCESS = """
 import json, sys

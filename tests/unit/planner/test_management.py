@@ -151,7 +151,8 @@ def test_unknown_purpose_is_named():
 
 
 @pytest.mark.parametrize('design', DESIGNS)
-def test_bmc_ports_on_the_first_leaf_in_the_management_vlan(design):
+def test_bmc_ports_on_their_home_leaf_in_the_management_vlan(design):
+    """A BMC is single-homed: of a pair, odd server ids on the first leaf listed, even ids on the second."""
     spec = with_bmc_ports(example(design))
     plan = plan_fabric(load_spec(spec))
     leaves = {leaf['id']: leaf['name'] for leaf in spec['leaves']}
@@ -160,7 +161,7 @@ def test_bmc_ports_on_the_first_leaf_in_the_management_vlan(design):
     assert len(bmc_links) == len(spec['servers'])
     for server in spec['servers']:
         attachment = next(a for a in plan.attachments if a.server == server['name'])
-        leaf = leaves[server['leaves'][0]]
+        leaf = leaves[server['leaves'][(server['id'] - 1) % len(server['leaves'])]]
         assert attachment.bmc[0] == leaf and attachment.bmc_vlan == mgmt_vid
         link = next(lk for lk in bmc_links if lk.b_node == server['name'])
         assert (link.a_node, link.a_interface, link.b_interface, link.speed) == (leaf, attachment.bmc[1], 'bmc', 1)

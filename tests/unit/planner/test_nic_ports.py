@@ -136,10 +136,12 @@ def test_a_bond_list_of_another_length_is_named():
 
 @st.composite
 def racks(draw):
-    """A spec of 1-3 racks (pairs or single leaves), servers with 1-3 RDMA NICs on them, some on one leaf."""
+    """A spec of 1-3 racks (pairs or single leaves), servers with 1 or 2 bonded NICs (one NIC listed on its pair or
+    one leaf) and 1-3 RDMA NICs on them, some on one leaf; BMCs on the leaves or out of band."""
     design = draw(st.sampled_from(['mlag', 'routed', 'evpn-vxlan']))
     spec = example(design)
     rdma = draw(st.integers(1, 3))
+    spec['nics']['count'] = draw(st.sampled_from([1, 2]))
     kinds = draw(
         st.lists(st.sampled_from(['pair', 'single'] if design != 'mlag' else ['pair']), min_size=1, max_size=3)
     )
@@ -161,6 +163,9 @@ def racks(draw):
     spec['nics']['rdma_count'] = rdma
     spec['leaf_platform']['rdma_ports'] = {'first': 300, 'count': 120, 'speed': 100}
     spec['leaf_platform']['server_ports'] = {'first': 200, 'count': 80, 'speed': 25}
+    if draw(st.booleans()):
+        spec['bmc'] = 'leaf'
+        spec['leaf_platform']['bmc_ports'] = {'first': 500, 'count': 40, 'speed': 1}
     return spec
 
 
@@ -182,6 +187,47 @@ def test_no_single_homed_nic_reserves_a_port_on_another_leaf(spec):
     assert len(keys) == len(spec['servers']) * spec['nics']['rdma_count']
     demand = leaf_port_demand(load_spec(spec))
     assert {names[leaf]: n for (leaf, use), n in demand.items() if use == 'rdma'} == dict(per_leaf)
+    check_single_homed_ports(spec, plan, names, demand)
+
+
+def check_single_homed_ports(spec, plan, names, demand):
+    """A one-NIC server and a BMC on the leaves take one port, on one of the server's leaves: of a pair the one its
+    id gives (odd ids the first listed, even ids the second), counted on that leaf only."""
+    per_leaf = Counter()
+    for server in spec['servers']:
+        home = names[server['leaves'][(server['id'] - 1) % len(server['leaves'])]]
+        nics = [lk.a_node for lk in plan.links if lk.kind == 'server' and lk.b_node == server['name']]
+        if spec['nics']['count'] == 1:
+            assert nics == [home]
+        elif len(server['leaves']) == 2:
+            assert nics == [names[leaf] for leaf in server['leaves']]  # NIC k to leaves[k]
+        else:
+            assert nics == [home, home]  # a bond on a single leaf
+        bmcs = [lk.a_node for lk in plan.links if lk.kind == 'bmc' and lk.b_node == server['name']]
+        assert bmcs == ([home] if spec.get('bmc') == 'leaf' else [])
+        per_leaf.update(nics)
+    assert {names[leaf]: n for (leaf, use), n in demand.items() if use == 'server'} == dict(per_leaf)
+
+
+def test_a_one_nic_server_keeps_the_leaf_an_earlier_plan_gave():
+    """One-NIC servers listed on one leaf of the pair (all on leaf1), then on the pair: with the earlier plan each
+    keeps its port (and its BMC's); planned afresh the even ids go to leaf2."""
+    spec = example('mlag')
+    spec['nics']['count'] = 1
+    spec['bmc'] = 'leaf'
+    spec['leaf_platform']['bmc_ports'] = {'first': 100, 'count': 16, 'speed': 1}
+    for server in spec['servers']:
+        server['leaves'] = [1]
+    before = plan_fabric(load_spec(spec))
+    for server in spec['servers']:
+        server['leaves'] = [1, 2]
+    after = plan_fabric(load_spec(spec), previous=before)
+    old = {k: v for k, v in before.allocations if k.startswith('port:leaf:')}
+    assert {k: v for k, v in after.allocations if k in old} == old
+    assert not after.reserved
+    fresh = dict(plan_fabric(load_spec(spec)).allocations)
+    even = [s['id'] for s in spec['servers'] if s['id'] % 2 == 0]
+    assert even and all(f'port:leaf:2:server:{i}' in fresh and f'port:leaf:2:bmc:{i}' in fresh for i in even)
 
 
 @pytest.mark.parametrize(

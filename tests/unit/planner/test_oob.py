@@ -203,3 +203,30 @@ def test_a_bad_management_switch_is_a_named_error(switch, field):
     with pytest.raises(SpecError) as error:
         plan_fabric(load_spec(data))
     assert error.value.field == field
+
+
+def test_svis_of_new_leaves_go_around_the_management_network():
+    """EVPN: leaf n's SVI in the MGMT class prefers its last host − (n − 1), where the management switches' and BMCs'
+    addresses are counted down too. Leaves added later take SVI addresses around the management network the earlier
+    plan gave: every BMC and management-switch address stays, and none is given twice."""
+    small = example('evpn-vxlan')
+    grown = example('evpn-vxlan')
+    grown['leaves'] += [{'id': 3, 'name': 'leaf3'}, {'id': 4, 'name': 'leaf4'}]
+    grown['mlag_pairs'].append([3, 4])
+
+    def with_switch(spec):
+        switch = ManagementSwitch(tuple(f'Ethernet{i}' for i in range(1, 49)), 'lab-oob{n}', ())
+        return dataclasses.replace(load_spec(spec), management_switch=switch)
+
+    before = plan_fabric(with_switch(small))
+    after = plan_fabric(with_switch(grown), previous=before)
+    check_oob(with_switch(grown), after)
+    given = {link.device: link.address for link in before.oob.links if link.kind == 'bmc'}
+    given.update({s.name: s.address for s in before.oob.switches})
+    kept = {link.device: link.address for link in after.oob.links if link.kind == 'bmc'}
+    kept.update({s.name: s.address for s in after.oob.switches})
+    assert {name: kept[name] for name in given} == given
+    mgmt = next(v for v in after.vlans if v.name == 'MGMT')
+    svis = dict(mgmt.switch_addresses)
+    assert {'leaf3', 'leaf4'} <= set(svis)  # the new leaves got SVI addresses, apart from the management network's
+    assert not {netaddr.IPNetwork(a).ip for a in svis.values()} & {netaddr.IPNetwork(a).ip for a in given.values()}

@@ -345,12 +345,13 @@ def test_nvue_trust_and_cnp_policer_per_port(name, make):
 def test_bmc_ports_are_untrusted_access_ports_in_mgmt():
     contexts = bmc_contexts()
     mgmt_vid = next(v['vid'] for v in contexts['leaf1']['vlans'] if v['name'] == 'MGMT')
-    bmc = [i for i in contexts['leaf1']['interfaces'] if i['kind'] == 'bmc']
-    assert len(bmc) == len([n for n, c in contexts.items() if c['node_id'] is None])
-    assert {(i['mode'], i['untagged_vlan'], i['trust'], i['cnp_police']) for i in bmc} == {
+    # bmc: leaf puts each BMC on one leaf of its pair (alternating by server id): both leaves carry BMC ports
+    bmc = {leaf: [i for i in contexts[leaf]['interfaces'] if i['kind'] == 'bmc'] for leaf in ('leaf1', 'leaf2')}
+    assert all(bmc.values())
+    assert sum(map(len, bmc.values())) == len([n for n, c in contexts.items() if c['node_id'] is None])
+    assert {(i['mode'], i['untagged_vlan'], i['trust'], i['cnp_police']) for i in sum(bmc.values(), [])} == {
         ('access', mgmt_vid, 'none', None)
     }
-    assert not [i for i in contexts['leaf2']['interfaces'] if i['kind'] == 'bmc']  # bmc: leaf means the first leaf
     # and the matrix still holds on the rendered configs
     for template in (EOS, NVUE):
         assert violations(proven(contexts, template)) == []

@@ -25,7 +25,8 @@ def shipped(slug):
     entry = next(e for e in device_type_seed() if e['slug'] == slug)
     ports = {i['name']: i['type'] for i in entry['interfaces'] if not i.get('mgmt_only')}
     access = sum(1 for t in ports.values() if t == '1000base-t')
-    return DeviceModel(entry['manufacturer'], entry['model'], entry['part_number'], ports, access)
+    verified = entry.get('part_number_verified', True)
+    return DeviceModel(entry['manufacturer'], entry['model'], entry['part_number'], ports, access, verified)
 
 
 def lines_of(bom):
@@ -101,7 +102,8 @@ def test_several_racks_at_400g_are_expandable():
     spines, leaves = len(spec['spines']), len(spec['leaves'])
     uplinks = spines * leaves * spec['uplinks_per_spine']
     assert got['Spine switch: Arista DCS-7060DX5-64S'] == (spines, 'DCS-7060DX5-64S')
-    assert got['Leaf switch (top of rack): Mellanox MSN4700-WS2FC'] == (leaves, 'MSN4700-WS2FC')
+    # no vendor source confirmed the SN4700's part number (its file says which were checked): shown as unverified
+    assert got['Leaf switch (top of rack): Mellanox MSN4700-WS2FC'] == (leaves, 'MSN4700-WS2FC (unverified)')
     # 400G uplinks across the building: 400GBASE-DR4 optics (500 m) on an MPO-12 single-mode trunk
     assert got['400GBASE-DR4 QSFP-DD optic'][0] == 2 * uplinks
     assert got['400G single-mode OS2 fibre trunk, MPO-12 APC, across the building (up to 500 m)'][0] == uplinks
