@@ -1,19 +1,22 @@
 """The fabric's Lab tab: the latest stored lab run (an acceptance run of kind lab: each check with expected and seen,
 what is not verified on this host), the history of lab runs, the latest job's state, and a button that queues a new
 run as a NetBox job (it boots the switches' FRR configs on the worker's host, so it needs the permission to apply the
-fabric). Runs and results shown are those the user may view (object constraints included)."""
+fabric), or points to the fabric's lab job still pending or running instead of queueing a second one. Runs and
+results shown are those the user may view (object constraints included)."""
 
+from django.contrib import messages
 from django.shortcuts import redirect
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
-from .lab.jobs import FabricLabJob
+from .lab.jobs import FabricLabJob, request_lab
 from .models import Fabric
 from .models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
 from .tables import AcceptanceRunTable
-from .ui.jobs import last_fabric_job, queue_fabric_job
+from .ui.jobs import last_fabric_job
 
 __all__ = ('FabricLabRunView', 'FabricLabView')
 
@@ -52,7 +55,8 @@ class FabricLabView(generic.ObjectView):
 
 @register_model_view(Fabric, 'lab_run', path='lab/run')
 class FabricLabRunView(generic.ObjectView):
-    """POST: queue a lab run (the fabric's apply permission, object constraints included)."""
+    """POST: queue a lab run (the fabric's apply permission, object constraints included: the queryset is restricted
+    to the fabrics the user may apply), or point to the one not finished yet (``request_lab``)."""
 
     queryset = Fabric.objects.all()
 
@@ -63,5 +67,14 @@ class FabricLabRunView(generic.ObjectView):
         return redirect('plugins:netbox_aifabric:fabric_lab', **kwargs)
 
     def post(self, request, **kwargs):
-        message = _('The lab runs in the background: <a href="{url}">job {id}</a>.')
-        return queue_fabric_job(request, FabricLabJob, self.get_object(**kwargs), message, 'lab')
+        fabric = self.get_object(**kwargs)
+        queued = request_lab(fabric, request.user)
+        if queued.reused:
+            message = _('A lab run of this fabric is already {status}: <a href="{url}">job {id}</a>.')
+        else:
+            message = _('The lab runs in the background: <a href="{url}">job {id}</a>.')
+        job = queued.job
+        # the job link and status are built here, not from user input
+        text = message.format(url=job.get_absolute_url(), id=job.pk, status=job.get_status_display().lower())
+        messages.info(request, mark_safe(text))
+        return redirect('plugins:netbox_aifabric:fabric_lab', pk=fabric.pk)

@@ -10,6 +10,7 @@ diff an apply would make, and rolls everything back: nothing is written until "C
 import re
 import secrets
 import zlib
+from contextlib import nullcontext
 
 import netaddr
 from django import forms
@@ -35,6 +36,7 @@ from .apply.engine import ApplyConflictError, diff_fabric, summarize
 from .apply.hardware import BREAKOUT, check_port_map_shape
 from .apply.permissions import ObjectPermissionError, ObjectPermissions, visible_changes
 from .apply.service import MissingPermissionsError, apply_blockers, request_apply
+from .apply.validation import pools_left_for_later
 from .checks.intent import intent_warnings
 from .checks.observability import observability_warning
 from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
@@ -552,7 +554,9 @@ def build_fabric(cleaned, save, user=None):
         'tenants': list(intent.get('tenants') or []),
     }
     try:
-        fabric.full_clean(exclude=[] if save else ['leaf_asn_range'])
+        # before its pools step the wizard checks a fabric it does not save: its pools and ASNs may still be empty
+        with nullcontext() if save or 'pools' in cleaned else pools_left_for_later():
+            fabric.full_clean(exclude=[] if save else ['leaf_asn_range'])
     except ValidationError as e:
         e.fabric = fabric  # the wizard finds which breakout field a port-map error belongs to
         raise
@@ -807,7 +811,7 @@ class FabricWizardView(View):
                     if field in ('leaf_device_type', 'spine_device_type'):
                         self._shape_hint(form, e.fabric, field)
                     continue
-                if target == step and field in form.fields:
+                if target == step and field in form.fields and field not in form.errors:  # one message a field
                     for message in messages_:
                         form.add_error(field, message)
         return not form.errors

@@ -1,6 +1,7 @@
 """``/api/plugins/aifabric/fabrics/{id}/lab/``: ``POST`` runs the fabric lab as a NetBox job (202 with the job; the
 lab boots the switches' rendered FRR configs on the worker's host, so it needs the fabric's apply permission, object
-constraints included); ``GET`` the latest lab job of the fabric with its result (view permission).
+constraints included; a lab job of the fabric still pending or running is answered instead, ``reused: true``);
+``GET`` the latest lab job of the fabric with its result (view permission).
 
 ``/api/plugins/aifabric/acceptance-runs/{id}/upload/``: ``POST`` a tool's output (iperf3 ``--json``, ping) to a manual
 run: judged against the plan and stored as a result (201); a bad upload is a 400 naming the field, nothing written.
@@ -19,7 +20,7 @@ from netbox.api.authentication import TokenPermissions
 
 from ..acceptance.judge import UploadError
 from ..acceptance.store import upload_result
-from ..lab.jobs import FabricLabJob
+from ..lab.jobs import FabricLabJob, request_lab
 from ..models import AcceptanceRun, Fabric
 from ..ui.jobs import last_fabric_job
 from .serializers import AcceptanceResultSerializer, AcceptanceUploadSerializer
@@ -50,19 +51,27 @@ class FabricLabMixin:
         request=None,
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description='The latest lab job and its result (null: none).'),
-            202: JobSerializer,
+            202: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description=(
+                    '{"fabric": id, "job": the job, "reused": whether the job is the unfinished one of an earlier '
+                    'POST}.'
+                ),
+            ),
         },
     )
     @action(detail=True, methods=['get', 'post'])
     def lab(self, request, pk):
         """The fabric lab: POST queues a run (the switches' FRR configs booted in network namespaces, checked, torn
-        down); GET answers the latest run with every check (expected and seen)."""
+        down), or answers the one still pending or running; GET answers the latest run with every check (expected
+        and seen)."""
         fabric = get_object_or_404(Fabric.objects.restrict(request.user, 'view'), pk=pk)
         if request.method == 'POST':
             if not request.user.has_perm('netbox_aifabric.apply_fabric', obj=fabric):
                 raise PermissionDenied(_('Running the lab needs the permission to apply this fabric.'))
-            job = FabricLabJob.enqueue(instance=fabric, user=request.user)
-            body = {'fabric': fabric.pk, 'job': JobSerializer(job, context={'request': request}).data}
+            queued = request_lab(fabric, request.user)
+            job = JobSerializer(queued.job, context={'request': request}).data
+            body = {'fabric': fabric.pk, 'job': job, 'reused': queued.reused}
             return Response(body, status=status.HTTP_202_ACCEPTED)
         job = last_lab_job(fabric)
         data = JobSerializer(job, context={'request': request}).data if job else None

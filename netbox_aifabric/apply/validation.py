@@ -1,27 +1,32 @@
-"""What the planner refuses, refused when a fabric is saved (issue 11): ``Fabric.clean()`` plans the fabric as it
-would be saved, so the form, bulk import and edit, and the REST API answer with the planner's own message, on the
-model field that caused it, and nothing is written (a server count far beyond the leaves' ports no longer saves and
-creates hundreds of nodes; an L2VNI base whose VNIs overflow no longer saves).
+"""What the planner refuses, refused when a fabric is saved (issues 11 and 27): ``Fabric.clean()`` plans the fabric
+as it would be saved, whatever its status, so the form, bulk import and edit, and the REST API answer with the
+planner's own message, on the model field that caused it, and nothing is written (a server count far beyond the
+leaves' ports no longer saves and creates hundreds of nodes; an L2VNI base whose VNIs overflow no longer saves; an
+EVPN/VXLAN fabric without the MLAG peer pool its pairs need no longer saves, as a draft neither). The pools, the leaf
+ASN range and the spine ASN the design needs are the planner's rule too: one source, no copy of it in the model.
 
-A draft (and only a draft: ``Fabric.clean()`` refuses any other status without them) may leave its pools, leaf ASN
-range and spine ASN for later (see ``Fabric.required_pools()``; the Plan tab
-names what is missing): an empty spine ASN or leaf ASN range is replaced by a private stand-in for this check only, so
-that the planner's checks after them still run, and the planner's error about an empty pool is not a refusal (the
-pools come last in the planner's checks: only the traffic-class subnets' overlap with the pools waits for them).
+One check is not a save: the wizard validates its design and topology steps before its pools step has asked for the
+pools and ASNs. Inside :func:`pools_left_for_later` (the wizard's unsaved fabric only) an empty spine ASN or leaf ASN
+range is replaced by a private stand-in for this check, so that the planner's checks after them still run, and the
+planner's error about an empty pool is not a refusal (the pools come last in the planner's checks: only the
+traffic-class subnets' overlap with the pools waits for them). The wizard's pools step then asks for them, and its
+create saves with this check whole.
 """
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils.translation import gettext as _
 
-from ..choices import FabricStatusChoices
 from ..planner import PlanError, asn_need, plan_fabric
 from ..planner.asns import PRIVATE_ASNS
 from .spec import fabric_spec
 
-__all__ = ('NODES_MAX', 'model_field', 'plan_errors')
+__all__ = ('NODES_MAX', 'model_field', 'plan_errors', 'pools_left_for_later')
 
 # Nodes a fabric may have (spines, leaves, GPU servers and storage nodes): far above what the guide's clusters need,
 # and low enough that the check stays quick (each node is built before the planner sees it; 32,767 servers took
@@ -70,6 +75,20 @@ SPEC_FIELDS = {
 }
 POOLS = {name: field for name, field in SPEC_FIELDS.items() if name.startswith('pools.')}
 
+# Set only while the wizard checks a fabric it does not save (see the module's docstring)
+_POOLS_LATER: ContextVar[bool] = ContextVar('aifabric_pools_left_for_later', default=False)
+
+
+@contextmanager
+def pools_left_for_later() -> Iterator[None]:
+    """Within: :func:`plan_errors` lets the pools, leaf ASN range and spine ASN be empty. For a fabric that is checked
+    and not saved (the wizard's steps before its pools step); a save inside would skip the planner's pool check."""
+    token = _POOLS_LATER.set(True)
+    try:
+        yield
+    finally:
+        _POOLS_LATER.reset(token)
+
 
 def model_field(spec_field: str) -> str:
     """The Fabric field a planner error on ``spec_field`` (``servers[3].leaves``) belongs to; ``__all__`` when none
@@ -82,9 +101,9 @@ def model_field(spec_field: str) -> str:
     return NON_FIELD_ERRORS
 
 
-def _stand_ins(fabric, spec):
-    """``spec`` with a private spine ASN and leaf ASN range where the draft left them empty (the planner would stop
-    there when the design needs them, and ignores them when it does not), or ``None`` when both are set."""
+def _stand_ins(spec):
+    """``spec`` with a private spine ASN and leaf ASN range where the wizard left them empty so far (the planner
+    would stop there when the design needs them, and ignores them when it does not), or ``None`` when both are set."""
     changes = {}
     if spec.spine_asn is None:
         taken = spec.leaf_asn_range or (0, -1)
@@ -102,8 +121,8 @@ def _stand_ins(fabric, spec):
 
 def plan_errors(fabric) -> dict[str, str]:
     """``{Fabric field: the planner's message}`` for the planner's refusal of ``fabric`` as it would be saved
-    (pending many-to-many members included), or ``{}``. The last apply's allocations are pinned, as the apply pins
-    them. Above ``NODES_MAX`` nodes the fabric is refused before its nodes are built."""
+    (pending many-to-many members included), or ``{}``, whatever the fabric's status. The last apply's allocations are
+    pinned, as the apply pins them. Above ``NODES_MAX`` nodes the fabric is refused before its nodes are built."""
     counts = {field: getattr(fabric, field) or 0 for field in COUNT_FIELDS}
     if sum(counts.values()) > NODES_MAX:
         field = max(counts, key=counts.get)
@@ -116,13 +135,13 @@ def plan_errors(fabric) -> dict[str, str]:
         spec = fabric_spec(fabric, pending=True)  # the chosen device types' ports are checked here
     except PlanError as e:
         return {model_field(e.field): e.message}
-    draft = fabric.status == FabricStatusChoices.DRAFT  # only a draft may leave pools and ASNs for later
-    stand_ins = _stand_ins(fabric, spec) if draft else None
+    later = _POOLS_LATER.get()
+    stand_ins = _stand_ins(spec) if later else None
     previous = (fabric.applied_allocations or None) if stand_ins is None else None
     try:
         plan_fabric(stand_ins or spec, previous=previous)
     except PlanError as e:
-        if draft and e.field in POOLS and getattr(fabric, POOLS[e.field]) is None:
-            return {}  # a draft's pool left for later: the Plan tab names it
+        if later and e.field in POOLS and getattr(fabric, POOLS[e.field]) is None:
+            return {}  # the wizard asks for the pool at its pools step
         return {model_field(e.field): e.message}
     return {}

@@ -1,7 +1,13 @@
 """The fabric lab as a NetBox Job (NetBox's RQ worker runs it; it needs root and FRR on the worker's host): the
 result, every check with expected and seen, stored as an acceptance run of kind lab (and in the Job's data)."""
 
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from core.choices import JobStatusChoices
 from core.exceptions import JobFailed
+from core.models import Job, ObjectType
 from netbox.jobs import JobRunner
 
 from ..acceptance.store import store_lab_run
@@ -9,7 +15,12 @@ from ..request import as_request_of
 from . import FAILED, LabUnavailable, run_lab
 from .fabric import lab_inputs
 
-__all__ = ('FabricLabJob',)
+__all__ = ('FabricLabJob', 'LabRequest', 'request_lab')
+
+# A lab job in these states has not finished: another POST is sent to it instead of booting the fabric twice
+UNFINISHED = (JobStatusChoices.STATUS_PENDING, JobStatusChoices.STATUS_RUNNING)
+# pg_advisory_xact_lock(class, fabric id): one request at a time decides whether a fabric's lab job is unfinished
+_LOCK_CLASS = 0x4149434C  # 'AICL'
 
 
 class FabricLabJob(JobRunner):
@@ -52,3 +63,31 @@ class FabricLabJob(JobRunner):
         self.job.data = {'ok': False, 'error': error}
         self.logger.error(error)
         raise JobFailed(error)
+
+
+@dataclass(frozen=True)
+class LabRequest:
+    job: Job
+    reused: bool  # an unfinished lab job of the fabric was there already: no new one queued
+
+
+def request_lab(fabric, user) -> LabRequest:
+    """Queue a lab run of ``fabric`` by ``user``, or answer the fabric's lab job that is still pending or running
+    (the Lab tab's button and the REST action; the caller checks the apply permission first). Concurrent requests
+    decide one at a time under an advisory lock per fabric, held until the new job's row commits."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute('SELECT pg_advisory_xact_lock(%s, %s)', [_LOCK_CLASS, fabric.pk])
+        unfinished = (
+            Job.objects.filter(
+                object_type=ObjectType.objects.get_for_model(fabric),
+                object_id=fabric.pk,
+                name=FabricLabJob.name,
+                status__in=UNFINISHED,
+            )
+            .order_by('pk')
+            .first()
+        )
+        if unfinished is not None:
+            return LabRequest(job=unfinished, reused=True)
+        return LabRequest(job=FabricLabJob.enqueue(instance=fabric, user=user), reused=False)

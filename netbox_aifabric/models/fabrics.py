@@ -500,9 +500,9 @@ class Fabric(JobsMixin, PrimaryModel):
         return not self.is_evpn_mh and self.leaf_count >= 2
 
     def required_pools(self):
-        """``{field: message}`` for the pools and ASNs the design, the pairing and the sizes need: the planner
-        refuses to plan without them. Not enforced on save (a draft may leave them for later); the wizard asks for
-        them, and the Plan tab names the missing one."""
+        """``{field: message}`` for the pools and ASNs the design, the pairing and the sizes need, for the wizard's
+        pools step, which asks for them before the fabric is whole. Save does not read it: the planner refuses a
+        fabric without them, and ``clean`` delegates to the planner (``apply.validation.plan_errors``)."""
         needed = {'loopback_pool': _('Every fabric needs a loopback pool.')}
         if self.spine_count or self.max_spines:
             needed['p2p_pool'] = _('Leaf–spine links (now or up to the declared maximum) need a point-to-point pool.')
@@ -751,29 +751,14 @@ class Fabric(JobsMixin, PrimaryModel):
         if self.anycast_gateway_mac and 'anycast_gateway_mac' not in errors:
             self.anycast_gateway_mac = normalize_mac(self.anycast_gateway_mac)
         self._clean_members(errors)
-        self._clean_required_pools(errors)
         if not errors:
-            # What the planner refuses, refused here with its message (issue 11): the form, bulk edit and the API
+            # What the planner refuses, refused here with its message, whatever the status (a draft too): the form,
+            # bulk import and edit, the API and the wizard's create. Its pools and ASNs are the planner's rule.
             from ..apply.validation import plan_errors
 
             errors.update(plan_errors(self))
         if errors:
             raise ValidationError(errors)
-
-    def _clean_required_pools(self, errors):
-        """Only a draft may leave the pools and ASNs its design needs for later (the Plan tab names them): a fabric
-        of any other status without one is one the planner refuses, so it is refused here (issue 27: an EVPN/VXLAN
-        fabric without the MLAG peer pool its pairs need was saved)."""
-        if self.status == FabricStatusChoices.DRAFT:
-            return
-        for field, message in self.required_pools().items():
-            if getattr(self, self._meta.get_field(field).attname) is None:
-                errors.setdefault(
-                    field,
-                    _('{message} Only a draft may leave it for later (this fabric is {status}).').format(
-                        message=message, status=self.get_status_display()
-                    ),
-                )
 
     def _clean_lengths(self, errors):
         """The slug and name fit the names the apply derives from them (see ``constants.FABRIC_SLUG_MAX``)."""

@@ -126,7 +126,7 @@ def _check_pools(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
     networks: dict[str, netaddr.IPNetwork] = {}
     for name, required in wanted.items():
         value = getattr(spec.pools, name)
-        if value is None:
+        if not value:  # None, or '' (a loopback pool left empty: the spec's loopback is a string)
             if required:
                 raise SpecError(f'pools.{name}', f'the {name} pool is required for this design')
             continue

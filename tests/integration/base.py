@@ -15,6 +15,7 @@ __all__ = (
     'PluginViewTestCase',
     'make_qos_profiles',
     'make_world',
+    'own_pools',
 )
 
 # Test modules import this module (``from . import base``), not the classes: a TestCase name in a test module's
@@ -117,3 +118,18 @@ def make_world():
         'vlans': {v.vid: v for v in vlans},
         'tenants': tenants,
     }
+
+
+# Every pool any design may need, as (field, prefix length); a fabric takes its own in 10.<100 + n>.0.0/16
+OWN_POOLS = (('loopback_pool', 24), ('vtep_pool', 24), ('p2p_pool', 22), ('mlag_peer_pool', 27))
+
+
+def own_pools(world, n):
+    """Fabric model values for every pool and ASN a fabric of any design needs (the planner refuses a fabric without
+    the ones its design needs, whatever its status): pools of its own (a pool belongs to one fabric), numbered by
+    ``n``, the world's leaf ASN range and the guide's spine ASN. ``{field: object or value}``."""
+    pools = {
+        field: Prefix.objects.create(prefix=f'10.{100 + n}.{4 * i}.0/{length}')
+        for i, (field, length) in enumerate(OWN_POOLS)
+    }
+    return {**pools, 'leaf_asn_range': world['asn_ranges']['leaves'], 'spine_asn': GUIDE_ASN['spine']}

@@ -4,7 +4,7 @@ from netbox_aifabric.graphql.types import EVPNTenantType, FabricType, QoSProfile
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
 from . import base
-from .base import make_world
+from .base import make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -136,7 +136,7 @@ class FabricAPITestCase(base.PluginAPITestCase):
     type_class = FabricType
     graphql_base_name = 'netbox_aifabric_fabric'
     brief_fields = ['description', 'design_option', 'display', 'id', 'name', 'slug', 'status', 'url']
-    # (the fabrics have no pools: only a draft may leave them for later, see test_validation_issue27.py)
+    # (each fabric has pools of its own: the planner, and so the save, refuses one without those its design needs)
     bulk_update_data = {'description': 'bulk', 'oversubscription_target': 1}
     bulk_update_invalid_data = {'spine_count': 9}
 
@@ -146,13 +146,13 @@ class FabricAPITestCase(base.PluginAPITestCase):
         sites = world['sites']
         Fabric.objects.bulk_create(
             [
-                Fabric(name='Fabric 1', slug='fabric-1', site=sites[0]),
-                Fabric(name='Fabric 2', slug='fabric-2', site=sites[1]),
-                Fabric(name='Fabric 3', slug='fabric-3', site=sites[2]),
+                Fabric(name=f'Fabric {n}', slug=f'fabric-{n}', site=sites[n - 1], **own_pools(world, n))
+                for n in (1, 2, 3)
             ]
         )
         p = world['prefixes']
         tenant = EVPNTenant.objects.create(name='T', slug='t', l3vni=50001)
+        pool_pks = {n: {k: getattr(v, 'pk', v) for k, v in own_pools(world, n).items()} for n in (5, 6)}
         cls.create_data = [
             {
                 'name': 'Fabric 4',
@@ -175,7 +175,14 @@ class FabricAPITestCase(base.PluginAPITestCase):
                 'site': sites[1].pk,
                 'design_option': 'mlag',
                 'leaf_count': 4,
-                'mlag_peer_pool': p['10.255.3.0/28'].pk,
+                **pool_pks[5],
             },
-            {'name': 'Fabric 6', 'slug': 'fabric-6', 'site': sites[2].pk, 'underlay': 'ospf', 'spine_count': 0},
+            {
+                'name': 'Fabric 6',
+                'slug': 'fabric-6',
+                'site': sites[2].pk,
+                'underlay': 'ospf',
+                'spine_count': 0,
+                **pool_pks[6],
+            },
         ]

@@ -21,7 +21,7 @@ from users.models import Token, User
 
 from netbox_aifabric.models import Fabric, FabricNode
 
-from .base import FABRIC_SHAPE
+from .base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -88,13 +88,15 @@ class FabricFuzzTestCase(HypothesisTestCase):
         cls.user = User.objects.create_user(username='fuzz', is_superuser=True)
         token = Token.objects.create(user=cls.user)
         cls.header = {'HTTP_AUTHORIZATION': f'Bearer {TOKEN_PREFIX}{token.key}.{token.token}'}
+        # every pool and ASN the shape needs (the save refuses a fabric without them, as the planner does)
+        cls.pools = {field: getattr(value, 'pk', value) for field, value in own_pools(make_world(), 1).items()}
 
     def setup_example(self):
         super().setup_example()
         self.client.force_login(self.user)
 
     def payload(self, values):
-        return {'name': 'Fuzzed', 'slug': 'fuzzed', 'site': self.site.pk, **FABRIC_SHAPE, **values}
+        return {'name': 'Fuzzed', 'slug': 'fuzzed', 'site': self.site.pk, **FABRIC_SHAPE, **self.pools, **values}
 
     def check_rejected_wrote_nothing(self, before, accepted):
         event('accepted' if accepted else 'rejected')

@@ -12,7 +12,7 @@ from netbox_aifabric.apply.spec import fabric_spec
 from netbox_aifabric.graphql.types import FabricNodeType
 from netbox_aifabric.models import Fabric, FabricNode
 
-from .base import FABRIC_SHAPE, make_world
+from .base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -27,7 +27,8 @@ class FabricNodeModelTestCase(TestCase):
         cls.world = make_world()
 
     def make(self, **values):
-        fabric = Fabric(name='F', slug='f', site=self.world['sites'][0], **{**FABRIC_SHAPE, **values})
+        shape = {**FABRIC_SHAPE, **own_pools(self.world, 1), **values}  # saved: the pools its design needs
+        fabric = Fabric(name='F', slug='f', site=self.world['sites'][0], **shape)
         fabric.full_clean()
         fabric.save()
         return fabric

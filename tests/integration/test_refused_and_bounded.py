@@ -1,8 +1,8 @@
-"""Issue 27 B against the real NetBox: every fabric the planner would refuse is refused at save (only a draft may
-leave its pools and ASNs for later; a property test compares ``Fabric.full_clean()`` with the planner on generated
-fabrics), format characters are refused in names, names NetBox cannot store are refused at plan time, a plan above
-``plan_max_nodes`` is refused by name, a failed background apply says why in the job's ``error``, and the OpenAPI
-schema says null wherever a response has one."""
+"""Issue 27 B against the real NetBox: every fabric the planner would refuse is refused at save, whatever its status
+(a draft too: its pools and ASNs are the planner's rule; a property test compares the planner with
+``Fabric.full_clean()``, the REST API and the form on generated fabrics), format characters are refused in names,
+names NetBox cannot store are refused at plan time, a plan above ``plan_max_nodes`` is refused by name, a failed
+background apply says why in the job's ``error``, and the OpenAPI schema says null wherever a response has one."""
 
 import copy
 import json
@@ -11,7 +11,7 @@ from decimal import Decimal
 import hypothesis.extra.django
 import pytest
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.test import override_settings
 from django.urls import reverse
 from hypothesis import HealthCheck, given
@@ -19,17 +19,21 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from core.models import Job
+from users.constants import TOKEN_PREFIX
+from users.models import Token, User
 from utilities.testing import APITestCase
 
 from netbox_aifabric.apply.spec import fabric_spec
+from netbox_aifabric.choices import FabricStatusChoices
 from netbox_aifabric.jobs import ApplyFabricJob
-from netbox_aifabric.models import Fabric, TrafficClass
+from netbox_aifabric.models import Fabric, FabricNode, TrafficClass
 from netbox_aifabric.planner import PlanError, plan_fabric
 from netbox_aifabric.seed import load_demo
 
 from .base import FABRIC_SHAPE, make_world
 from .test_api_fuzz import SCALE
 from .test_pages_with_data import one_of_each
+from .test_validation import form_payload
 
 pytestmark = pytest.mark.netbox
 
@@ -73,29 +77,28 @@ class RefusedAtSaveTestCase(APITestCase):
         self.user.is_superuser = True
         self.user.save()
 
-    def test_an_evpn_fabric_without_its_peer_pool_is_refused_unless_a_draft(self):
-        for status in ('planned', 'active'):
-            response = self.client.post(
-                f'{API}fabrics/', evpn_body(self.world, status=status), format='json', **self.header
-            )
-            self.assertHttpStatus(response, 400)
-            self.assertIn('MLAG-paired leaves need an MLAG peer pool', response.data['mlag_peer_pool'][0])
-            self.assertIn('Only a draft may leave it for later', response.data['mlag_peer_pool'][0])
+    def test_an_evpn_fabric_without_its_peer_pool_is_refused_in_every_status(self):
+        for status in FabricStatusChoices.values():
+            with self.subTest(status=status):
+                body = evpn_body(self.world, status=status)
+                response = self.client.post(f'{API}fabrics/', body, format='json', **self.header)
+                self.assertHttpStatus(response, 400)
+                # the planner's own message, on the pool's field
+                self.assertEqual(response.data, {'mlag_peer_pool': ['the mlag_peer pool is required for this design']})
         self.assertFalse(Fabric.objects.exists())
-        response = self.client.post(f'{API}fabrics/', evpn_body(self.world), format='json', **self.header)
-        self.assertHttpStatus(response, 201)  # a draft may: the Plan tab names the pool
-        pk = response.data['id']
-        plan = self.client.post(f'{API}fabrics/{pk}/plan/', {}, format='json', **self.header)
-        self.assertHttpStatus(plan, 400)
-        self.assertIn('pools.mlag_peer', plan.data)
-        # leaving the draft is refused until the pool is set
-        response = self.client.patch(f'{API}fabrics/{pk}/', {'status': 'planned'}, format='json', **self.header)
-        self.assertHttpStatus(response, 400)
-        self.assertEqual(Fabric.objects.get(pk=pk).status, 'draft')
         pool = self.world['prefixes']['10.255.3.0/28'].pk
-        body = {'status': 'planned', 'mlag_peer_pool': pool}
+        response = self.client.post(
+            f'{API}fabrics/', evpn_body(self.world, mlag_peer_pool=pool), format='json', **self.header
+        )
+        self.assertHttpStatus(response, 201)
+        pk = response.data['id']
+        self.assertHttpStatus(self.client.post(f'{API}fabrics/{pk}/plan/', {}, format='json', **self.header), 200)
+        # and the pool cannot be taken away again, in a draft neither
+        body = {'status': 'draft', 'mlag_peer_pool': None}
         response = self.client.patch(f'{API}fabrics/{pk}/', body, format='json', **self.header)
-        self.assertHttpStatus(response, 200)
+        self.assertHttpStatus(response, 400)
+        self.assertIn('mlag_peer_pool', response.data)
+        self.assertEqual(Fabric.objects.get(pk=pk).mlag_peer_pool_id, pool)
 
     def test_format_characters_are_refused_in_names(self):
         for char in ('\u202e', '\u2066', '\u200b', '\ufeff'):
@@ -239,11 +242,12 @@ class OpenAPINullsTestCase(APITestCase):
         self.assertIsNone(self.client.get(f'{API}fabrics/{fabric.pk}/', **self.header).json()['last_applied_by'])
 
 
-# Generated fabrics: the planner and Fabric.full_clean() agree on every fabric that is not a draft
+# Generated fabrics: whenever the planner refuses one, Fabric.full_clean(), the REST API and the form refuse it too,
+# whatever its status (a draft too), naming a field, and nothing is written
 
 fabrics = st.fixed_dictionaries(
     {
-        'status': st.sampled_from(('planned', 'active', 'draft')),
+        'status': st.sampled_from(FabricStatusChoices.values()),
         'design_option': st.sampled_from(('routed', 'mlag', 'evpn-vxlan')),
         'leaf_pairing': st.sampled_from(('mlag', 'evpn-mh')),
         'underlay': st.sampled_from(('ebgp', 'ospf')),
@@ -260,55 +264,66 @@ fabrics = st.fixed_dictionaries(
 )
 
 
-class CleanAgreesWithThePlannerTestCase(hypothesis.extra.django.TestCase):
+class SaveAgreesWithThePlannerTestCase(hypothesis.extra.django.TestCase):
     @classmethod
     def setUpTestData(cls):
         cls.world = make_world()
 
-    def build(self, drawn):
+    def values(self, drawn):
+        """The drawn fabric as model values (related objects)."""
         p = self.world['prefixes']
         prefixes = dict(zip(POOL_FIELDS, ('10.255.0.0/24', '10.255.1.0/24', '10.255.2.0/24', '10.255.3.0/28')))
         shape = {k: v for k, v in FABRIC_SHAPE.items() if k not in drawn}
-        values = {k: v for k, v in drawn.items() if k not in ('pools', 'asns')}
-        fabric = Fabric(name='Gen', slug='gen', site=self.world['sites'][0], **{**shape, **values})
-        for field in drawn['pools']:
-            setattr(fabric, field, p[prefixes[field]])
+        values = {'name': 'Gen', 'slug': 'gen', 'site': self.world['sites'][0], 'bmc_attachment': 'oob', **shape}
+        values.update({k: v for k, v in drawn.items() if k not in ('pools', 'asns')})
+        values.update({field: p[prefixes[field]] for field in drawn['pools']})
         if drawn['asns']:
-            fabric.leaf_asn_range, fabric.spine_asn = self.world['asn_ranges']['leaves'], 65100
-        return fabric
+            values.update(leaf_asn_range=self.world['asn_ranges']['leaves'], spine_asn=65100)
+        return values
+
+    def refusals(self, drawn):
+        """``{path: the fields its refusal names}`` for full_clean(), a REST POST and a form POST of the fabric
+        (``set()``: saved)."""
+        refused = {}
+        try:
+            Fabric(**self.values(drawn)).full_clean()
+            refused['full_clean'] = set()
+        except ValidationError as e:
+            refused['full_clean'] = set(e.message_dict)
+        body = {k: str(v) if isinstance(v, Decimal) else getattr(v, 'pk', v) for k, v in self.values(drawn).items()}
+        user = User.objects.create_user('generator', is_superuser=True)
+        token = Token.objects.create(user=user, write_enabled=True)
+        header = {'HTTP_AUTHORIZATION': f'Bearer {TOKEN_PREFIX}{token.key}.{token.token}'}
+        response = self.client.post(f'{API}fabrics/', body, content_type='application/json', **header)
+        refused['api'] = set(response.json()) if response.status_code == 400 else set()
+        self.client.force_login(user)
+        response = self.client.post(reverse('plugins:netbox_aifabric:fabric_add'), form_payload(body))
+        refused['form'] = set(response.context['form'].errors) if response.status_code == 200 else set()
+        return refused
 
     @hypothesis_settings(
-        max_examples=max(1, int(80 * SCALE)), deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        max_examples=max(1, int(60 * SCALE)), deadline=None, database=None, suppress_health_check=list(HealthCheck)
     )
     @given(drawn=fabrics)
     def test_a_fabric_the_planner_refuses_is_refused_at_save(self, drawn):
-        fabric = self.build(drawn)
         try:
-            plan_fabric(fabric_spec(fabric, pending=True))
-            planner_error = None
+            plan_fabric(fabric_spec(Fabric(**self.values(drawn)), pending=True))
+            return  # planned: nothing to compare (clean has rules of its own, e.g. an even max_leaves for MLAG)
         except PlanError as e:
             planner_error = e
-        try:
-            fabric.full_clean()
-            clean_error = None
-        except ValidationError as e:
-            clean_error = e
-        if planner_error is None or clean_error is not None:
-            return  # planned, or refused at save too (clean has rules of its own, e.g. an even max_leaves for MLAG)
-        if drawn['status'] != 'draft':
-            self.fail(f'{drawn}: saved as {drawn["status"]}, though the planner refuses {planner_error!r}')
-        else:
-            # a draft may leave pools and ASNs for later, nothing else the planner refuses
-            missing = [f for f in fabric.required_pools() if getattr(fabric, f) is None]
-            self.assertTrue(missing, f'{drawn}: a draft saved though the planner refuses {planner_error!r}')
+        for path, fields in self.refusals(drawn).items():
+            self.assertTrue(
+                fields - {NON_FIELD_ERRORS},
+                f'{drawn}: {path} names no field, though the planner refuses {planner_error!r}',
+            )
+        self.assertEqual((Fabric.objects.count(), FabricNode.objects.count()), (0, 0))
 
-    def test_the_property_catches_a_fabric_saved_though_refused(self):
-        """The control: the guide's EVPN fabric without its peer pool, as planned, is refused by both."""
-        drawn = {'status': 'planned', 'design_option': 'evpn-vxlan', 'leaf_pairing': 'mlag', 'underlay': 'ebgp',
+    def test_the_issue_case_a_draft_without_its_peer_pool_is_refused_by_each_path(self):
+        """The issue's fabric, as a draft: the guide's EVPN/VXLAN fabric, MLAG-paired, without its peer pool."""
+        drawn = {'status': 'draft', 'design_option': 'evpn-vxlan', 'leaf_pairing': 'mlag', 'underlay': 'ebgp',
                  'pools': {'loopback_pool', 'vtep_pool', 'p2p_pool'}, 'asns': True}  # fmt: skip
-        fabric = self.build(drawn)
-        with self.assertRaises(PlanError):
-            plan_fabric(fabric_spec(fabric, pending=True))
-        with self.assertRaises(ValidationError) as raised:
-            fabric.full_clean()
-        self.assertIn('mlag_peer_pool', raised.exception.message_dict)
+        with self.assertRaises(PlanError) as raised:
+            plan_fabric(fabric_spec(Fabric(**self.values(drawn)), pending=True))
+        self.assertEqual(raised.exception.field, 'pools.mlag_peer')
+        self.assertEqual(self.refusals(drawn), dict.fromkeys(('full_clean', 'api', 'form'), {'mlag_peer_pool'}))
+        self.assertFalse(Fabric.objects.exists())

@@ -25,7 +25,7 @@ from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
 from tests.hypothesis_profiles import examples
 
-from .base import FABRIC_SHAPE, make_world
+from .base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -84,7 +84,7 @@ class RetentionFuzzTestCase(HypothesisTestCase):
         world = make_world()
         cls.fabrics = []
         for i in (1, 2):
-            fabric = Fabric(name=f'R{i}', slug=f'r{i}', site=world['sites'][0], **FABRIC_SHAPE)
+            fabric = Fabric(name=f'R{i}', slug=f'r{i}', site=world['sites'][0], **FABRIC_SHAPE, **own_pools(world, i))
             fabric.full_clean()
             fabric.save()
             cls.fabrics.append(fabric)

@@ -24,7 +24,7 @@ from netbox_aifabric.models import Fabric, FabricNode
 from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS
 from netbox_aifabric.validators import SNMP_USER
 
-from .base import FABRIC_SHAPE
+from .base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -89,13 +89,15 @@ class TelemetryFuzzTestCase(HypothesisTestCase):
         cls.user = User.objects.create_user(username='fuzz', is_superuser=True)
         token = Token.objects.create(user=cls.user)
         cls.header = {'HTTP_AUTHORIZATION': f'Bearer {TOKEN_PREFIX}{token.key}.{token.token}'}
+        # every pool and ASN the shape needs (the save refuses a fabric without them, as the planner does)
+        cls.pools = {field: getattr(value, 'pk', value) for field, value in own_pools(make_world(), 1).items()}
 
     def setup_example(self):
         super().setup_example()
         self.client.force_login(self.user)
 
     def payload(self, values):
-        return {'name': 'Fuzzed', 'slug': 'fuzzed', 'site': self.site.pk, **FABRIC_SHAPE, **values}
+        return {'name': 'Fuzzed', 'slug': 'fuzzed', 'site': self.site.pk, **FABRIC_SHAPE, **self.pools, **values}
 
     def form_data(self, values):
         """The payload as the form posts it: lists comma-separated, the choices the page preselects."""
@@ -157,11 +159,13 @@ class TelemetryAPITestCase(TestCase):
         cls.admin = User.objects.create_user(username='tel', is_superuser=True)
         token = Token.objects.create(user=cls.admin)
         cls.header = {'HTTP_AUTHORIZATION': f'Bearer {TOKEN_PREFIX}{token.key}.{token.token}'}
+        # every pool and ASN the shape needs (the save refuses a fabric without them, as the planner does)
+        cls.pools = {field: getattr(value, 'pk', value) for field, value in own_pools(make_world(), 1).items()}
 
     def create(self, **values):
         return self.client.post(
             reverse('plugins-api:netbox_aifabric-api:fabric-list'),
-            json.dumps({'name': 'Tel', 'slug': 'tel', 'site': self.site.pk, **FABRIC_SHAPE, **values}),
+            json.dumps({'name': 'Tel', 'slug': 'tel', 'site': self.site.pk, **FABRIC_SHAPE, **self.pools, **values}),
             content_type='application/json',
             **self.header,
         )
@@ -234,7 +238,7 @@ class TelemetryAPITestCase(TestCase):
             'name': 'Tel',
             'slug': 'tel',
             'site': self.site.pk,
-            **{k: str(v) for k, v in {**FORM_DEFAULTS, **FABRIC_SHAPE}.items()},
+            **{k: str(v) for k, v in {**FORM_DEFAULTS, **FABRIC_SHAPE, **self.pools}.items()},
             'syslog_servers': '10.50.0.10',
             'ntp_servers': '10.50.0.11,10.50.0.12',
             'snmp_version': 'v2c',

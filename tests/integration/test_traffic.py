@@ -25,7 +25,7 @@ from netbox_aifabric.seed import load_demo
 from netbox_aifabric.traffic import fabric_bom
 
 from . import base
-from .base import FABRIC_SHAPE, make_world
+from .base import FABRIC_SHAPE, make_world, own_pools
 from .test_filtersets import PluginFilterSetTests
 from .test_hardware import HardwareFabricBase
 
@@ -41,7 +41,10 @@ def constrain(user, slug):
 
 def make_fabrics():
     world = make_world()
-    fabrics = [Fabric(name=f'F{i}', slug=f'f{i}', site=world['sites'][0], **FABRIC_SHAPE) for i in (1, 2)]
+    fabrics = [
+        Fabric(name=f'F{i}', slug=f'f{i}', site=world['sites'][0], **FABRIC_SHAPE, **own_pools(world, i))
+        for i in (1, 2)
+    ]
     for fabric in fabrics:
         fabric.full_clean()
         fabric.save()

@@ -91,7 +91,12 @@ class ValidationTestCase(TestCase):
                 'slug': 'x',
                 'site': self.world['sites'][0].pk,
                 **FABRIC_SHAPE,
+                # every pool and ASN the routed eBGP MLAG shape needs (the planner refuses it without them)
                 'loopback_pool': p['10.255.0.0/24'].pk,
+                'p2p_pool': p['10.255.2.0/24'].pk,
+                'mlag_peer_pool': p['10.255.3.0/28'].pk,
+                'leaf_asn_range': self.world['asn_ranges']['leaves'].pk,
+                'spine_asn': 65100,
                 'bmc_attachment': 'oob',
             },
         }[model]
@@ -364,15 +369,17 @@ class ValidationTestCase(TestCase):
             Fabric, {'server_count': 32767}, 'server_count', '32772 nodes (server_count = 32767) are above the 4096'
         )
 
-    def test_a_draft_without_pools_and_asns_is_checked_as_far_as_the_planner_goes(self):
-        # the eBGP underlay needs ASNs and the spines a point-to-point pool: a draft may leave them for later, and
-        # the planner's checks after them still run
-        self.assertRejected(
-            Fabric,
-            {'loopback_pool': None, 'server_count': 100},
-            'server_count',
-            '101 servers attach to leaf x-leaf1; it has ports for 48 (maximums.servers_per_leaf)',
-        )
+    def test_a_draft_without_the_pools_and_asns_its_design_needs_is_refused(self):
+        # the planner's own rule and message, at the field, for a draft as for any status
+        for field, message in (
+            ('loopback_pool', 'the loopback pool is required for this design'),
+            ('p2p_pool', 'the p2p pool is required for this design'),
+            ('mlag_peer_pool', 'the mlag_peer pool is required for this design'),
+            ('spine_asn', 'the ebgp underlay needs a spine ASN'),
+            ('leaf_asn_range', 'the eBGP underlay needs a leaf ASN range'),
+        ):
+            with self.subTest(field=field):
+                self.assertRejected(Fabric, {'status': 'draft', field: None}, field, message)
 
     def test_save_refuses_what_the_plan_refuses_with_its_message(self):
         """The same fabric saved past clean() (as before): the plan API's error is the form's and the API's."""

@@ -3,7 +3,7 @@ import pytest
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 
 from . import base
-from .base import FABRIC_SHAPE, make_world
+from .base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -166,9 +166,14 @@ class FabricViewTestCase(base.PluginViewTestCase):
         profile = QoSProfile.objects.create(name='TCP', slug='tcp', mode='none')
         Fabric.objects.bulk_create(
             [
-                Fabric(name='Fabric 1', slug='fabric-1', site=sites[0]),
-                Fabric(name='Fabric 2', slug='fabric-2', site=sites[1], design_option='mlag'),
-                Fabric(name='Fabric 3', slug='fabric-3', site=sites[2], design_option='evpn-vxlan'),
+                Fabric(
+                    name=f'Fabric {n}',
+                    slug=f'fabric-{n}',
+                    site=sites[n - 1],
+                    design_option=design,
+                    **own_pools(world, n),
+                )
+                for n, design in ((1, 'routed'), (2, 'mlag'), (3, 'evpn-vxlan'))
             ]
         )
         tc = TrafficClass.objects.create(name='RDMA', slug='rdma', purpose='rdma', vid=40)
@@ -196,15 +201,15 @@ class FabricViewTestCase(base.PluginViewTestCase):
             'tenants': [tenant.pk],
             'tags': [],
         }
+        # (each imported fabric with pools of its own: the planner, and so the import, refuses one without them)
+        pools = {n: ','.join(str(v.prefix) for v in list(own_pools(world, n).values())[:4]) for n in (5, 6, 7)}
         cls.csv_data = (
-            'name,slug,site,design_option,leaf_pairing,spine_count,leaf_count,p2p_pool,qos_profile,traffic_classes,'
-            'oversubscription_target',
-            'Fabric 5,fabric-5,site-1,routed,mlag,2,2,10.255.2.0/24,tcp,rdma,1',
-            'Fabric 6,fabric-6,site-2,mlag,,0,2,,,,',
-            'Fabric 7,fabric-7,site-3,evpn-vxlan,evpn-mh,2,4,,tcp,,4.5',
+            'name,slug,site,design_option,leaf_pairing,spine_count,leaf_count,qos_profile,traffic_classes,'
+            'oversubscription_target,loopback_pool,vtep_pool,p2p_pool,mlag_peer_pool,leaf_asn_range,spine_asn',
+            f'Fabric 5,fabric-5,site-1,routed,mlag,2,2,tcp,rdma,1,{pools[5]},leaves,65100',
+            f'Fabric 6,fabric-6,site-2,mlag,,0,2,,,,{pools[6]},leaves,65100',
+            f'Fabric 7,fabric-7,site-3,evpn-vxlan,evpn-mh,2,4,tcp,,4.5,{pools[7]},leaves,65100',
         )
-        # (these fabrics have no pools: only a draft may leave them for later, so they stay drafts; refusing another
-        # status without them is tests/integration/test_validation_issue27.py's)
         cls.csv_update_data = ('id,status,description', *[f'{f.pk},draft,updated' for f in Fabric.objects.all()])
         # (underlay first: NetBox's constrained bulk-edit test constrains the first field to its current value)
         cls.bulk_edit_data = {'underlay': 'ospf', 'status': 'draft', 'mtu': 9000, 'oversubscription_target': 1}

@@ -57,6 +57,15 @@ def test_missing_pool():
     assert rejected(spec).message == 'the vtep pool is required for this design'
 
 
+def test_an_empty_loopback_pool_is_a_missing_pool():
+    """A fabric without a loopback pool reaches the planner as '' (the spec's loopback is a string): it is the missing
+    pool, not '"" is not a prefix'."""
+    spec = example('routed')
+    spec['pools']['loopback'] = ''
+    error = rejected(spec)
+    assert (error.field, error.message) == ('pools.loopback', 'the loopback pool is required for this design')
+
+
 def test_duplicate_node_ids():
     spec = example('evpn-vxlan')
     spec['leaves'][1]['id'] = 1
