@@ -1,4 +1,5 @@
-"""The fabric wizard: design option → topology and devices → pools → traffic, QoS and tenants → preview → apply.
+"""The fabric wizard: design option → topology and devices → pools → traffic, QoS, tenants and telemetry → preview
+→ apply.
 
 Each step is a NetBox form. What a step submits is kept in the user's session (``aifabric_wizard``), so Back,
 the browser's back/forward buttons and a reload never lose it. Every step validates its own fields and then the whole
@@ -42,7 +43,14 @@ from .checks.observability import observability_warning
 from .choices import BmcAttachmentChoices, DesignOptionChoices, LeafPairingChoices, LinkSpeedChoices, UnderlayChoices
 from .diff import readable_diff
 from .forms.fields import InvalidFieldsMixin
-from .forms.model_forms import FABRIC_DEVICES_FIELDSET, FABRIC_LINKS_FIELDSET, FABRIC_SIZE_FIELDSET, FabricDevicesForm
+from .forms.model_forms import (
+    FABRIC_DEVICES_FIELDSET,
+    FABRIC_LINKS_FIELDSET,
+    FABRIC_SIZE_FIELDSET,
+    FABRIC_TELEMETRY_FIELDSET,
+    FabricDevicesForm,
+    FabricTelemetryForm,
+)
 from .guide import GUIDE_SHAPE
 from .intent import telemetry_of
 from .jobs import ui_runs_in_background
@@ -348,7 +356,10 @@ class PoolsForm(InvalidFieldsMixin, forms.Form):
         return data
 
 
-class IntentForm(InvalidFieldsMixin, forms.Form):
+class IntentForm(InvalidFieldsMixin, FabricTelemetryForm):
+    """Traffic classes, QoS, tenants and the telemetry collectors (the fabric form's fields: empty by default, as
+    the operator's collector addresses cannot be guessed; the preview warns which services have none)."""
+
     # quick_add: NetBox's "+" beside the select opens the traffic-class form in a modal and selects the new class
     traffic_classes = DynamicModelMultipleChoiceField(
         queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes'), quick_add=True
@@ -363,6 +374,7 @@ class IntentForm(InvalidFieldsMixin, forms.Form):
     fieldsets = (
         FieldSet('traffic_classes', 'qos_profile', name=_('Traffic and QoS')),
         FieldSet('tenants', 'l2vni_base', 'anycast_gateway_mac', name=_('EVPN')),
+        FABRIC_TELEMETRY_FIELDSET,
     )
 
 
@@ -370,7 +382,7 @@ STEPS = (
     ('design', _('Design'), DesignForm),
     ('topology', _('Topology and devices'), TopologyForm),
     ('pools', _('Pools'), PoolsForm),
-    ('intent', _('Traffic, QoS and tenants'), IntentForm),
+    ('intent', _('Traffic, QoS, tenants and telemetry'), IntentForm),
     ('preview', _('Preview and apply'), None),
 )
 STEP_NAMES = [name for name, _label, _form in STEPS]
@@ -858,7 +870,9 @@ class FabricWizardView(View):
                         'apply_conflicts': [c for c in changes if c.action == 'conflict'],
                         'apply_blockers': apply_blockers(plan),
                         'intent_warnings': intent_warnings(fabric),
-                        'observability': observability_warning(telemetry_of(fabric)),
+                        'observability': observability_warning(
+                            telemetry_of(fabric), f'{self._url("intent")}#{FABRIC_TELEMETRY_FIELDSET.html_id}'
+                        ),
                         'fabric_preview': fabric,
                         'background_default': ui_runs_in_background(fabric, None),
                     }

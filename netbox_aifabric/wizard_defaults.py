@@ -9,6 +9,8 @@
 - **Management switch**: the shipped 1G management switch type (``seed.MANAGEMENT_DEVICE_TYPE``) when loaded, so the
   plan cables every BMC and switch management port to it (:func:`management_switch_initial`); the user may clear it.
 - **Intent**: the guide's five traffic classes, its RoCE QoS preset and the guide's EVPN tenant, when loaded.
+- **Telemetry**: no collector is proposed (the operator's collector addresses cannot be guessed); the preview warns
+  which services have none.
 
 Nothing here writes to the database; the wizard view asks for these when a step has no stored data yet.
 """

@@ -263,7 +263,53 @@ FABRIC_LINKS_FIELDSET = FieldSet(
 FABRIC_DEVICES_FIELDSET = FieldSet(*FabricDevicesForm.base_fields, 'rack', name=_('Devices'))
 
 
-class FabricForm(FabricDevicesForm, PrimaryModelForm):
+def _model_field(name):
+    """The form field of the Fabric model's field ``name``, as a model form would make it (label, help text,
+    validation: the collectors' IPv4 base field and their maximum count)."""
+    return Fabric._meta.get_field(name).formfield()
+
+
+class FabricTelemetryForm(forms.Form):
+    """The fabric's telemetry collectors and settings: fields shared by the fabric form and the wizard's intent
+    step, so both validate them by the model's rules."""
+
+    syslog_servers = _model_field('syslog_servers')
+    ntp_servers = _model_field('ntp_servers')
+    snmp_managers = _model_field('snmp_managers')
+    # the settings with a default: empty in the form means the default (a browser, the view tests, an edit)
+    snmp_version = forms.ChoiceField(choices=SnmpVersionChoices, required=False, label=_('SNMP version'))
+    snmp_user = forms.CharField(
+        required=False,
+        max_length=32,
+        label=_('SNMPv3 user'),
+        help_text=_('Empty: {user}').format(user=DEFAULT_SNMP_USER),
+    )
+    sflow_collectors = _model_field('sflow_collectors')
+    sflow_sampling_rate = forms.IntegerField(
+        required=False,
+        label=_('sFlow sampling rate'),
+        help_text=_('1 in N packets on every port (256 to 8388608; empty: {rate})').format(
+            rate=DEFAULT_SFLOW_SAMPLING_RATE
+        ),
+    )
+    streaming_collectors = _model_field('streaming_collectors')
+
+    def clean_snmp_version(self):
+        return self.cleaned_data['snmp_version'] or SnmpVersionChoices.V3
+
+    def clean_snmp_user(self):
+        return self.cleaned_data['snmp_user'] or DEFAULT_SNMP_USER
+
+    def clean_sflow_sampling_rate(self):
+        rate = self.cleaned_data['sflow_sampling_rate']
+        return DEFAULT_SFLOW_SAMPLING_RATE if rate is None else rate
+
+
+# The previews' observability warning links to this fieldset's id (the fabric form's and the wizard's)
+FABRIC_TELEMETRY_FIELDSET = FieldSet(*TELEMETRY_FIELDS, name=_('Telemetry'), html_id='telemetry')
+
+
+class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
     slug = SlugField()
     site = DynamicModelChoiceField(queryset=Site.objects.all(), label=_('Site'))
     loopback_pool = _pool_choice(_('Loopback pool'))
@@ -291,21 +337,6 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
     )
     rack = DynamicModelChoiceField(
         queryset=Rack.objects.all(), required=False, label=_('Rack'), query_params={'site_id': '$site'}
-    )
-    # telemetry settings with a default: empty in the form means the default (a browser, the view tests, an edit)
-    snmp_version = forms.ChoiceField(choices=SnmpVersionChoices, required=False, label=_('SNMP version'))
-    snmp_user = forms.CharField(
-        required=False,
-        max_length=32,
-        label=_('SNMPv3 user'),
-        help_text=_('Empty: {user}').format(user=DEFAULT_SNMP_USER),
-    )
-    sflow_sampling_rate = forms.IntegerField(
-        required=False,
-        label=_('sFlow sampling rate'),
-        help_text=_('1 in N packets on every port (256 to 8388608; empty: {rate})').format(
-            rate=DEFAULT_SFLOW_SAMPLING_RATE
-        ),
     )
     port_map = JSONField(
         required=False,
@@ -348,18 +379,8 @@ class FabricForm(FabricDevicesForm, PrimaryModelForm):
             name=_('Management plane'),
         ),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
-        FieldSet(*TELEMETRY_FIELDS, name=_('Telemetry'), html_id='telemetry'),  # the previews link here
+        FABRIC_TELEMETRY_FIELDSET,
     )
-
-    def clean_snmp_version(self):
-        return self.cleaned_data['snmp_version'] or SnmpVersionChoices.V3
-
-    def clean_snmp_user(self):
-        return self.cleaned_data['snmp_user'] or DEFAULT_SNMP_USER
-
-    def clean_sflow_sampling_rate(self):
-        rate = self.cleaned_data['sflow_sampling_rate']
-        return DEFAULT_SFLOW_SAMPLING_RATE if rate is None else rate
 
     class Meta:
         model = Fabric

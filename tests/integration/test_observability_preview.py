@@ -93,8 +93,9 @@ class WizardObservabilityTestCase(WizardBase):
         self.assertEqual(response.status_code, 200)
         body = response.content.decode()
         self.assertIn(WARNING, body)
-        self.assertIn(f'data-missing="{" ".join(SERVICES)}"', body)  # the wizard sets no collector
-        self.assertIn("Set the collectors on the fabric's edit form (Telemetry) once it is created.", body)
+        self.assertIn(f'data-missing="{" ".join(SERVICES)}"', body)  # the wizard's collectors are empty by default
+        link = re.search(r'<a href="([^"]+)" id="observability-link"', body)  # the wizard's Telemetry fieldset
+        self.assertEqual(link and link[1].replace('&amp;', '&'), f'{url("intent")}#telemetry')
         self.assertNotIn('disabled', apply_button(body))
         self.assertEqual(response.context['apply_reasons'], [])
         self.assertLess(body.index('id="apply-button"'), body.index(WARNING))  # beside the button, after it

@@ -1,10 +1,11 @@
 """Property: arbitrary input in the wizard fields added for issues 25 and 27 — the NOS per role (``leaf_nos``,
 ``spine_nos``), the jump-host subnet with its "leave management open" acknowledgement (``jump_host_prefix``,
 ``open_management``), the management switch type (``management_device_type``: the shipped one, a type without
-copper ports, an unknown id or text) and the preview form's submission token (``submission``) — never causes a
-server error. A step
-either moves on or answers with errors only at these fields, and writes nothing; a token that is not the wizard's
-is a named error with nothing written, a well-formed one creates the fabric once.
+copper ports, an unknown id or text), the intent step's telemetry collectors and settings (the fabric form's fields,
+fuzzed as ``test_telemetry`` fuzzes that form) and the preview form's submission token (``submission``) — never causes
+a server error. A step either moves on or answers with errors only at these fields, and writes nothing; a preview
+warns for exactly the services left empty; a token that is not the wizard's is a named error with nothing written, a
+well-formed one creates the fabric once.
 
 Each example runs in a savepoint rolled back after it (``tests/hypothesis_profiles.py`` scales the counts)."""
 
@@ -18,9 +19,11 @@ from dcim.models import Device, DeviceType
 from ipam.models import ASNRange, Prefix
 
 from netbox_aifabric.models import Fabric, FabricNode
+from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS
 from netbox_aifabric.seed import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE, load_device_types
 from tests.hypothesis_profiles import examples
 
+from .test_telemetry import fuzzed as fuzzed_telemetry
 from .test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
@@ -34,7 +37,19 @@ PREFIX = st.one_of(
 )
 # 'shipped': the shipped management switch; 'leaf': a shipped type without 1000BASE-T ports (a named plan error)
 MANAGEMENT_TYPE = st.one_of(st.sampled_from(['', 'shipped', 'leaf']), st.integers(-2, 10**12).map(str), TEXT)
+# the preview's service of each collector field (checks/observability.py)
+SERVICE_OF = dict(zip(COLLECTOR_FIELDS, ('syslog', 'ntp', 'snmp', 'sflow', 'streaming'), strict=True))
+# besides test_telemetry's fuzz (mostly refused), valid collector lists: the accepted ones reach the preview
+VALID_COLLECTORS = st.fixed_dictionaries(
+    {}, optional={field: st.lists(st.ip_addresses(v=4).map(str), max_size=2, unique=True) for field in COLLECTOR_FIELDS}
+)
+TELEMETRY = st.one_of(fuzzed_telemetry(), VALID_COLLECTORS)
 TOKEN = st.one_of(st.text(alphabet='0123456789abcdef', min_size=30, max_size=34), st.uuids().map(str), TEXT)
+
+
+def as_posted(values):
+    """Field values as a browser posts them: lists comma-separated, a missing value (None) not sent."""
+    return {k: ','.join(map(str, v)) if isinstance(v, list) else str(v) for k, v in values.items() if v is not None}
 
 
 def written():
@@ -88,6 +103,23 @@ class WizardDefaultsFuzzTestCase(HypothesisTestCase, WizardBase):
         self.assertEqual(written(), before, 'the preview wrote')
         if response.status_code == 200:
             event(f'preview: {sorted(r["code"] for r in response.context["apply_reasons"])}')
+
+    @settings(max_examples=examples(30), deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(values=TELEMETRY)
+    def test_telemetry_fields_end_in_a_named_error_or_warn_for_what_is_left_empty(self, values):
+        self.client.force_login(self.user)
+        self.walk(until='pools')
+        posted = as_posted(values)
+        if not self.post_step('intent', {**self.steps['intent'], **posted}, set(values)):
+            return
+        before = written()
+        response = self.client.get(url('preview'))
+        self.assertEqual(response.status_code, 200)
+        self.assertEqual(written(), before, 'the preview wrote')
+        empty = [SERVICE_OF[field] for field in COLLECTOR_FIELDS if not posted.get(field)]
+        event(f'preview: {len(empty)} services without a collector')
+        warning = response.context['observability']
+        self.assertEqual(warning['missing'] if warning else [], empty, repr(posted))
 
     @settings(max_examples=examples(40), deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(token=TOKEN)
