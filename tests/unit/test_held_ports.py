@@ -34,23 +34,33 @@ def test_without_held_ports_the_split_is_the_documented_one():
     assert assign_ports('leaf', 'x', LEAF, needs(2), {}, {}) == assign_ports('leaf', 'x', LEAF, needs(2), {})
 
 
+# the last apply cabled RDMA on 49 and 51 (the server on 50 was removed), two uplinks, the peer link, four servers
+HELD = {
+    'Ethernet49/1': 'rdma',
+    'Ethernet51/1': 'rdma',
+    'Ethernet53/1': 'uplink',
+    'Ethernet54/1': 'uplink',
+    'Ethernet55/1': 'peer_link',
+    'Ethernet56/1': 'peer_link',
+    **{f'Ethernet{i}': 'server' for i in range(1, 5)},
+}
+
+
 def test_more_uplinks_take_free_ports_around_cabled_rdma_ports():
     before = assign_ports('leaf', 'x', LEAF, needs(2), {})
-    assert before['rdma'] == ('Ethernet49/1', 'Ethernet50/1', 'Ethernet51/1', 'Ethernet52/1')
-    held = cabled(before, {'rdma': 2, 'uplink': 2, 'peer_link': 2, 'server': 4})
-    after = assign_ports('leaf', 'x', LEAF, needs(4), {}, held)
-    for name, use in held.items():
+    assert all(name in before[use] for name, use in HELD.items())  # what the apply cabled was in its blocks
+    after = assign_ports('leaf', 'x', LEAF, needs(4), {}, HELD)
+    for name, use in HELD.items():
         assert name in after[use], (name, use)
-    # the two new uplinks are the free 100G ports: the RDMA block's uncabled ones, not the cabled 49, 50
-    assert after['uplink'] == ('Ethernet51/1', 'Ethernet52/1', 'Ethernet53/1', 'Ethernet54/1')
-    assert after['rdma'] == ('Ethernet49/1', 'Ethernet50/1')
+    # the two new uplinks are the free 100G ports (50, 52), not the cabled 51
+    assert after['uplink'] == ('Ethernet50/1', 'Ethernet52/1', 'Ethernet53/1', 'Ethernet54/1')
+    assert after['rdma'] == ('Ethernet49/1', 'Ethernet51/1')
 
 
 def test_the_derived_blocks_without_held_ports_move_cabled_ports():
-    """The negative of the above: without the held ports, raising the uplinks turns RDMA ports into uplinks."""
-    before = assign_ports('leaf', 'x', LEAF, needs(2), {})
+    """The bug the held ports fix: without them, raising the uplinks turns the cabled RDMA port 51 into an uplink."""
     after = assign_ports('leaf', 'x', LEAF, needs(4), {})
-    assert set(before['rdma']) & set(after['uplink'])
+    assert 'Ethernet51/1' in after['uplink']
 
 
 def test_a_use_the_port_map_states_is_not_held():
@@ -83,16 +93,17 @@ def test_held_uses_reads_the_port_keys_of_one_role():
     assert held_uses(allocations, 'spine') == {'Ethernet1': 'downlink'}
 
 
-@given(
-    uplinks=st.sampled_from([2, 4]),
-    grown=st.sampled_from([2, 4]),
-    counts=st.fixed_dictionaries(
-        {'rdma': st.integers(0, 4), 'uplink': st.integers(0, 2), 'server': st.integers(0, 48)}
-    ),
-)
-def test_any_growth_keeps_every_held_port_in_its_use_or_is_a_named_error(uplinks, grown, counts):
+@given(uplinks=st.sampled_from([2, 4]), grown=st.sampled_from([2, 4]), data=st.data())
+def test_any_growth_keeps_every_held_port_in_its_use_or_is_a_named_error(uplinks, grown, data):
+    """Any subset of each block cabled, any growth of the uplinks: every cabled port keeps its use, a port has one
+    use, the uplinks are as many as needed; or the named error of a growth that does not fit around them."""
     before = assign_ports('leaf', 'x', LEAF, needs(uplinks), {})
-    held = cabled(before, {**counts, 'peer_link': 2})
+    held = {
+        name: use
+        for use in ('server', 'rdma', 'uplink', 'peer_link')
+        for name, on in zip(before[use], data.draw(st.lists(st.booleans(), min_size=len(before[use])), label=use))
+        if on
+    }
     try:
         after = assign_ports('leaf', 'x', LEAF, needs(max(uplinks, grown)), {}, held)
     except SpecError as e:
