@@ -922,7 +922,7 @@ def _adoption(fabric):
     address on Loopback0) is kept when it lies in the loopback pool and is a conflict when it does not."""
     pins, conflicts = {}, []
     pool = netaddr.IPNetwork(str(fabric.loopback_pool.prefix)) if fabric.loopback_pool else None
-    applied = fabric.applied_allocations or {}
+    applied = fabric.applied_pins()
     for node in fabric.nodes.filter(device__isnull=False).select_related('device__primary_ip4'):
         if not node.is_switch:
             continue
@@ -960,7 +960,7 @@ def plan_of(fabric):
 
 def _plan(fabric):
     pins, conflicts = _adoption(fabric)
-    previous = {**pins, **(fabric.applied_allocations or {})}
+    previous = {**pins, **fabric.applied_pins()}
     return plan_fabric(fabric_spec(fabric), previous=previous or None), conflicts
 
 
@@ -1093,10 +1093,10 @@ def _apply(fabric, confirm_delete, progress, user=None, per_object=False):
         _write(run, desired)
         permissions.check()  # after the writes, inside the transaction: a violation rolls everything back
         run.report()
-        allocations = dict(plan.allocations)
-        if fabric.applied_allocations != allocations:
-            Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=allocations)
-            fabric.applied_allocations = allocations
+        record = fabric.applied_record(plan.allocations)
+        if fabric.applied_allocations != record:
+            Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=record)
+            fabric.applied_allocations = record
     return plan, changes
 
 

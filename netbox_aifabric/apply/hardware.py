@@ -36,6 +36,7 @@ __all__ = (
     'assign_ports',
     'breakout_names',
     'check_port_map_shape',
+    'held_uses',
     'natural_key',
     'type_speed',
 )
@@ -156,13 +157,57 @@ def _speeds_text(ports):
     return ', '.join(f'{n} at {speed}G' for speed, n in sorted(counts.items(), reverse=True)) or 'no data ports'
 
 
-def assign_ports(role: str, device_type: str, ports: list[HardwarePort], needs: RoleNeeds, stated: dict):
+def assign_ports(
+    role: str, device_type: str, ports: list[HardwarePort], needs: RoleNeeds, stated: dict, held: dict | None = None
+):
     """``{use: (names, speed)}`` for a role's device type: the stated uses as they are, the others derived (see the
-    module docstring). Raises SpecError on ``port_map.<role>.<use>`` when a use gets too few ports."""
+    module docstring). ``held`` (:func:`held_uses`): ``{port: use}`` of the ports the last apply cabled; a derived
+    use keeps the ports it holds and takes the rest around them, so raising a maximum (more uplinks from the end)
+    never turns a cabled RDMA port into an uplink. Raises SpecError on ``port_map.<role>.<use>`` when a use gets
+    too few ports."""
+    assigned, owner = _stated_uses(role, device_type, ports, needs, stated or {})
+    kept = _kept_ports(ports, needs, assigned, owner, held or {})
+
+    def free(speed, exact=True):
+        return [p for p in ports if p.name not in owner and (p.speed == speed if exact else p.runs(speed))]
+
+    for use, count in needs.fixed.items():
+        if use in assigned or not count and use != 'downlink':
+            continue
+        speed, mine = needs.speeds[use], kept.get(use, [])
+        candidates, missing = free(speed), max(count - len(mine), 0)
+        take = candidates if use == 'downlink' else candidates[len(candidates) - missing :] if missing else []
+        if len(candidates) < missing:
+            raise SpecError(
+                f'port_map.{role}.{use}',
+                f'the {role} device type {device_type} has {len(candidates) + len(mine)} free ports at {speed}G for '
+                f'{USE_LABELS[use]} ({_speeds_text(ports)} in all, {_taken_text(owner, ports, speed)}): '
+                f'{count} needed ({(needs.reasons or {}).get(use, "the declared maximums")})',
+            )
+        _assign(assigned, owner, ports, use, [*mine, *(p.name for p in take)])
+    _per_server_uses(role, device_type, ports, needs, assigned, owner, kept, free)
+    return {use: tuple(names) for use, names in assigned.items()}
+
+
+def held_uses(allocations: dict, role: str) -> dict[str, str]:
+    """``{port name: use}`` of the role's ports in an apply's allocations (``port:leaf:3:rdma:7:1`` → the leaves'
+    port gets ``rdma``); a name held for two uses (on two switches, after a port-map change) is left out."""
+    uses, twice = {}, set()
+    for key, name in allocations.items():
+        parts = key.split(':')
+        if len(parts) < 4 or parts[0] != 'port' or parts[1] != role or parts[3] not in PORT_USES[role]:
+            continue
+        if uses.setdefault(name, parts[3]) != parts[3]:
+            twice.add(name)
+    return {name: use for name, use in uses.items() if name not in twice}
+
+
+def _stated_uses(role, device_type, ports, needs, stated):
+    """``(assigned, owner)`` of the uses the port map states: ``{use: names}`` and ``{port: use}``."""
     order = {port.name: i for i, port in enumerate(ports)}
     by_name = {port.name: port for port in ports}
     assigned, owner = {}, {}
-    for use, entries in (stated or {}).items():
+    for use, entries in stated.items():
         if use not in needs.speeds:
             continue
         field = f'port_map.{role}.{use}'
@@ -177,53 +222,57 @@ def assign_ports(role: str, device_type: str, ports: list[HardwarePort], needs: 
                     field, f'{name} runs {by_name[name].speed}G; the {role} {USE_LABELS[use]} run at {speed}G'
                 )
         assigned[use] = names
+    return assigned, owner
 
-    def free(speed, exact=True):
-        return [p for p in ports if p.name not in owner and (p.speed == speed if exact else p.runs(speed))]
 
-    for use, count in needs.fixed.items():
-        if use in assigned or not count and use != 'downlink':
+def _kept_ports(ports, needs, assigned, owner, held):
+    """``{use: names}`` of the held ports a derived use keeps (marked in ``owner``): a port still on the device type,
+    stated for no use, of a use the role still has and at a speed it runs."""
+    kept = {}
+    for port in ports:
+        use = held.get(port.name)
+        if use is None or port.name in owner or use not in needs.speeds or use in assigned:
             continue
-        speed = needs.speeds[use]
-        candidates = free(speed)
-        take = candidates if use == 'downlink' else candidates[len(candidates) - count :] if count else []
-        if len(candidates) < count:
-            raise SpecError(
-                f'port_map.{role}.{use}',
-                f'the {role} device type {device_type} has {len(candidates)} free ports at {speed}G for '
-                f'{USE_LABELS[use]} ({_speeds_text(ports)} in all, {_taken_text(owner, ports, speed)}): '
-                f'{count} needed ({(needs.reasons or {}).get(use, "the declared maximums")})',
-            )
-        for port in take:
+        active = use == 'downlink' or needs.fixed.get(use) or needs.per_server.get(use)
+        if active and port.runs(needs.speeds[use]):
+            kept.setdefault(use, []).append(port.name)
             owner[port.name] = use
-        assigned[use] = [p.name for p in take]
+    return kept
 
-    # per-server uses: group by the ports they land on, split each group in consecutive blocks
+
+def _assign(assigned, owner, ports, use, names):
+    """``use`` gets ``names``, in the device type's order."""
+    chosen = set(names)
+    assigned[use] = [p.name for p in ports if p.name in chosen]
+    for name in assigned[use]:
+        owner[name] = use
+
+
+def _per_server_uses(role, device_type, ports, needs, assigned, owner, kept, free):
+    """The per-server uses: grouped by the ports they land on, each group split in blocks of ``units`` per server,
+    consecutive in the device type's order; a use's held ports count in its block."""
     groups = {}
     for use, units in needs.per_server.items():
         if use in assigned or not units:
             continue
         speed = needs.speeds[use]
         candidates = free(speed) or free(speed, exact=False)
-        if not candidates:
+        if not candidates and not kept.get(use):
             raise SpecError(
                 f'port_map.{role}.{use}',
                 f'the {role} device type {device_type} has no free port that runs {speed}G for {USE_LABELS[use]} '
                 f'({_speeds_text(ports)} in all, {_taken_text(owner, ports, None)})',
             )
-        key = tuple(p.name for p in candidates)
-        groups.setdefault(key, []).append(use)
+        groups.setdefault(tuple(p.name for p in candidates), []).append(use)
     for key, uses in groups.items():
         per_server = sum(needs.per_server[use] for use in uses)
-        n = len(key) // per_server
-        start = 0
+        n = (len(key) + sum(len(kept.get(use, ())) for use in uses)) // per_server
+        rest = list(key)
         for use in uses:
-            size = n * needs.per_server[use]
-            assigned[use] = list(key[start : start + size])
-            for name in assigned[use]:
-                owner[name] = use
-            start += size
-    return {use: tuple(names) for use, names in assigned.items()}
+            mine = kept.get(use, [])
+            extra = rest[: max(n * needs.per_server[use] - len(mine), 0)]
+            rest = rest[len(extra) :]
+            _assign(assigned, owner, ports, use, [*mine, *extra])
 
 
 def _taken_text(owner, ports, speed):

@@ -14,6 +14,8 @@ or not (a class that is not routed gets no gateway), and the fabric's oversubscr
 which warns about the leaves above it.
 """
 
+import re
+
 from ..choices import BmcAttachmentChoices, LeafPairingChoices
 from ..facts.platform_ports import breakout_modes, port_facts
 from ..planner import (
@@ -40,6 +42,7 @@ from .hardware import (
     RoleNeeds,
     apply_breakouts,
     assign_ports,
+    held_uses,
     natural_key,
     type_speed,
 )
@@ -116,6 +119,57 @@ def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
     return spec
 
 
+def held_ports(fabric, role) -> dict[str, str]:
+    """``{port name: use}`` of the role's ports the fabric's last apply cabled (:func:`~.hardware.held_uses`); none
+    when the record is not the fabric's own (the plan refuses it, naming the field)."""
+    try:
+        return held_uses(fabric.applied_pins(), role)
+    except SpecError:
+        return {}
+
+
+def _generic_leaf_blocks(fabric, per_leaf_rdma, bmc_on_leaf, paired, held) -> dict[str, list[int]]:
+    """``{use: port numbers}`` of the generic leaf (no device type): server ports from 1, then the RDMA ports, the
+    uplinks (as many as the maximums need), the two peer-link ports (kept even without a pair, so pairing later
+    moves nothing) and the BMC ports. A raised maximum shifts the blocks after the uplinks; the ports the last apply
+    cabled (``held``) keep their use, and what a block loses to them it takes after the last port in use."""
+    uplinks = fabric.max_spines * fabric.max_parallel_uplinks
+    rdma_first = SERVERS_PER_LEAF + 1
+    uplink_first = rdma_first + SERVERS_PER_LEAF * per_leaf_rdma
+    after = uplink_first + uplinks
+    fresh = {
+        'server': range(1, SERVERS_PER_LEAF + 1),
+        'rdma': range(rdma_first, uplink_first),
+        'uplink': range(uplink_first, after),
+        'peer_link': range(after, after + 2) if paired else range(0),
+        'bmc': range(after + 2, after + 2 + SERVERS_PER_LEAF) if bmc_on_leaf else range(0),
+    }
+    numbers = {int(match[1]): use for name, use in held.items() if (match := re.fullmatch(r'Ethernet(\d+)', name))}
+    numbers = {n: use for n, use in numbers.items() if n >= 1 and len(fresh.get(use, ()))}
+    blocks = {}
+    for use, ports in fresh.items():
+        mine = sorted(n for n, held_use in numbers.items() if held_use == use)[: len(ports)]
+        blocks[use] = [*mine, *[n for n in ports if n not in numbers][: len(ports) - len(mine)]]
+    # what a block lost to ports held by another use: the fresh ports no block took, then ports after the last
+    taken = {n for block in blocks.values() for n in block} | set(numbers)
+    spare = iter([n for ports in fresh.values() for n in ports if n not in taken])
+    beyond = iter(range(max([after + 2 + SERVERS_PER_LEAF, *taken]) + 1, 10**6))
+    for use, ports in fresh.items():
+        missing = len(ports) - len(blocks[use])
+        blocks[use] = sorted([*blocks[use], *(next(spare, None) or next(beyond) for _ in range(missing))])
+    return blocks
+
+
+def _port_range(numbers, speed, first) -> PortRange:
+    """A block of the generic leaf: numbered from its first port when consecutive (``first`` when empty), else by
+    name."""
+    if not numbers:
+        return PortRange(first, 0, speed)
+    if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+        return PortRange(numbers[0], len(numbers), speed)
+    return PortRange(names=tuple(f'Ethernet{n}' for n in numbers), speed=speed)
+
+
 def management_switch(fabric) -> ManagementSwitch | None:
     """The fabric's management switch model for the planner (``planner/oob.py``): the 1G copper ports of its
     management device type, hostnames ``<fabric slug>-oob<n>``, the jump-host subnet kept free of BMC addresses.
@@ -169,18 +223,15 @@ def _platforms(fabric, servers, leaf_nodes, mlag_pairs, evpn_mh):
     hardware, servers_per_leaf = hardware_platforms(
         fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, {n.node_id: n.name for n in leaf_nodes}
     )
-    uplink_ports = fabric.max_spines * fabric.max_parallel_uplinks
-    rdma_first = SERVERS_PER_LEAF + 1
-    uplink_first = rdma_first + SERVERS_PER_LEAF * per_leaf_rdma
+    blocks = _generic_leaf_blocks(fabric, per_leaf_rdma, bmc_on_leaf, bool(mlag_pairs), held_ports(fabric, 'leaf'))
+    speeds = {'server': fabric.server_nic_speed, 'rdma': fabric.rdma_nic_speed, 'uplink': fabric.uplink_speed}
+    first = {'server': 1, 'rdma': SERVERS_PER_LEAF + 1, 'uplink': SERVERS_PER_LEAF * (1 + per_leaf_rdma) + 1}
     leaf_platform = Platform(
         name=f'{fabric.slug} leaf',
-        server_ports=PortRange(1, SERVERS_PER_LEAF, fabric.server_nic_speed),
-        rdma_ports=PortRange(rdma_first, SERVERS_PER_LEAF * per_leaf_rdma, fabric.rdma_nic_speed),
-        uplink_ports=PortRange(uplink_first, uplink_ports, fabric.uplink_speed),
-        peer_link_ports=(uplink_first + uplink_ports, uplink_first + uplink_ports + 1) if mlag_pairs else (),
+        **{f'{use}_ports': _port_range(blocks[use], speed, first[use]) for use, speed in speeds.items()},
+        peer_link_ports=tuple(blocks['peer_link']),
         peer_link_speed=fabric.uplink_speed,
-        # after the two peer-link ports (kept even without a pair, so pairing later moves nothing)
-        bmc_ports=PortRange(uplink_first + uplink_ports + 2, SERVERS_PER_LEAF, BMC_SPEED) if bmc_on_leaf else None,
+        bmc_ports=_port_range(blocks['bmc'], BMC_SPEED, 0) if bmc_on_leaf else None,
     )
     spine_platform = Platform(
         name=f'{fabric.slug} spine',
@@ -312,7 +363,7 @@ def hardware_platforms(fabric, servers, per_leaf_rdma, bmc_on_leaf, evpn_mh, lea
         ports, _ = role_ports(fabric, role)
         if not ports:
             continue
-        blocks = assign_ports(role, str(device_type), ports, needs, port_map.get(role) or {})
+        blocks = assign_ports(role, str(device_type), ports, needs, port_map.get(role) or {}, held_ports(fabric, role))
 
         def block(use, blocks=blocks, needs=needs):
             names = blocks.get(use)

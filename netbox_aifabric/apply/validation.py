@@ -137,8 +137,8 @@ def plan_errors(fabric) -> dict[str, str]:
         return {model_field(e.field): e.message}
     later = _POOLS_LATER.get()
     stand_ins = _stand_ins(spec) if later else None
-    previous = (fabric.applied_allocations or None) if stand_ins is None else None
     try:
+        previous = (fabric.applied_pins() or None) if stand_ins is None else None
         plan_fabric(stand_ins or spec, previous=previous)
     except PlanError as e:
         if later and e.field in POOLS and getattr(fabric, POOLS[e.field]) is None:

@@ -26,7 +26,7 @@ from ..choices import (
 )
 from ..constants import MTU_MAX, MTU_MIN
 from ..facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
-from ..planner import asn_need, pool_needs
+from ..planner import SpecError, asn_need, pool_needs
 from ..validators import (
     check_pool,
     find_vni_reuse,
@@ -451,6 +451,55 @@ class Fabric(JobsMixin, PrimaryModel):
         self.pending_change = False
         self.save(update_fields=[*LIFECYCLE_UPDATE_FIELDS])
 
+    def applied_record(self, allocations) -> dict:
+        """The apply's record of ``allocations`` as stored in ``applied_allocations``: stamped with this fabric's id
+        and slug, so a record that reaches another fabric (a copy, a clone) is recognised as not its own."""
+        return {'fabric': self.slug, 'fabric_id': self.pk, 'allocations': dict(allocations)}
+
+    def applied_pins(self) -> dict:
+        """The last apply's allocations (``{key: value}``), for the planner to pin. A record stamped with another
+        fabric's id is refused (:class:`SpecError` on ``applied_allocations``): its addresses and ports are that
+        fabric's, and pinning them here would number this fabric over them. A record without a stamp was written
+        before records carried one, by this fabric's own apply (nothing else writes it); the next apply stamps it."""
+        record = self.applied_allocations or {}
+        if 'allocations' not in record:
+            return dict(record)
+        owner = record.get('fabric_id')
+        if owner != self.pk or not isinstance(record['allocations'], dict):
+            raise SpecError(
+                'applied_allocations',
+                f'the applied allocations are the record of fabric "{record.get("fabric")}" (id {owner}), not of '
+                f'"{self.slug}" (id {self.pk}): another fabric\'s allocations are never pinned here; nothing was '
+                'written (an apply records its own)',
+            )
+        return dict(record['allocations'])
+
+    def _refuse_foreign_record(self):
+        """A save that writes the apply's record (a new fabric, or ``update_fields`` naming it) writes this fabric's
+        own stamped record or none: a copied instance (``pk = None; save()``) or a record set from another fabric is
+        refused (the apply itself writes the record with an ``UPDATE`` of the row, not through here)."""
+        record = self.applied_allocations or {}
+        if not record:
+            return
+        if self.pk is None or self._state.adding:
+            raise AbortRequest(
+                _(
+                    'A new fabric starts without an applied record (applied_allocations): the one it carries is '
+                    "another fabric's ({owner}). Nothing was saved."
+                ).format(owner=record.get('fabric', 'unstamped'))
+            )
+        if 'allocations' not in record:  # only an apply writes records, and it stamps them
+            raise AbortRequest(
+                _(
+                    'The applied record (applied_allocations) is written by the apply alone, stamped with its fabric: '
+                    'an unstamped one is not saved. Nothing was saved.'
+                )
+            )
+        try:
+            self.applied_pins()
+        except SpecError as e:
+            raise AbortRequest(e.message) from None
+
     def mark_drifted(self) -> bool:
         """applied -> drifted, for compliance when NetBox no longer matches the applied plan; returns whether the
         status changed (a draft has nothing to drift from; active and decommissioning are the operator's)."""
@@ -530,6 +579,8 @@ class Fabric(JobsMixin, PrimaryModel):
         with transaction.atomic(using=kwargs.get('using')):
             if update_fields is None or set(update_fields) & set(POOL_FIELDS):
                 self._refuse_shared_pools()
+            if self.pk is None or self._state.adding or 'applied_allocations' in (update_fields or ()):
+                self._refuse_foreign_record()
             if update_fields is None and self.pk is not None and not self._state.adding:
                 self._take_stored_record()
             super().save(*args, **kwargs)

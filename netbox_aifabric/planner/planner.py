@@ -16,12 +16,12 @@ import netaddr
 from .errors import SpecError
 from .oob import oob_keys, plan_oob
 from .pools import AsnPool, ManagementPool, Pool
-from .ports import PortInventory, check_nic_speed, link_speed, port_names
-from .previous import check_lag_numbers, check_previous, kept_pin, released_pin, stale_port, stale_svi
+from .ports import PortInventory, check_nic_speed, lane_parent, link_speed, port_names
+from .previous import broken_out, check_lag_numbers, check_previous, released_pin, stale_port, stale_svi
 from .racks import Rack, check_pairs, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
 from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
-from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Platform, PortRange, Server, TrafficClass
+from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
 from .validate import management_gateway, server_slot, validate_spec
 from .warnings import oversubscription_target, spec_warnings
 
@@ -427,7 +427,7 @@ def _node_names(spec: FabricSpec) -> dict[tuple[str, int], str]:
 def _release_stale_ports(
     spec: FabricSpec, ports: PortInventory, pinned: dict[str, str], port_requests: Iterable[PortRequest]
 ) -> list[PlanWarning]:
-    """Drop the pinned ports that cannot stay (``previous.stale_port``); warn about those kept in another block."""
+    """Drop the pinned ports that cannot stay (``previous.stale_port``, ``previous.broken_out``), with a warning."""
     names = _node_names(spec)
     warnings = []
     for key, role, node_id, use, _ in port_requests:
@@ -437,22 +437,35 @@ def _release_stale_ports(
         block = ports.block(node, role, use)
         platform = spec.leaf_platform if role == 'leaf' else spec.spine_platform
         now = next((b for b, held in sorted(port_names(platform).items()) if name in held), None)
-        carries = now is not None and _runs(platform, now, block.speed)
-        reason = stale_port(name, node, use, block.index, now, carries)
+        reason = stale_port(name, node, use, block.index, now)
         if reason is not None:
             del pinned[key]
             warnings.append(released_pin(key, reason))
-        elif name not in block.index and now is not None:
-            warnings.append(kept_pin(key, name, node, use, now))
+    return warnings + _release_broken_out_parents(ports, pinned, port_requests, names)
+
+
+def _release_broken_out_parents(
+    ports: PortInventory,
+    pinned: dict[str, str],
+    port_requests: Iterable[PortRequest],
+    names: Mapping[tuple[str, int], str],
+) -> list[PlanWarning]:
+    """A pinned port and a pinned lane of its own (both in the inventory now) are one piece of hardware: the port's
+    pin is released (it moves one cable; keeping the port would move every lane's)."""
+    held: dict[tuple[str, str], tuple[str, str, str]] = {}  # (node, port) -> (key, role, use)
+    for key, role, node_id, use, _ in port_requests:
+        if key in pinned:
+            held[names[role, node_id], pinned[key]] = (key, role, use)
+    warnings = []
+    for (node, name), (lane_key, role, _use) in sorted(held.items()):
+        parent = lane_parent(name)
+        if parent is None or parent not in ports.family(role).get(name, ()) or (node, parent) not in held:
+            continue
+        key, _role, use = held.pop((node, parent))
+        if key in pinned:
+            del pinned[key]
+            warnings.append(released_pin(key, broken_out(node, parent, use, name, lane_key)))
     return warnings
-
-
-def _runs(platform: Platform, block: str, speed: int) -> bool:
-    """Whether the ports of ``block`` (a port block's name, or ``peer_link``) run ``speed``."""
-    if block == 'peer_link':
-        return platform.peer_link_speed == speed
-    ports: PortRange | None = getattr(platform, block)
-    return ports is not None and ports.runs(speed)
 
 
 def _pin_ports(

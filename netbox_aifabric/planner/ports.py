@@ -8,7 +8,7 @@ else the first free port of the block; a full block is a named error with the ro
 
 import re
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from .errors import PoolExhaustedError, SpecError
@@ -24,6 +24,8 @@ __all__ = (
     'check_name_pattern',
     'check_platform',
     'fit_uplinks',
+    'lane_families',
+    'lane_parent',
     'link_speed',
     'port_names',
 )
@@ -58,6 +60,32 @@ BLOCKS = ('server_ports', 'rdma_ports', 'uplink_ports', 'downlink_ports', 'bmc_p
 # more ports than any switch has, breakouts included (a 16-slot chassis of 36 ports broken out 4 ways has 2,304): a
 # bound that keeps a mistyped count from making millions of port names
 PORTS_MAX = 4096
+
+
+# a breakout lane's name from its parent's: Ethernet65 → Ethernet65/1…/4, swp49 → swp49s0…s3 (SONiC numbers its
+# lanes like ports: there a lane cannot be told from a port by its name)
+_LANE_NAMES = (re.compile(r'(.*\d)/\d+'), re.compile(r'(swp\d+)s\d+'))
+
+
+def lane_parent(name: str) -> str | None:
+    """The port ``name`` would be a breakout lane of (``Ethernet65/2`` → ``Ethernet65``), or None."""
+    for pattern in _LANE_NAMES:
+        if match := pattern.fullmatch(name):
+            return match[1]
+    return None
+
+
+def lane_families(names: Iterable[str]) -> dict[str, frozenset[str]]:
+    """``{port: its parent and lanes among names}`` for the ports of one switch whose parent port or breakout lanes
+    are in its inventory too: a port and its own lanes are one piece of hardware, never both cabled."""
+    present = set(names)
+    related: dict[str, set[str]] = {}
+    for name in sorted(present):
+        parent = lane_parent(name)
+        if parent is not None and parent in present:
+            related.setdefault(name, set()).add(parent)
+            related.setdefault(parent, set()).add(name)
+    return {name: frozenset(others) for name, others in related.items()}
 
 
 def port_names(platform: Platform) -> dict[str, tuple[str, ...]]:
@@ -124,12 +152,17 @@ class _Block:
         self.needed = 0
         self.scan = 0
         self.reserved: set[str] = set()  # keys of removed links' ports, held until --release
+        self.family: Mapping[str, frozenset[str]] = {}  # lane_families of the switch's inventory
+
+    def free(self, name: str) -> bool:
+        """Whether ``name`` is free: neither taken nor its parent port or one of its lanes taken."""
+        return name not in self.taken and not any(other in self.taken for other in self.family.get(name, ()))
 
     def take(self, key: str, preferred: int) -> str:
-        if 0 <= preferred < len(self.names) and self.names[preferred] not in self.taken:
+        if 0 <= preferred < len(self.names) and self.free(self.names[preferred]):
             name = self.names[preferred]
         else:
-            while self.scan < len(self.names) and self.names[self.scan] in self.taken:
+            while self.scan < len(self.names) and not self.free(self.names[self.scan]):
                 self.scan += 1
             if self.scan >= len(self.names):
                 raise PoolExhaustedError(self.field, self._exhausted(), self.node)
@@ -179,6 +212,7 @@ class PortInventory:
         self.taken: dict[str, dict[str, str]] = {}
         self.blocks: dict[tuple[str, str], _Block] = {}
         self.reserved: set[str] = set()
+        self.families: dict[str, Mapping[str, frozenset[str]]] = {}
 
     def block(self, node: str, role: str, use: str) -> _Block:
         """The port block of ``node`` for ``use`` (uplink, server, peer_link ...), made on first use."""
@@ -197,8 +231,16 @@ class PortInventory:
                 field = f'{platform_field}.{block_name}'
             block = _Block(node, use.replace('_', ' '), field, names, speed, self.taken.setdefault(node, {}))
             block.reserved = self.reserved
+            block.family = self.family(role)
             self.blocks[key] = block
         return self.blocks[key]
+
+    def family(self, role: str) -> Mapping[str, frozenset[str]]:
+        """:func:`lane_families` of the role's inventory (every switch of a role has the same ports)."""
+        if role not in self.families:
+            names = self.leaf_names if role == 'leaf' else self.spine_names
+            self.families[role] = lane_families(name for block in names.values() for name in block)
+        return self.families[role]
 
     def check_demand(self) -> None:
         """Each switch's ports per use as the plan uses them against its inventory, before any is handed out: a

@@ -7,10 +7,11 @@ that kind allocates. A new kind is one line in ``VALUE_CHECKS``.
 What a pin must also be (issue 27): of this fabric (a plan names its fabric: another fabric's plan is
 ``previous.fabric``), unique (one value held twice, such as one ESI on two segments or one address on two links, is
 ``previous.allocations.<key>``; LAG numbers are unique per leaf: :func:`check_lag_numbers`), and still possible
-after a design change: a port in no block any more (removed, or broken out into lanes), or in a block of another use
-whose speed the link cannot run, or a switch address outside its current subnet, is released with a
-``released-pin`` warning (:func:`stale_port`, :func:`stale_svi`) and allocated anew; a port now in another use's
-block that runs the link's speed stays, with a ``pin-in-other-block`` warning. Never kept silently.
+after a design change: a port in no block any more (removed, or broken out into lanes) or in a block of another use
+(the port map gave it another use), a port whose own breakout lane another pin holds (:func:`broken_out`), or a
+switch address outside its current subnet, is released with a ``released-pin`` warning (:func:`stale_port`,
+:func:`stale_svi`) and allocated anew. Never kept silently. Growth moves no block under a cabled port: the NetBox
+side derives a device type's blocks around the ports the last apply cabled (``apply/hardware.assign_ports``).
 """
 
 import re
@@ -23,13 +24,12 @@ from .errors import SpecError
 from .result import Plan, PlanWarning
 
 __all__ = (
-    'KEPT_PIN',
     'KNOWN_KINDS',
     'RELEASED_PIN',
     'VALUE_CHECKS',
+    'broken_out',
     'check_lag_numbers',
     'check_previous',
-    'kept_pin',
     'released_pin',
     'stale_port',
     'stale_svi',
@@ -84,7 +84,6 @@ KNOWN_KINDS = tuple(VALUE_CHECKS)
 # kinds whose values are unique among the keys of one scope: the whole plan, or (ports) one switch
 UNIQUE_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'asn', 'esi', 'subnet', 'mgmt', 'svi', 'port')
 RELEASED_PIN = 'released-pin'  # the warning code of a pin a design change made impossible
-KEPT_PIN = 'pin-in-other-block'  # the warning code of a pinned port now in a block of another use, kept
 
 
 def check_previous(previous: object, fabric: str | None = None) -> dict[str, str]:
@@ -169,30 +168,24 @@ def check_lag_numbers(bonds: Mapping[str, tuple[int, ...]], pinned: Mapping[str,
                 )
 
 
-def stale_port(name: str, node: str, use: str, current: Collection[str], now: str | None, carries: bool) -> str | None:
+def stale_port(name: str, node: str, use: str, current: Collection[str], now: str | None) -> str | None:
     """Why a pinned port ``name`` of switch ``node`` cannot stay the port of its ``use`` link, or None when it can.
-    ``current``: the switch's ports for ``use`` now; ``now``: the block that holds the port now (None: no block);
-    ``carries``: whether that block's ports run the link's speed. A port of another use that runs the speed stays
-    (growth moves the derived blocks: raising the uplinks turns RDMA ports into uplink ports) with a warning
-    (:func:`kept_pin`); one in no block, or at a speed the link cannot run, is released."""
-    if name in current or (now is not None and carries):
+    ``current``: the switch's ports for ``use`` now; ``now``: the block that holds the port now (None: no block). A
+    port in another use's block is released even at the link's speed: the block is that use's, and keeping the
+    cable would leave it a port short (a new link of the use would find it taken)."""
+    if name in current:
         return None
     block = 'peer_link' if use == 'peer_link' else f'{use}_ports'
-    where = (
-        f'a port of {now} now, at a speed the link cannot run'
-        if now
-        else 'in no port block now (removed, or broken out into lanes)'
-    )
+    where = f'a port of {now} now' if now else 'in no port block now (removed, or broken out into lanes)'
     return f'{node} {name} was its {use.replace("_", " ")} port and is {where}: the link moves to a free {block} port'
 
 
-def kept_pin(key: str, name: str, node: str, use: str, now: str) -> PlanWarning:
-    """The warning of a pinned port kept in a block of another use (it runs the link's speed): the cable stays."""
-    return PlanWarning(
-        KEPT_PIN,
-        f'previous.allocations.{key}',
-        f'{node} {name} carries its {use.replace("_", " ")} link and is a port of {now} now: kept where it is '
-        '(same speed); the block has one port less for new links',
+def broken_out(node: str, parent: str, use: str, lane: str, lane_key: str) -> str:
+    """Why a pinned port is released when a pinned link holds one of its own breakout lanes."""
+    block = 'peer_link' if use == 'peer_link' else f'{use}_ports'
+    return (
+        f'{node} {parent} was its {use.replace("_", " ")} port and its breakout lane {lane} carries {lane_key}: a port '
+        f'and its own lanes are never both cabled; the link moves to a free {block} port'
     )
 
 

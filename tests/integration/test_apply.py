@@ -105,7 +105,7 @@ class ApplyTestCase(APITestCase):
         tag = Tag.objects.get(slug='aifabric-ai-lab-fabric')
         self.assertEqual(Prefix.objects.filter(tags=tag).count(), 5)
         self.fabric.refresh_from_db()
-        self.assertEqual(self.fabric.applied_allocations['uplink:leaf:2:spine:2:1'], '10.255.2.20/31')
+        self.assertEqual(self.fabric.applied_pins()['uplink:leaf:2:spine:2:1'], '10.255.2.20/31')
 
         # devices, interfaces, LAGs and cables, addresses on interfaces
         devices = Device.objects.filter(site=self.fabric.site).order_by('name')

@@ -81,14 +81,14 @@ def _assert_recorded(pk, plan):
     assert fabric.status == 'applied'
     assert fabric.last_applied is not None
     assert fabric.last_plan_hash == plan_hash(plan)
-    assert fabric.applied_allocations == dict(plan.allocations)
-    assert fabric.applied_allocations  # not vacuous: the demo's plan allocates
+    assert fabric.applied_allocations == fabric.applied_record(plan.allocations)  # stamped with this fabric
+    assert fabric.applied_pins()  # not vacuous: the demo's plan allocates
     return fabric
 
 
 def _assert_growth_renumbers_nothing(fabric):
     """Room for one more spine: every allocation the apply recorded is planned again as it is, no object updated."""
-    applied = dict(fabric.applied_allocations)
+    applied = fabric.applied_pins()
     fabric.max_spines += 1
     fabric.full_clean()
     fabric.save()

@@ -1,6 +1,10 @@
 """Growth keeps every cable: apply a fabric; add GPU servers, a storage node, leaves and a spine, raise the maximum of
 parallel uplinks and use them all; apply again.
 
+Raising the parallel uplinks grows the generic leaf's uplink block over the ports of the peer link (and the blocks
+after it): the ports the last apply cabled keep their use (``apply/spec._generic_leaf_blocks``), so nothing is
+released and no cable moves.
+
 The ports, LAG numbers and ESIs are pinned allocations now (stored with the last apply and fed back to the planner),
 so no cable that existed before may move to another interface, and no interface may end up with two cables. The
 expectations are derived by comparing NetBox before and after, never from the plan."""
@@ -48,14 +52,16 @@ class GrowthKeepsCablesTestCase(TestCase):
         fabric.snapshot()
         fabric.server_count += 8
         fabric.storage_count += 1
-        fabric.max_parallel_uplinks += 1  # moves every port block after the uplinks; pinned ports stay
+        fabric.max_parallel_uplinks += 1  # grows the uplinks over the peer link's ports: they keep their use
         fabric.uplinks_per_spine = fabric.max_parallel_uplinks
         fabric.leaf_count += 2
         fabric.spine_count += 1
         fabric.full_clean()
         fabric.save()
-        _plan, changes = apply_fabric(fabric)
+        plan, changes = apply_fabric(fabric)
         self.assertFalse([c for c in changes if c.action in ('conflict', 'delete')])
+        # no block moved under a cabled port: nothing to release (a released pin would move its cable)
+        self.assertEqual([w.field for w in plan.warnings if w.code == 'released-pin'], [])
 
         after = cabling()
         moved = {pk: (ends, after.get(pk)) for pk, ends in before.items() if after.get(pk) != ends}

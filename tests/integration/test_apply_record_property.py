@@ -5,7 +5,7 @@ allocation an apply recorded ever changes or goes (nothing here releases), and t
 import hypothesis.extra.django
 import pytest
 from django.db import transaction
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
@@ -59,6 +59,11 @@ class ApplyRecordPropertyTestCase(hypothesis.extra.django.TestCase):
         max_examples=examples(12), deadline=None, database=None, suppress_health_check=list(HealthCheck)
     )
     @given(steps=STEPS)
+    # the two cases the property is about, always run (random sequences found them in only some runs: a plan that
+    # ignored the record passed 12 random examples): an edit from an instance loaded before the apply, and growth
+    # after an apply (unpinned, raising max_spines moves every leaf's /31s)
+    @example(steps=[('apply',), ('edit', 0, 'description')])
+    @example(steps=[('apply',), ('grow',), ('apply',)])
     def test_no_sequence_of_applies_and_edits_changes_an_applied_allocation(self, steps):
         recorded, kept = {}, [Fabric.objects.get(pk=self.pk)]
         for n, step in enumerate(steps):
@@ -76,6 +81,6 @@ class ApplyRecordPropertyTestCase(hypothesis.extra.django.TestCase):
             else:
                 self._edit(kept[step[1] % len(kept)], step[2], n)
             stored = Fabric.objects.get(pk=self.pk)
-            assert {k: stored.applied_allocations.get(k) for k in recorded} == recorded, step
+            assert {k: stored.applied_pins().get(k) for k in recorded} == recorded, step
             if recorded:
                 assert stored.status in ('applied', 'active') and stored.last_applied is not None, step

@@ -56,8 +56,9 @@ def test_json_and_previous_plan(tmp_path):
 
     grown = example('evpn-vxlan')
     grown['maximums']['spines'] = 8  # would move every leaf loopback without the previous plan
-    grown['leaf_platform']['uplink_ports']['count'] = 16  # 65–80: the old peer-link ports stay pinned inside
-    grown['leaf_platform']['peer_link_ports'] = [81, 82]
+    # 16 uplink ports around the peer link (73, 74), which keeps its ports: a block grown over them would move it
+    uplinks = [f'Ethernet{n}' for n in (*range(65, 73), *range(75, 83))]
+    grown['leaf_platform']['uplink_ports'] = {'names': uplinks, 'speed': 100}
     grown['pools']['p2p'] = '10.255.4.0/23'
     (tmp_path / 'grown.yaml').write_text(yaml.safe_dump(grown))
     without = json.loads(cli('plan', str(tmp_path / 'grown.yaml'), '--format', 'json').stdout)

@@ -69,8 +69,9 @@ def test_raising_parallel_uplinks_keeps_every_uplink_port():
     spec = example('routed')
     before = plan_fabric(load_spec(spec))
     spec['maximums']['parallel_uplinks'] = 4
-    spec['leaf_platform']['uplink_ports']['count'] = 16
-    spec['leaf_platform']['peer_link_ports'] = [81, 82]
+    # 16 uplink ports around the peer link (73, 74): a block grown over a cabled port would move its cable
+    uplinks = [f'Ethernet{n}' for n in (*range(65, 73), *range(75, 83))]
+    spec['leaf_platform']['uplink_ports'] = {'names': uplinks, 'speed': 100}
     spec['spine_platform']['downlink_ports']['count'] = 32
     spec['uplinks_per_spine'] = 2
     after = plan_fabric(load_spec(spec), previous=before)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from netbox_aifabric.cli import main
 from netbox_aifabric.planner import SpecError, load_spec, plan_fabric
-from netbox_aifabric.planner.previous import KEPT_PIN, RELEASED_PIN, check_previous
+from netbox_aifabric.planner.previous import RELEASED_PIN, check_previous
 
 from .helpers import EXAMPLES, example
 from .test_fuzz import FUZZ, JSON_LIKE
@@ -152,10 +152,11 @@ def _leaf_ports(data, **blocks):
     return data
 
 
-def test_ports_whose_block_changed_use_move_unless_they_run_the_link_speed():
+def test_ports_whose_block_changed_use_move_even_at_the_link_speed():
     """The first 8 ports become 100G uplinks, the server and RDMA blocks shift up: a 25G server NIC on a port now an
-    uplink, an RDMA NIC on a port now a 25G server port, move (with a warning); an uplink on a port now an RDMA
-    port (100G both) stays, with a warning."""
+    uplink, an RDMA NIC on a port now a 25G server port and an uplink on a port now an RDMA port (100G both) all
+    move, each with a warning: a port in another use's block is that use's (never kept silently, nor kept at the
+    cost of the block's own links)."""
     before = plan_of(example('routed'))
     spec = _leaf_ports(
         example('routed'),
@@ -167,32 +168,20 @@ def test_ports_whose_block_changed_use_move_unless_they_run_the_link_speed():
     old, new = dict(before.allocations), dict(after.allocations)
     number = {k: int(v.removeprefix('Ethernet')) for k, v in old.items() if k.startswith('port:leaf:')}
     blocks = {'uplink': range(1, 9), 'server': range(9, 57), 'rdma': range(57, 73), 'peer_link': range(73, 75)}
-    fits = {
-        'uplink': ('uplink', 'rdma'),
-        'server': ('server',),
-        'rdma': ('rdma', 'uplink'),
-        'peer_link': ('peer_link',),
-    }
 
     def use(key):
         return key.split(':')[3]
 
-    def block_of(n):
-        return next(b for b, ports in blocks.items() if n in ports)
-
-    moved = sorted(k for k, n in number.items() if block_of(n) not in fits[use(k)])
-    kept_elsewhere = sorted(k for k, n in number.items() if block_of(n) != use(k) and k not in moved)
-    assert {use(k) for k in moved} == {'server', 'rdma'} and {use(k) for k in kept_elsewhere} == {'uplink'}
+    moved = sorted(k for k, n in number.items() if n not in blocks[use(k)])
+    assert {use(k) for k in moved} == {'server', 'rdma', 'uplink'}  # not vacuous: each kind of change is there
     assert sorted(released(after)) == moved
     for key in moved:
         assert int(new[key].removeprefix('Ethernet')) in blocks[use(key)], key
     server_key = next(k for k in moved if use(k) == 'server')
     assert released(after)[server_key] == (
         f'released: leaf{server_key.split(":")[2]} {old[server_key]} was its server port and is a port of '
-        'uplink_ports now, at a speed the link cannot run: the link moves to a free server_ports port'
+        'uplink_ports now: the link moves to a free server_ports port'
     )
-    kept = {w.field.removeprefix('previous.allocations.') for w in after.warnings if w.code == KEPT_PIN}
-    assert sorted(kept) == kept_elsewhere
     assert {k: new[k] for k in old if k not in moved} == {k: old[k] for k in old if k not in moved}
 
 
@@ -205,6 +194,59 @@ def test_a_port_broken_out_into_lanes_is_not_cabled_with_its_lanes():
     ports = [v for k, v in after.allocations if k.startswith('port:leaf:1:')]
     assert 'Ethernet65' not in ports and 'Ethernet65/1' in ports
     assert 'port:leaf:1:uplink:1:1' in released(after)
+
+
+def _parent_and_lanes_spec():
+    """An inventory that holds a port and its own lanes (a port map naming both): Ethernet65 and Ethernet65/1…/4."""
+    lanes = ('Ethernet65', *(f'Ethernet65/{n}' for n in range(1, 5)), *(f'Ethernet{n}' for n in range(66, 73)))
+    return _leaf_ports(example('routed'), uplink_ports={'names': list(lanes), 'speed': 100})
+
+
+def _cabled_with_a_lane(plan):
+    """``[(switch, port, lane)]`` of each port cabled together with one of its own breakout lanes."""
+    used = {
+        (link_end[0], link_end[1])
+        for link in plan.links
+        for link_end in ((link.a_node, link.a_interface), (link.b_node, link.b_interface))
+    }
+    return sorted(
+        (node, port.rsplit('/', 1)[0], port)
+        for node, port in used
+        if (node, port.rsplit('/', 1)[0]) in used and '/' in port
+    )
+
+
+def test_a_pinned_port_and_its_pinned_lane_are_never_both_kept():
+    """The previous plan cabled leaf1's first uplink on Ethernet65; a pin puts its second on the lane Ethernet65/2,
+    and the inventory now holds both: the port's pin is released with a warning, the lane's cable stays."""
+    before = plan_of(example('routed')).to_dict()
+    assert before['allocations']['port:leaf:1:uplink:1:1'] == 'Ethernet65'
+    before['allocations']['port:leaf:1:uplink:2:1'] = 'Ethernet65/2'
+    spec = _parent_and_lanes_spec()
+    after = plan_of(spec, before)
+    new = dict(after.allocations)
+    assert new['port:leaf:1:uplink:2:1'] == 'Ethernet65/2'
+    assert new['port:leaf:1:uplink:1:1'] not in ('Ethernet65', 'Ethernet65/2')
+    assert released(after)['port:leaf:1:uplink:1:1'] == (
+        'released: leaf1 Ethernet65 was its uplink port and its breakout lane Ethernet65/2 carries '
+        'port:leaf:1:uplink:2:1: a port and its own lanes are never both cabled; the link moves to a free '
+        'uplink_ports port'
+    )
+    assert _cabled_with_a_lane(after) == []
+    control = plan_of(
+        spec, {**before, 'allocations': {**before['allocations'], 'port:leaf:1:uplink:2:1': 'Ethernet67'}}
+    )
+    assert 'port:leaf:1:uplink:1:1' not in released(control)  # no lane pinned: the port's pin stays
+    assert dict(control.allocations)['port:leaf:1:uplink:1:1'] == 'Ethernet65'
+
+
+def test_a_new_link_never_takes_a_lane_of_a_cabled_port():
+    """Without a previous plan the uplinks prefer Ethernet65, then Ethernet65/1: the lanes of a cabled port are
+    skipped (and a cabled lane's port), so no port is cabled together with its own lanes."""
+    plan = plan_of(_parent_and_lanes_spec())
+    ports = [v for k, v in plan.allocations if k.startswith('port:leaf:1:uplink:')]
+    assert 'Ethernet65' in ports and not any(p.startswith('Ethernet65/') for p in ports)
+    assert _cabled_with_a_lane(plan) == []
 
 
 # Fuzz: a previous plan file whose fabric, allocations and values are anything is a plan or a named error

@@ -184,8 +184,11 @@ def test_previous_plan_is_pinned_when_maximums_and_pools_change(pair, bump):
     big['maximums']['servers_per_leaf'] += bump  # ...and so does every server port...
     big['uplinks_per_spine'] = min(big['uplinks_per_spine'] + bump, big['maximums']['parallel_uplinks'])
     big['nics']['rdma_count'] += bump  # more RDMA NICs per server: new links, the old ones stay
-    big['leaf_platform']['uplink_ports']['count'] = 64
-    big['leaf_platform']['peer_link_ports'] = [97, 98]
+    # 64 uplink ports: the ones it had and more after every other block; the peer link keeps its ports (a block
+    # grown over them would move its cables: test_previous_fit.py)
+    had = small['leaf_platform']['uplink_ports']
+    uplinks = [*range(had['first'], had['first'] + had['count']), *range(201, 201 + 64 - had['count'])]
+    big['leaf_platform']['uplink_ports'] = {'names': [f'Ethernet{n}' for n in uplinks], 'speed': 100}
     # the server and RDMA blocks grow where no port is in use: a pinned port stays in the block of its use (one now
     # of a use at another speed is re-cabled: test_previous_fit.py)
     extra_servers = [f'Ethernet{n}' for n in range(99, 99 + bump)]
