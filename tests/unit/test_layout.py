@@ -61,6 +61,39 @@ def test_wheel_ships_migrations_templates_and_data(request, tmp_path):
     assert 'netbox_aifabric/device_templates/README.md' in names
     assert 'netbox_aifabric/data/qos_presets.json' in names
     assert 'netbox_aifabric/templates/netbox_aifabric/attrs/spines.html' in names
+    assert any(name.endswith('.dist-info/licenses/LICENSE') for name in names), 'the wheel carries no LICENSE'
+
+
+def test_license_file_is_the_license_setup_py_declares():
+    tree = ast.parse((ROOT / 'setup.py').read_text())
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, 'id', '') == 'setup')
+    declared = ast.literal_eval(next(k.value for k in call.keywords if k.arg == 'license'))
+    text = (ROOT / 'LICENSE').read_text()
+    assert declared == 'Apache-2.0'
+    assert 'Apache License' in text and 'Version 2.0, January 2004' in text
+    assert 'END OF TERMS AND CONDITIONS' in text  # the whole licence, not its header only
+
+
+def test_pre_commit_runs_the_checks_scripts_test_runs():
+    """.pre-commit-config.yaml's local hooks are the four checks CI runs before pytest (scripts/test), with the
+    pinned tools from .venv: a hook that drifts from CI (another command, a tool CI does not install) fails here."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / '.pre-commit-config.yaml').read_text())
+    hooks = {hook['id']: hook for repo in config['repos'] for hook in repo['hooks']}
+    assert [repo['repo'] for repo in config['repos']] == ['local']
+    assert set(hooks) == {'ruff', 'ruff-format', 'makemigrations', 'mkdocs'}
+    ci = (ROOT / 'scripts' / 'test').read_text()
+    for hook_id, command in {
+        'ruff': 'ruff check',
+        'ruff-format': 'ruff format --check',
+        'makemigrations': 'makemigrations netbox_aifabric --check --dry-run',
+    }.items():
+        assert command in hooks[hook_id]['entry'] and command in ci, hook_id
+    assert 'mkdocs build --strict' in hooks['mkdocs']['entry']
+    for hook in hooks.values():
+        tool = next(word for word in hook['entry'].split() if word.startswith('.venv/bin/'))
+        assert tool.removeprefix('.venv/bin/') in {'ruff', 'netbox', 'mkdocs'}, hook['id']
 
 
 def test_every_collected_test_carries_exactly_one_tier_marker(request):
