@@ -1,5 +1,5 @@
 # Names that reach device configs (fabric, node, traffic class, EVPN tenant, QoS profile and its preset) refuse
-# control characters (issue 11: a newline in a name started a config line of its own). Validators only: no schema
+# control characters (a newline in a name started a config line of its own). Validators only: no schema
 # change; existing names are not rewritten.
 
 import netbox_aifabric.validators

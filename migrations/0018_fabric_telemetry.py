@@ -12,7 +12,7 @@ def _collectors(size=4):
 
 
 class Migration(migrations.Migration):
-    """Telemetry intent (issue 26): the collectors every switch sends to and admits; a fabric without any is the
+    """Telemetry intent: the collectors every switch sends to and admits; a fabric without any is the
     state of every fabric before it (nothing rendered, compliance warns)."""
 
     dependencies = [('netbox_aifabric', '0014_fabric_management_device_type')]

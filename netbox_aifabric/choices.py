@@ -180,7 +180,7 @@ class FabricStatusChoices(ChoiceSet):
 
     DRAFT = 'draft'
     PLANNED = 'planned'
-    APPLIED = 'applied'  # set by an apply (issue 14's lifecycle)
+    APPLIED = 'applied'  # set by an apply (the fabric lifecycle)
     DRIFTED = 'drifted'  # set by compliance when NetBox no longer matches the applied plan
     ACTIVE = 'active'
     DECOMMISSIONING = 'decommissioning'

@@ -25,7 +25,7 @@ PRIORITY_MIN, PRIORITY_MAX = 0, 7
 VLAN_VID_MIN, VLAN_VID_MAX = 1, 4094
 ECN_PROBABILITY_MIN, ECN_PROBABILITY_MAX = 1, 100
 
-# The names the apply derives must fit NetBox's columns and stay unique (issue 11: a longer slug was a 500 at save,
+# The names the apply derives must fit NetBox's columns and stay unique (a longer slug was a 500 at save,
 # a longer name a duplicate tag or L2VPN name at apply). The slug makes device names "<slug>-storage32767" (64
 # characters at most, Device.name and FabricNode.name); the name makes the tag "AI fabric <name>" (Tag.name, 100)
 # and the L2VPNs "<name> VNI 16777215 (<class>)" (L2VPN.name, 100), whose VNI must survive the cut at 100.

@@ -1,4 +1,4 @@
-"""The diff of an apply as a person reads it (issue 14): one row per object type with its verbose name and the counts,
+"""The diff of an apply as a person reads it: one row per object type with its verbose name and the counts,
 expanding to the objects (name, link, each changed field as "old → new"), never a Python repr.
 
 An attribute the apply sets on an object it creates in the same apply (a new device's primary IPv4 or its

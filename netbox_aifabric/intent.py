@@ -73,7 +73,7 @@ def intent_of(fabric) -> dict:
 
 
 def telemetry_of(fabric) -> dict:
-    """The fabric's collectors and settings (issue 26) as the facts read them (facts.telemetry.telemetry_intent)."""
+    """The fabric's collectors and settings as the facts read them (facts.telemetry.telemetry_intent)."""
     return {
         'syslog': [str(a) for a in fabric.syslog_servers or ()],
         'ntp': [str(a) for a in fabric.ntp_servers or ()],

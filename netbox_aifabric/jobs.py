@@ -51,7 +51,7 @@ PLAN_MAX_NODES = 'plan_max_nodes'
 
 def plan_size_error(fabric) -> str | None:
     """Why the plan of ``fabric`` is not computed in a request (None: it is): more nodes than the ``plan_max_nodes``
-    setting. A fabric at the 4,096-node cap took 101 s and answered 25.8 MB to one read-only request (issue 27); its
+    setting. A fabric at the 4,096-node cap took 101 s and answered 25.8 MB to one read-only request; its
     apply still runs, as a job (``background_apply_threshold``)."""
     limit = get_plugin_config('netbox_aifabric', PLAN_MAX_NODES)
     nodes = fabric_devices_count(fabric)

@@ -1,4 +1,4 @@
-"""Pool and ASN proposals for a new fabric that are free in NetBox, not only among the fabrics' pools (issue 27).
+"""Pool and ASN proposals for a new fabric that are free in NetBox, not only among the fabrics' pools.
 
 Before, the wizard skipped only the blocks other fabrics had as pools: after a fabric was deleted with its objects
 left behind, it proposed the same blocks and ASNs again and the preview showed every leftover as a conflict. A block

@@ -1,4 +1,4 @@
-"""Existing devices' ``aifabric`` contexts change on apply, not on an edit of the intent (issue 14).
+"""Existing devices' ``aifabric`` contexts change on apply, not on an edit of the intent.
 
 - An edit of the intent (a fabric, its nodes, its QoS profile, traffic classes or EVPN tenants, and their members)
   marks each applied fabric it touches as having a **pending change** (``Fabric.pending_change``, one UPDATE, no
@@ -7,7 +7,7 @@
   the spines' contexts peer with leaves that did not exist yet.)
 - An edit of a NetBox prefix or VLAN that an applied fabric's contexts describe (a traffic class's prefix or VLAN,
   an EVPN tenant's VLAN) still refreshes the contexts, as before, but once per fabric and transaction, when it
-  commits (issue 18), and only while the fabric has no pending change (else the next apply carries both).
+  commits, and only while the fabric has no pending change (else the next apply carries both).
 """
 
 from django.db import transaction

@@ -42,9 +42,9 @@ def first_format_character(value: str) -> tuple[int, str] | None:
 
 def validate_no_control_characters(value):
     """Refuse a name with a control character (newline, CR, NUL, tab, escape, …): names reach device configs
-    (``render-config``), where a newline would start a configuration line of its own (issue 11). Unicode format
+    (``render-config``), where a newline would start a configuration line of its own. Unicode format
     characters (category Cf: the bidi controls such as the right-to-left override U+202E, zero-width spaces and
-    joiners, the BOM) too: invisible, they make a hostname show as another one (issue 27)."""
+    joiners, the BOM) too: invisible, they make a hostname show as another one."""
     if not value:
         return
     if found := CONTROL_CHARACTERS.search(str(value)):

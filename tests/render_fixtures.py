@@ -170,7 +170,7 @@ def _contexts(guide: str) -> str:
 
 
 def guide_telemetry() -> dict:
-    """Collectors for the guide's cluster (issue 26), derived from the guide's TELEMETRY class prefix (VLAN 50,
+    """Collectors for the guide's cluster, derived from the guide's TELEMETRY class prefix (VLAN 50,
     10.50.0.0/24): its 10th to 15th hosts, one service each (two NTP servers, two sFlow collectors; the SNMP manager
     is also the streaming collector), an SNMPv3 user and a sampling rate other than the default."""
     classes = json.loads((DATA / 'traffic_classes.json').read_text())

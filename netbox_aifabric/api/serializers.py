@@ -102,7 +102,7 @@ ECHOED_FIELDS = frozenset({'id', 'url', 'display_url', 'display', 'created', 'la
 
 def refused_fields(serializer, data) -> dict[str, list[str]]:
     """``{key: [why]}`` for the keys of a request body ``serializer`` would silently drop: unknown ones and read-only
-    ones (DRF ignores both; a tenant POST with ``import_targets`` answered 201 without route targets, issue 27)."""
+    ones (DRF ignores both; a tenant POST with ``import_targets`` answered 201 without route targets)."""
     fields = serializer.fields
     refused = {}
     for key in data:

@@ -876,7 +876,7 @@ def _unowned_change(item, lookup, values, m2m, objects, owned_objects, leaving, 
 def _unique_taken(model, values):
     """``(object, field)`` when an existing object already holds a unique value (other than the lookup) that a new
     object would take, e.g. a tag or L2VPN of the same name made outside the fabric: its creation would fail NetBox's
-    validation, a 500 in the middle of the apply (issue 11). ``None`` otherwise."""
+    validation, a 500 in the middle of the apply. ``None`` otherwise."""
     for name, value in values.items():
         if '__' in name or not isinstance(value, str | int) or isinstance(value, bool):
             continue

@@ -1,4 +1,4 @@
-"""Deleting a fabric deletes what its applies created (issue 27): before, the devices, addresses and prefixes stayed,
+"""Deleting a fabric deletes what its applies created: before, the devices, addresses and prefixes stayed,
 owned by nothing, and a new fabric on the same pools met them as conflicts.
 
 The delete confirmation lists these objects (:func:`objects_to_delete`); the deletion (:func:`delete_owned`, run by

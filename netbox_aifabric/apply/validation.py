@@ -1,4 +1,4 @@
-"""What the planner refuses, refused when a fabric is saved (issues 11 and 27): ``Fabric.clean()`` plans the fabric
+"""What the planner refuses, refused when a fabric is saved: ``Fabric.clean()`` plans the fabric
 as it would be saved, whatever its status, so the form, bulk import and edit, and the REST API answer with the
 planner's own message, on the model field that caused it, and nothing is written (a server count far beyond the
 leaves' ports no longer saves and creates hundreds of nodes; an L2VNI base whose VNIs overflow no longer saves; an

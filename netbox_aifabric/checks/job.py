@@ -112,7 +112,7 @@ def may_store_run(user, fabric) -> bool:
 def request_compliance(fabric, user) -> ComplianceRequest:
     """Queue a compliance run of ``fabric`` by ``user`` (the REST action and the tab's button): it needs the add
     permission on compliance runs (constraints included, see :func:`may_store_run`). A run of the fabric already
-    pending (queued, not started) is answered instead of queueing another (ten POSTs queued ten jobs, issue 27);
+    pending (queued, not started) is answered instead of queueing another (ten POSTs queued ten jobs);
     concurrent requests decide one at a time (an advisory lock per fabric)."""
     if not may_store_run(user, fabric):
         raise CompliancePermissionError(

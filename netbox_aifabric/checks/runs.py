@@ -152,7 +152,7 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
         ComplianceFinding.objects.bulk_create(_finding_rows(run, result, devices))
         changes = [(run, OBJECT_CREATED)]
         if any(r.rule.family == 'drift' and r.status == 'fail' for r in result.results):
-            # applied -> drifted: NetBox no longer matches the applied plan (issue 14)
+            # applied -> drifted: NetBox no longer matches the applied plan
             if fabric.mark_drifted():
                 changes.append((fabric, OBJECT_UPDATED))
         # no user and no request around (the schedule): NetBox's signal logged nothing, so the records are written here

@@ -1,4 +1,4 @@
-"""Telemetry rules (issue 26), on the devices' ``aifabric`` contexts and the fabric's intent: the fabric is observable
+"""Telemetry rules, on the devices' ``aifabric`` contexts and the fabric's intent: the fabric is observable
 (the guide: "buy observability"), and every switch sends to the fabric's collectors and admits them, and only them,
 through its control-plane ACLs (SNMP polling from the jump hosts and the managers, gNMI from the streaming
 collectors). Pure."""

@@ -187,7 +187,7 @@ def _rules(prefix: str, sources: Sequence[str], port: int | None = None) -> list
 
 
 def _collector_admissions(telemetry: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The telemetry collectors' CTRLPLANE tables (issue 26): SNMP polling from the managers, gNMI from the streaming
+    """The telemetry collectors' CTRLPLANE tables: SNMP polling from the managers, gNMI from the streaming
     collectors; none without collectors."""
     if not telemetry:
         return []

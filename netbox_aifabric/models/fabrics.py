@@ -270,7 +270,7 @@ class Fabric(JobsMixin, PrimaryModel):
         default=BmcAttachmentChoices.OOB,
         help_text=_("Where the servers' BMC ports attach: a management switch, or a leaf access port in MGMT"),
     )
-    # Telemetry (issue 26): the collectors every switch sends to and admits, through its management VRF
+    # Telemetry: the collectors every switch sends to and admits, through its management VRF
     syslog_servers = _collector_field(_('syslog servers'), _('Every switch sends its logs here (UDP 514)'))
     ntp_servers = _collector_field(_('NTP servers'), _('Every switch takes its time from these'))
     snmp_managers = _collector_field(
@@ -573,7 +573,7 @@ class Fabric(JobsMixin, PrimaryModel):
     def save(self, *args, **kwargs):
         """Save, and store the nodes the counts say. A save of the whole row (an edit: the form, bulk edit, the
         API) of a stored fabric never writes back the apply's record it loaded: it locks the row and takes the
-        record as stored now (an apply that committed while the edit was open stays recorded; issue 27). The
+        record as stored now (an apply that committed while the edit was open stays recorded). The
         status is the operator's too: a status the edit changed is kept."""
         update_fields = kwargs.get('update_fields')
         with transaction.atomic(using=kwargs.get('using')):
@@ -590,7 +590,7 @@ class Fabric(JobsMixin, PrimaryModel):
     def _refuse_shared_pools(self):
         """What ``clean`` checked, checked again under a lock held until this save commits: two fabrics saved at
         the same moment with one pool both passed ``clean`` (neither saw the other, uncommitted), and both were
-        stored (issue 27). Saves that set pools wait for each other here; the second sees the first and is refused
+        stored. Saves that set pools wait for each other here; the second sees the first and is refused
         (a 400 over the API, a form error in the UI)."""
         with connection.cursor() as cursor:
             cursor.execute('SELECT pg_advisory_xact_lock(%s)', [POOL_LOCK_KEY])

@@ -51,7 +51,7 @@ class Blocks:
 
     def _exhausted(self, node: str) -> str:
         """Counts only what the plan can use: the blocks of removed nodes' allocations (reserved until --release)
-        are not usable (the message said "6 needed, 8 available" of a pool it called exhausted, issue 27)."""
+        are not usable (the message said "6 needed, 8 available" of a pool it called exhausted)."""
         total = self.size - self.skip
         held = sum(1 for key in self.used.values() if key in self.reserved)
         message = f'{self.description} is exhausted: {self.needed} {self.unit} needed, {total - held} usable'

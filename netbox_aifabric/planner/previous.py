@@ -4,7 +4,7 @@
 An allocation key is ``<kind>:<what>`` (``loopback:leaf:3``, ``uplink:leaf:3:spine:1:1``); its value must be what
 that kind allocates. A new kind is one line in ``VALUE_CHECKS``.
 
-What a pin must also be (issue 27): of this fabric (a plan names its fabric: another fabric's plan is
+What a pin must also be: of this fabric (a plan names its fabric: another fabric's plan is
 ``previous.fabric``), unique (one value held twice, such as one ESI on two segments or one address on two links, is
 ``previous.allocations.<key>``; LAG numbers are unique per leaf: :func:`check_lag_numbers`), and still possible
 after a design change: a port in no block any more (removed, or broken out into lanes) or in a block of another use

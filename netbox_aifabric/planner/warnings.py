@@ -10,8 +10,7 @@ from .spec import FabricSpec
 __all__ = ('LOSSLESS_OVERSUBSCRIPTION_TARGET', 'oversubscription_target', 'spec_warnings')
 
 # The target a fabric with a lossless (RoCE) class and more than one rack gets when it sets none: its RDMA back end
-# aims for 1:1, non-blocking (docs/planner.md says why). A 120:1 lossless fabric without a target was not flagged at
-# all (issue 27).
+# aims for 1:1, non-blocking (docs/planner.md says why), so a 120:1 lossless fabric is flagged without a target.
 LOSSLESS_OVERSUBSCRIPTION_TARGET = 1.0
 
 

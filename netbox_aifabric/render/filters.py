@@ -1,7 +1,7 @@
 """Jinja2 filters for the device-config templates, registered with NetBox (``jinja_env.filters``) so that templates
 stay logic-free: every address computation happens here, with netaddr, and every unit conversion; and every free
 text (names, descriptions) is printed through one of the quoting filters ``aifabric_line``, ``aifabric_word`` and
-``aifabric_yaml`` (SONiC's JSON uses Jinja's ``tojson``), so that no name can add a line to a config (issue 11)."""
+``aifabric_yaml`` (SONiC's JSON uses Jinja's ``tojson``), so that no name can add a line to a config."""
 
 import json
 import re
@@ -165,7 +165,7 @@ def egress_scheduler(qos):
 
 
 # How each NOS names what the context names generically (the planner's ``Port-Channel<n>`` LAGs and, for generic
-# platforms, ``Ethernet<n>`` ports): one table instead of string replaces in every template (issue 12).
+# platforms, ``Ethernet<n>`` ports): one table instead of string replaces in every template.
 INTERFACE_NAMING = {
     'eos': {},
     'sonic': {'Port-Channel': 'PortChannel'},

@@ -150,7 +150,7 @@ def _addresses(field, label):
 
 
 class FabricTelemetryPanel(panels.ObjectAttributesPanel):
-    """The collectors every switch sends to and admits (issue 26); none everywhere: nothing is observable."""
+    """The collectors every switch sends to and admits; none everywhere: nothing is observable."""
 
     title = _('Telemetry')
     syslog_servers = _addresses('syslog_servers', _('Syslog servers'))

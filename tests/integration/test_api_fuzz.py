@@ -1,4 +1,4 @@
-"""A fuzz test over every REST endpoint of the plugin (issue 11): list, create, bulk update/delete, detail
+"""A fuzz test over every REST endpoint of the plugin: list, create, bulk update/delete, detail
 read/update/delete of every model, and the fabric actions (plan, apply, render-config, avd), with arbitrary JSON
 bodies, query parameters and path ids. Never a 5xx, and a 4xx writes nothing: the plugin's rows (every column, the
 many-to-many tables too) and the counts of the NetBox objects an apply writes are the same before and after.
@@ -221,7 +221,7 @@ query_params = st.lists(
 
 
 def read_only_fields(prefix):
-    """The read-only fields of an endpoint's serializer: sent, they are a 400 of their own (issue 27), so the
+    """The read-only fields of an endpoint's serializer: sent, they are a 400 of their own, so the
     templates leave them out to reach the models' ``clean()`` and the planner."""
     viewset = next(v for p, v, _b in router.registry if p == prefix)
     return {name for name, field in viewset.serializer_class().fields.items() if field.read_only}

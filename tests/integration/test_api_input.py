@@ -124,7 +124,7 @@ class FabricActionInputTestCase(FabricActionTestCase):
             self.assert_refused('render-config', {'config_template_id': value}, 'config_template_id')
 
     def test_unknown_keys_are_a_400_naming_them(self):
-        # issue 27: an unknown key was silently ignored; now it is refused by name and nothing is written
+        # an unknown key was silently ignored; now it is refused by name and nothing is written
         # (render-config is not strict: as NetBox's own render-config, its other keys are the templates' context)
         for action in ('plan', 'apply'):
             self.assert_refused(action, {'confirm': True, 'confirm_delete': False}, 'confirm')

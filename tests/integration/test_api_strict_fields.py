@@ -1,4 +1,4 @@
-"""Unknown and read-only fields are a 400 naming them on every plugin endpoint that takes a body (issue 27: a tenant
+"""Unknown and read-only fields are a 400 naming them on every plugin endpoint that takes a body (a tenant
 POST with ``import_targets`` answered 201 without route targets; DRF drops such keys silently), and nothing is
 written. NetBox's identity and timestamp keys (``id``, ``url``, ``display``, ``created``, …) stay accepted, so a GET
 body sent back works. A hypothesis fuzz adds arbitrary unknown keys and every read-only key to valid POST and PATCH

@@ -1,4 +1,4 @@
-"""An edit of a fabric saved while its apply runs, each on its own database connection, both ways round (issue 27):
+"""An edit of a fabric saved while its apply runs, each on its own database connection, both ways round:
 the apply's record (status, time, plan hash, allocations) survives the edit, the edit survives the apply, and
 growing the fabric afterwards renumbers nothing.
 

@@ -1,4 +1,4 @@
-"""A property of the apply's record (issue 27): whatever sequence of applies and edits runs, edits saved from
+"""A property of the apply's record: whatever sequence of applies and edits runs, edits saved from
 instances loaded at any earlier moment (a form or PATCH opened before an apply and saved after it) included, no
 allocation an apply recorded ever changes or goes (nothing here releases), and the fabric stays applied."""
 

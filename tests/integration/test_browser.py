@@ -222,7 +222,7 @@ def test_wizard_outlines_errors_and_adds_a_traffic_class_inline(live_server, bro
     selected = page.eval_on_selector(
         'select[name=traffic_classes]', 'el => Array.from(el.selectedOptions).map(o => o.value)'
     )
-    # the guide's five classes are preselected (issue 25); the new one joins them
+    # the guide's five classes are preselected; the new one joins them
     from netbox_aifabric.seed import traffic_class_seed
 
     guide = TrafficClass.objects.filter(slug__in=[e['slug'] for e in traffic_class_seed()])
@@ -273,9 +273,9 @@ def test_wizard_with_nvue_to_rendered_configs(live_server, browser_page):
 
 
 def test_wizard_all_defaults_render_every_switch_with_closed_management(live_server, browser_page):
-    """The newcomer's all-defaults path (issue 25): a name and a site, then Next on every step as proposed → the
+    """The newcomer's all-defaults path: a name and a site, then Next on every step as proposed → the
     preview shows no reason against "Create and apply" → one press disables the buttons ("Applying…") while the
-    apply runs, a second press sends nothing (issue 27) → every switch renders, its management ACL only the proposed
+    apply runs, a second press sends nothing → every switch renders, its management ACL only the proposed
     jump-host subnet (the second /28 of the guide's MGMT class)."""
     import json
 

@@ -43,7 +43,7 @@ def applied_demo():
     load_demo()
     load_config_templates()
     fabric = Fabric.objects.get(slug='ai-lab-fabric')
-    # with the guide's collectors (issue 26): a fabric without any fails telemetry-observable
+    # with the guide's collectors: a fabric without any fails telemetry-observable
     Fabric.objects.filter(pk=fabric.pk).update(platform=Platform.objects.get(slug='sonic'), **GUIDE_COLLECTORS)
     fabric.refresh_from_db()
     apply_fabric(fabric)
@@ -132,7 +132,7 @@ class DriftTestCase(TestCase):
 
 
 class PoolDriftTestCase(TestCase):
-    """ASNs edited or deleted by hand, and objects the fabric does not own inside its pools (issue 13): each broken
+    """ASNs edited or deleted by hand, and objects the fabric does not own inside its pools: each broken
     on purpose is exactly its finding, linked to the object and its change-log entry; what belongs outside the pools
     (or is a server's address in a server pool) is no finding."""
 
@@ -341,7 +341,7 @@ class NotAppliedTestCase(TestCase):
             {r for r in statuses if r.startswith(('drift', 'automation'))} | {'telemetry-observable'},
         )
         self.assertEqual({statuses[r] for r in statuses if r.startswith(('drift', 'automation'))}, {'skip'})
-        # the demo names no collector (issue 26): the warning, by name
+        # the demo names no collector: the warning, by name
         (observable,) = [r for r in result.results if r.rule.id == 'telemetry-observable']
         self.assertEqual((observable.status, [f.found for f in observable.findings]), ('fail', [NOTHING_OBSERVABLE]))
 

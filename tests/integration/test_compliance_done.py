@@ -1,4 +1,4 @@
-"""Issue 13's Done-when on the demo fabric, against a live NetBox: three drifts made by hand (one uplink /31
+"""Compliance's acceptance criteria on the demo fabric, against a live NetBox: three drifts made by hand (one uplink /31
 renumbered, one cable deleted, PFC enabled on USERS in leaf1's stored context) show up as exactly their findings,
 and nothing else, in the custom report (the installed Script run by NetBox's ``runscript``), the Compliance tab, the
 REST action and the Ansible inventory (``ansible-inventory --list``); a re-apply turns the run green everywhere."""

@@ -1,5 +1,5 @@
 """Running the compliance checks stores a run, so it needs the add permission on compliance runs with its object
-constraints (issue 27: a view-only user's POST stored a run and queued a job), and a run of the fabric already pending
+constraints (a view-only user's POST stored a run and queued a job), and a run of the fabric already pending
 is answered instead of queueing another (10 POSTs in 2 s were 10 jobs), through the REST action and the tab's button
 alike (``checks.job.request_compliance``); concurrent POSTs queue one job."""
 

@@ -96,7 +96,7 @@ class TabQueryCountTestCase(TestCase):
         Platform.objects.update(config_template=None)
         AcceptanceRun.objects.all().delete()
         TrafficFlow.objects.create(fabric=self.fabric, source_group='gpu', destination_group='gpu', gbps=1000)
-        # two leaf pairs first: growth balances the new servers onto the second pair (issue 25), so the flow crosses
+        # two leaf pairs first: growth balances the new servers onto the second pair, so the flow crosses
         # the uplinks and both fabrics compared have findings on servers and on uplink interfaces (the same models)
         Fabric.objects.filter(pk=self.fabric.pk).update(leaf_count=4, server_count=8)
         self.fabric.refresh_from_db()

@@ -113,7 +113,7 @@ class StoredRunTestCase(TestCase):
         self.assertTrue(ObjectChange.objects.filter(changed_object_id=clean.pk).exists())
 
     def test_a_run_with_drift_marks_an_applied_fabric_drifted(self):
-        """Issue 14's lifecycle: applied -> drifted when a stored run finds drift; a clean run leaves it applied."""
+        """The fabric lifecycle: applied -> drifted when a stored run finds drift; a clean run leaves it applied."""
         Fabric.objects.filter(pk=self.fabric.pk).update(status=FabricStatusChoices.APPLIED)
         self.fabric.refresh_from_db()
         record_run(self.fabric, run_compliance(self.fabric))

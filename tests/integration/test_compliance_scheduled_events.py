@@ -1,4 +1,4 @@
-"""Issue 13: NetBox event rules fire on a scheduled compliance run (a system job: no user, no request) as on a run made
+"""NetBox event rules fire on a scheduled compliance run (a system job: no user, no request) as on a run made
 on demand. The schedule's code path (``ScheduledComplianceJob.handle``, what the RQ worker calls) runs against the real
 database and Redis: a notification rule (a condition on the run's ``failed``) and a webhook rule (its task queued in
 RQ, inspected the way NetBox's own event-rule tests do) on ComplianceRun creation."""

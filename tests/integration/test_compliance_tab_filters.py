@@ -1,4 +1,4 @@
-"""Issue 13: the Compliance tab's rule table filtered by severity and family (GET ``severity``/``family``, each any
+"""The Compliance tab's rule table filtered by severity and family (GET ``severity``/``family``, each any
 number of times). The rules expected are derived from the rule registry; the score and the history stay every rule's;
 an unknown value is a form error naming the parameter (the whole table shown), never a 500; the fabric's view
 permission and its constraints are unchanged; the filter adds no query."""

@@ -1,4 +1,4 @@
-"""Issue 11: names that reach device configs refuse control characters (a newline in a fabric name rendered a second
+"""Names that reach device configs refuse control characters (a newline in a fabric name rendered a second
 ``router bgp``). Through each model's ``full_clean()``, the UI form and the REST API; the demo's and the guide's
 names still pass."""
 

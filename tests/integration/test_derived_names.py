@@ -1,4 +1,4 @@
-"""The names an apply derives from a fabric's slug and name fit NetBox's columns and stay unique (issue 11): a slug
+"""The names an apply derives from a fabric's slug and name fit NetBox's columns and stay unique: a slug
 that made device names longer than 64 characters was a 500 at save, two fabric names sharing their first 90
 characters gave two tags (and a long name two L2VPNs) the same name at apply. And an object the apply would create
 whose unique name another object holds is a 409 conflict, not a failure halfway."""

@@ -1,4 +1,4 @@
-"""Deleting an applied fabric deletes what its apply created (issue 27): the confirmation lists those objects, one
+"""Deleting an applied fabric deletes what its apply created: the confirmation lists those objects, one
 DELETE (UI or API) removes them in one transaction, change-logged under its request, and a new fabric on the same
 pools plans without a conflict. A user who may not delete one of them deletes nothing."""
 

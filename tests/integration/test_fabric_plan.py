@@ -237,7 +237,7 @@ class PlanWarningsTestCase(TestCase):
         self.assertNotContains(self.client.get(self.url()), 'data-warning-code="oversubscription"')
 
     def test_no_target_with_a_lossless_class_across_racks_warns_above_1_to_1(self):
-        # issue 27: the RDMA back end of a multi-rack lossless fabric aims for 1:1 when the fabric sets no target
+        # the RDMA back end of a multi-rack lossless fabric aims for 1:1 when the fabric sets no target
         self.set_target(None)
         self.assertTrue(self.fabric.traffic_classes.filter(lossless=True).exists())
         plan = plan_of(self.fabric)

@@ -1,4 +1,4 @@
-"""Growth that balances (issue 25): the guide's fabric (one leaf pair, 4 GPU servers and a storage node) edited to 4
+"""Growth that balances: the guide's fabric (one leaf pair, 4 GPU servers and a storage node) edited to 4
 leaves and 8 GPU servers puts the 4 new servers on the new pair, says so after the save, and keeps every cable of the
 first apply; a second apply changes nothing. Fabric nodes can be moved in bulk (bulk edit) and imported, through
 NetBox's own bulk views."""

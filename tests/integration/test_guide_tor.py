@@ -1,4 +1,4 @@
-"""The guide's own cluster on the hardware it implies (issue 25): 4 GPU servers and a storage node, 2 x 25G bonded +
+"""The guide's own cluster on the hardware it implies: 4 GPU servers and a storage node, 2 x 25G bonded +
 1 x 100G RDMA each, one leaf pair, two spines, planned on every shipped 48 x 25G + 8 x 100G ToR device type (EOS,
 Cumulus, SONiC). An RDMA NIC takes a port on the leaf it lands on only: 3 + 2 RDMA ports, not 5 + 5. The plan is a
 reviewed golden per device type; the counts and port names are derived from the input (the device type's YAML and

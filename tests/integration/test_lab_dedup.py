@@ -1,5 +1,5 @@
 """A lab POST while the fabric's lab job is still pending or running is sent to that job instead of booting the fabric
-a second time (issue 27), through the Lab tab's button and the REST action alike (``lab.jobs.request_lab``); the apply
+a second time, through the Lab tab's button and the REST action alike (``lab.jobs.request_lab``); the apply
 permission is checked first, its object constraints included; concurrent POSTs, each on its own database connection,
 queue one job."""
 

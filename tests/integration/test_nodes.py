@@ -128,7 +128,7 @@ class FabricNodeViewTestCase(
     ViewTestCases.BulkEditObjectsViewTestCase,
     ViewTestCases.BulkDeleteObjectsViewTestCase,
 ):
-    """NetBox's own view tests, bulk import (create and update by id) and bulk edit included (issue 25: the list's
+    """NetBox's own view tests, bulk import (create and update by id) and bulk edit included (the list's
     "Import" and "Edit Selected" led to /fabric-nodes/None)."""
 
     model = FabricNode

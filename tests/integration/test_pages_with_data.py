@@ -1,4 +1,4 @@
-"""Every page of every plugin model renders with data present (issue 27): one object of each model, then every view
+"""Every page of every plugin model renders with data present: one object of each model, then every view
 the plugin registers for it (NetBox's registry: list, detail and its tabs, add, edit, delete, bulk import, bulk edit,
 bulk delete, changelog, journal), the list with every column of its table shown and its exports, as NetBox's
 ViewTestCases request them. The pages are read from the registry, so a view added later is walked too.

@@ -1,4 +1,4 @@
-"""Two fabrics saved at the same moment with the same pools, each on its own database connection (issue 27): both
+"""Two fabrics saved at the same moment with the same pools, each on its own database connection: both
 pass ``clean`` (neither sees the other), and only one is stored; the other is refused by name."""
 
 import copy

@@ -1,4 +1,4 @@
-"""The diff a person reads (issue 14): verbose type names, per-type rows that expand to the objects with their links
+"""The diff a person reads: verbose type names, per-type rows that expand to the objects with their links
 and "old → new" field changes, no Python reprs, and a new device's own attributes (primary IPv4, context) counted
 with its creation instead of as updates of a device that does not exist yet."""
 

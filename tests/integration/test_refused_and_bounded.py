@@ -1,4 +1,4 @@
-"""Issue 27 B against the real NetBox: every fabric the planner would refuse is refused at save, whatever its status
+"""Against the real NetBox: every fabric the planner would refuse is refused at save, whatever its status
 (a draft too: its pools and ASNs are the planner's rule; a property test compares the planner with
 ``Fabric.full_clean()``, the REST API and the form on generated fabrics), format characters are refused in names,
 names NetBox cannot store are refused at plan time, a plan above ``plan_max_nodes`` is refused by name, a failed

@@ -73,7 +73,7 @@ class TenantRouteTargetTestCase(TestCase):
         response = self.client.patch(
             url, {'import_targets': [other.pk], 'export_targets': [other.pk]}, content_type='application/json', **header
         )
-        # issue 27: the read-only targets were silently ignored (200); now a 400 names each, and nothing changes
+        # the read-only targets were silently ignored (200); now a 400 names each, and nothing changes
         self.assertHttpStatus(response, 400)
         self.assertEqual(set(response.data), {'import_targets', 'export_targets'})
         self.assertEqual({rt.pk for rt in self.tenant.import_targets.all()}, stored)

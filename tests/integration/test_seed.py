@@ -133,7 +133,7 @@ class SeedTestCase(TestCase):
         )
         report = load_demo()
         self.assertEqual(report.created, [])
-        # the command gave the fabric the NOS's shipped device types and the shape their ports hold (issue 25):
+        # the command gave the fabric the NOS's shipped device types and the shape their ports hold:
         # it now differs from the seed's generic shape, and a second load keeps it (never overwrites an edit)
         self.assertEqual(report.kept, [fabric])
         fabric.refresh_from_db()

@@ -1,4 +1,4 @@
-"""Telemetry intent (issue 26) through NetBox: the fabric form and the REST API take the collectors, GraphQL and the
+"""Telemetry intent through NetBox: the fabric form and the REST API take the collectors, GraphQL and the
 filter expose them, ``intent_of`` hands them to the contexts; and a property test: arbitrary values in the telemetry
 fields, through the form and the REST API, end in a field error (the form shown again; HTTP 400) and nothing written,
 or in a fabric whose stored values are valid (IPv4 addresses, within the size, a valid user and rate)."""

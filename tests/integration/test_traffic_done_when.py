@@ -1,4 +1,4 @@
-"""Issue 17's Done-when, walked once on the guide's cluster (the demo fabric): its traffic matrix with per-leaf and
+"""The traffic matrix, walked once on the guide's cluster (the demo fabric): its traffic matrix with per-leaf and
 per-uplink load and its BOM with the tier the guide would pick, in the UI, over REST and as CSV.
 
 The expectations come from the input, not from the matrix: the two flows entered here, the fabric's sizes and design,

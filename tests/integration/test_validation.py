@@ -137,7 +137,7 @@ class ValidationTestCase(TestCase):
         self.assertEqual((profile.roce_dscp, profile.roce_priority, profile.pfc_priorities), ([26], [3], [3]))
 
     def test_dwrr_weights_keys_are_traffic_class_numbers(self):
-        # "²" passed str.isdigit() and int() raised: a 500 (issue 11); "٣" and "01" were saved as TC3 and TC1
+        # "²" passed str.isdigit() and int() raised: a 500; "٣" and "01" were saved as TC3 and TC1
         for key in ('²', '٣', '01', 'x', '8', '-1', ' 3', ''):
             self.assertRejected(
                 QoSProfile, {'dwrr_weights': {key: 50}}, 'dwrr_weights', f'DWRR weights: "{key}" is not a traffic class'
@@ -328,7 +328,7 @@ class ValidationTestCase(TestCase):
         self.assertRejected(QoSProfile, {'mtu': 67}, 'mtu', '68')
         self.assertRejected(Fabric, {'mtu': 10000}, 'mtu', '9216')
 
-    # What the planner refuses, refused at save with the planner's message (issue 11)
+    # What the planner refuses, refused at save with the planner's message
     def test_server_count_beyond_the_leaf_ports(self):
         # saved before, creating 301 nodes; the plan then refused it
         self.assertRejected(

@@ -95,7 +95,7 @@ class WizardTestCase(WizardBase):
         self.assertContains(response, 'value="65201"')
 
     def test_defaults_skip_blocks_with_objects_no_fabric_owns(self):
-        # an address left in 10.254.x by hand (or by a deleted fabric): the pools step proposes 10.253.x (issue 27)
+        # an address left in 10.254.x by hand (or by a deleted fabric): the pools step proposes 10.253.x
         IPAddress.objects.create(address='10.254.2.7/32')
         response = self.client.get(url('pools'))
         self.assertContains(response, 'value="10.253.0.0/24"')
@@ -252,11 +252,11 @@ class WizardPairingTestCase(WizardBase):
         self.assertContains(response, 'Create and apply')  # warnings do not block
 
     def test_a_planner_error_shows_at_its_step(self):
-        # Fabric.clean() refuses what the planner refuses (issue 11), so the topology step answers it at the field,
+        # Fabric.clean() refuses what the planner refuses, so the topology step answers it at the field,
         # with the planner's message, and the preview (which showed it before) is not reached
         before = (*written(), ObjectChange.objects.count())
         self.walk(until='design')
-        # 60 GPU servers on one leaf pair: more than its 48 server ports (a bond on one leaf is valid since issue 25)
+        # 60 GPU servers on one leaf pair: more than its 48 server ports (a bond on one leaf is valid)
         topology = {**self.steps['topology'], 'server_count': 60}
         response = self.client.post(url('topology'), topology)
         self.assertEqual(response.status_code, 200)

@@ -1,7 +1,7 @@
-"""The wizard's defaults as a newcomer takes them (issue 25): every step submitted with what it proposes gives a
+"""The wizard's defaults as a newcomer takes them: every step submitted with what it proposes gives a
 fabric whose every switch renders and whose management plane admits only the proposed jump hosts; a missing NOS or
 jump-host subnet blocks "Create and apply" with the reason next to the button; one submission of the preview's form
-creates one fabric however often it is posted (issue 27)."""
+creates one fabric however often it is posted."""
 
 import json
 

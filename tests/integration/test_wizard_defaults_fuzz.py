@@ -1,4 +1,4 @@
-"""Property: arbitrary input in the wizard fields added for issues 25 and 27 — the NOS per role (``leaf_nos``,
+"""Property: arbitrary input in the wizard's newer fields — the NOS per role (``leaf_nos``,
 ``spine_nos``), the jump-host subnet with its "leave management open" acknowledgement (``jump_host_prefix``,
 ``open_management``), the management switch type (``management_device_type``: the shipped one, a type without
 copper ports, an unknown id or text), the intent step's telemetry collectors and settings (the fabric form's fields,

@@ -1,4 +1,4 @@
-"""A double click on "Create and apply" (issue 27): two POSTs of one submission token at the same moment, each on
+"""A double click on "Create and apply": two POSTs of one submission token at the same moment, each on
 its own database connection. The second waits for the first (the token's advisory lock), then answers with a redirect
 to the fabric the first created: one fabric, one apply, no IntegrityError page."""
 

@@ -1,4 +1,4 @@
-"""The wizard's pools step is checked by the planner with nothing left for later (issue 27: save refuses what the
+"""The wizard's pools step is checked by the planner with nothing left for later (save refuses what the
 planner refuses, a draft too): a pool or ASN the design needs and the step left empty is named at its field there,
 not met later at the create (which would send the user back to a step that showed no error)."""
 

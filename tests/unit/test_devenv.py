@@ -1,4 +1,4 @@
-"""The demo server (scripts/run) runs without Django's debug toolbar unless asked for (issue 14)."""
+"""The demo server (scripts/run) runs without Django's debug toolbar unless asked for."""
 
 import importlib.util
 from pathlib import Path

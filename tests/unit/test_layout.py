@@ -96,6 +96,25 @@ def test_pre_commit_runs_the_checks_scripts_test_runs():
         assert tool.removeprefix('.venv/bin/') in {'ruff', 'netbox', 'mkdocs'}, hook['id']
 
 
+def test_no_code_comment_points_to_an_issue_number():
+    """A reader of the code cannot look up an issue of the team's tracker: comments and docstrings say the why
+    themselves (the changelog and commits carry the history)."""
+    import re
+
+    reference = re.compile(r'\b' + 'issue' + r's? #?[0-9]+', re.IGNORECASE)
+    folders = ('netbox_aifabric', 'templates', 'migrations', 'tests', 'scripts', 'benchmarks')
+    suffixes = {'.py', '.j2', '.html', '.sh', ''}
+    found = [
+        f'{path.relative_to(ROOT)}:{number}'
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob('*'))
+        if path.is_file() and path.suffix in suffixes and '__pycache__' not in path.parts
+        for number, line in enumerate(path.read_text(errors='replace').splitlines(), 1)
+        if reference.search(line)
+    ]
+    assert found == []
+
+
 def test_every_collected_test_carries_exactly_one_tier_marker(request):
     """tests/conftest.py checked every test of this session before -m deselected any (a collection with an untiered
     test stops there, naming it); the full run (scripts/test, CI) collects them all."""

@@ -1,4 +1,4 @@
-"""Balanced placement of new servers over the leaf pairs (models/nodes.py ``place_servers``, issue 25): new servers
+"""Balanced placement of new servers over the leaf pairs (models/nodes.py ``place_servers``): new servers
 go to the pair with room that carries the fewest, stored ones never move; checked on plain node stand-ins (no
 database), against a brute-force oracle of the documented rule."""
 

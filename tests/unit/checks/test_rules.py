@@ -29,7 +29,7 @@ def facts_of(guide='evpn-vxlan', drift=()):
     """The guide's cluster as applied and rendered: its contexts stored as the plan builds them (``planned`` is the
     same dict, so a test that breaks a stored context breaks only its own rule), a template on every switch."""
     plan = plan_of(guide_spec(guide))
-    contexts = observed_contexts(guide)  # with collectors (issue 26): a fabric without any is not observable
+    contexts = observed_contexts(guide)  # with collectors: a fabric without any is not observable
     switches = {node.name for node in plan.nodes}
     return Facts(
         'ai-lab',

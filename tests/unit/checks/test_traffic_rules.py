@@ -1,4 +1,4 @@
-"""The Traffic family (issue 17's last point): the traffic matrix's warnings as compliance findings, one per warning,
+"""The Traffic family: the traffic matrix's warnings as compliance findings, one per warning,
 on the guide's cluster. A passing fixture (a training flow the fabric carries) and, per rule, a failing one that
 breaks exactly that thing; the expected findings come from the matrix's own warnings, not from today's output."""
 

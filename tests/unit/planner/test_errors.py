@@ -310,7 +310,7 @@ def test_pool_exhausted_names_pool_numbers_and_node():
     e = info.value
     assert (e.field, e.node) == ('pools.p2p', 'leaf1')
     # the reason is the removed leaves' reserved /31s: the message says so and how to free them
-    # only the usable blocks are counted as such (issue 27: "6 needed, 8 available" counted the reserved ones)
+    # only the usable blocks are counted as such ("6 needed, 8 available" counted the reserved ones)
     assert e.message == (
         'pool 10.255.2.8/29 is exhausted: 4 point-to-point /31s needed, 0 usable (4 in the pool, 4 reserved: held by '
         'the allocations of removed nodes; plan with --release to free them); first failed for leaf1'

@@ -1,4 +1,4 @@
-"""Issue 27 in the pure planner: names the NetBox side cannot store are refused at plan time (named error, not a
+"""In the pure planner: names the NetBox side cannot store are refused at plan time (named error, not a
 failure at apply); a multi-rack fabric with a lossless class gets a default oversubscription target of 1:1."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Ports where the NIC lands (issue 25): a single-homed NIC (RDMA, a one-NIC server) takes a port on its own leaf
+"""Ports where the NIC lands: a single-homed NIC (RDMA, a one-NIC server) takes a port on its own leaf
 only, the leaf of a pair is chosen by the server id (or a declared rail) and pinned by ``--previous``; capacity is
 counted per leaf as the plan uses the ports; a bond on a single leaf is valid in every design; and
 ``fit_uplinks`` derives the spines × parallel uplinks a leaf's ports hold."""

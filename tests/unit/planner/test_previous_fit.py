@@ -1,4 +1,4 @@
-"""A previous plan is pinned only where it can be honoured (issue 27): another fabric's plan is refused, a damaged
+"""A previous plan is pinned only where it can be honoured: another fabric's plan is refused, a damaged
 one (a value held twice) is refused, and pins a design change made impossible (a switch address outside its new
 subnet, a port whose block changed use or left the inventory) are released with a warning, never kept silently."""
 

@@ -10,7 +10,7 @@ rendered file and its negative control, and such a field, once rendered, is repo
 module keeps a reference only as a comment (libyang back-links), the row says so and cites what makes the order
 binding instead.
 
-The telemetry tables (issue 26: syslog, NTP, SNMP and its traps, sFlow, gNMI, counter polling) are rows too, and so
+The telemetry tables (syslog, NTP, SNMP and its traps, sFlow, gNMI, counter polling) are rows too, and so
 are the ``must`` conditions that name another table (``MUSTS``: a VRF ``mgmt`` needs MGMT_VRF_CONFIG's
 mgmtVrfEnabled). SNMP_TRAP_CONFIG, which no YANG model has, is a row cited from its reader and its writer instead.
 A table YANG models as containers (NTP, SFLOW, TELEMETRY, GNMI, FLEX_COUNTER_TABLE, MGMT_VRF_CONFIG) names its only
@@ -143,7 +143,7 @@ REFS = (
     Ref('MCLAG_UNIQUE_IP', 'key[0]', ('VLAN',), 'sonic-mclag.yang MCLAG_UNIQUE_IP_LIST/if_name (commented leafref)'),
     # Y:sonic-device_neighbor.yang @a3488c1a: DEVICE_NEIGHBOR_LIST local_port, leafref PORT
     Ref('DEVICE_NEIGHBOR', 'field:local_port', (PORT,), 'sonic-device_neighbor.yang DEVICE_NEIGHBOR_LIST/local_port'),
-    # Telemetry (issue 26). Y:sonic-syslog.yang @455cd1c6: SYSLOG_SERVER_LIST vrf (union of a leafref VRF_LIST/name
+    # Telemetry. Y:sonic-syslog.yang @455cd1c6: SYSLOG_SERVER_LIST vrf (union of a leafref VRF_LIST/name
     # and the enum default|mgmt; its must: see MUSTS); source an inet:ip-address (must: the server's family), no
     # leafref, but rsyslog binds it, so it must be an address the file gives the switch (MGMT_INTERFACE, a loopback)
     Ref('SYSLOG_SERVER', 'field:vrf', ('VRF',), 'sonic-syslog.yang SYSLOG_SERVER_LIST/vrf', ('default', 'mgmt')),
@@ -297,7 +297,7 @@ TABLES = {
     # sonic-bgp-neighbor.yang (tests/unit/templates/sonic_yang.py): asn, name, local_addr (an address), admin_status
     'BGP_NEIGHBOR': Table('sonic-bgp-neighbor', _plain('admin_status', 'asn', 'local_addr', 'name')),
     'DEVICE_NEIGHBOR': Table('sonic-device_neighbor', _plain('name', 'port')),
-    # telemetry (issue 26): the plain leaves of each list, read in the modules REFS cites
+    # telemetry: the plain leaves of each list, read in the modules REFS cites
     'SYSLOG_SERVER': Table('sonic-syslog', _plain('filter', 'filter_regex', 'port', 'protocol', 'severity')),
     'NTP': Table(
         'sonic-ntp',

@@ -315,7 +315,7 @@ def test_eos_spine_has_no_vlans_and_no_vxlan(design):
 
 
 def test_eos_management_plane():
-    """Only the jump-host subnet (not the whole MGMT VLAN, as before issue 11) reaches SSH, eAPI and SNMP; Management1
+    """Only the jump-host subnet (not the whole MGMT VLAN, as it once was) reaches SSH, eAPI and SNMP; Management1
     has the switch's management address in the management VRF, whose default route is the management gateway."""
     ctx = context('evpn-vxlan', 'spine1')
     config = eos(ctx)

@@ -372,7 +372,7 @@ def test_a_changed_line_is_caught(old, new):
         ('evpn-vxlan+ospf', 'spine1', ' route-reflector-client\n', ' send-community extended\n'),
         ('evpn-vxlan', 'leaf1', '   neighbor MLAG-PEER next-hop-self\n', ''),
         ('evpn-vxlan', 'leaf1', '      neighbor EVPN-OVERLAY activate\n', ''),
-        # eAPI open to every source in the default VRF (the template before issue 26)
+        # eAPI open to every source in the default VRF (as the template once rendered it)
         ('routed', 'leaf1', '   vrf default\n      no shutdown\n      ip access-group AIFABRIC-MGMT\n', ''),
         ('routed', 'leaf1', 'snmp-server ipv4 access-list AIFABRIC-MGMT\n', ''),
         ('routed', 'leaf1', '   ip access-group AIFABRIC-MGMT in\n', ''),

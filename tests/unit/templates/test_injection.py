@@ -1,4 +1,4 @@
-"""Issue 11, config injection: hostile text in every free-text field of the context never changes a rendered config's
+"""Config injection: hostile text in every free-text field of the context never changes a rendered config's
 structure, on every NOS.
 
 The models refuse control characters in names (``validate_no_control_characters``), but a context can also come from

@@ -1,4 +1,4 @@
-"""Issue 26, EOS / NVUE / FRR: what each template renders does on the switch what the guide and the vendor say.
+"""EOS / NVUE / FRR: what each template renders does on the switch what the guide and the vendor say.
 
 One test per point (each failed on the templates before the fix, see the commit bodies):
 

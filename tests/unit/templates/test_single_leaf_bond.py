@@ -1,4 +1,4 @@
-"""A bond on one leaf of an MLAG pair or an EVPN multihoming pair (issue 25) renders as a LAG of that switch alone on
+"""A bond on one leaf of an MLAG pair or an EVPN multihoming pair renders as a LAG of that switch alone on
 every NOS: no MLAG interface id (EOS ``mlag N``, NVUE ``bond mlag``, SONiC ``MCLAG_INTERFACE``, AVD ``mlag``) and no
 Ethernet segment, while the pair's other bonds keep theirs. The expectations come from the spec (which server is on
 one leaf), the rendered text is searched for that LAG's own lines."""

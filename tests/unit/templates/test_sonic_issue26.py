@@ -1,4 +1,4 @@
-"""Issue 26's SONiC points, one test each: lossless buffers that exist (pools and profiles from the platform and the
+"""SONiC fidelity, one test per point: lossless buffers that exist (pools and profiles from the platform and the
 QoS preset), cable lengths the lookup tables carry, the lossless PGs left to buffermgrd, CNP's priority in a PG with a
 buffer, a complete DEVICE_METADATA, MGMT_PORT, one MAC per anycast gateway across the EVPN leaves, and BFD through
 the control-plane ACL. Expectations come from the inputs (the preset, the cabling, the plan) and from the sources

@@ -1,4 +1,4 @@
-"""Telemetry (issue 26) on every NOS, for the guide's cluster with collectors in its TELEMETRY subnet.
+"""Telemetry on every NOS, for the guide's cluster with collectors in its TELEMETRY subnet.
 
 Expected lines are derived from the input: the collector addresses (hosts of the guide's TELEMETRY class prefix), the
 jump-host subnet, the switches' management addresses and the facts' ports and rate. A fabric without collectors
