@@ -23,7 +23,7 @@ from ..request import as_request_of, job_request
 from .compliance import run_compliance
 from .retention import prune_runs, retention
 
-__all__ = ('latest_run', 'record_run', 'run_and_record', 'run_score', 'run_status')
+__all__ = ('record_run', 'run_and_record', 'run_score', 'run_status')
 
 
 def run_score(counts: dict) -> int | None:
@@ -166,7 +166,3 @@ def run_and_record(fabric, user=None, job=None):
     """Every rule on ``fabric`` (objects linked without restriction: the run is stored for every viewer), stored."""
     result = run_compliance(fabric)
     return result, record_run(fabric, result, user=user, job=job)
-
-
-def latest_run(fabric):
-    return ComplianceRun.objects.filter(fabric=fabric).order_by('-created', '-pk').first()

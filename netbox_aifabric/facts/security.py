@@ -34,7 +34,6 @@ __all__ = (
     'CNP_POLICER_BURST_BYTES',
     'CNP_POLICER_PERCENT',
     'LOCAL_PURPOSES',
-    'REACHABILITY',
     'TRUSTED_KINDS',
     'Acl',
     'AclRule',
@@ -50,7 +49,6 @@ __all__ = (
     'vlan_is_advertised',
 )
 
-REACHABILITY = ('listed', 'any', 'none')
 TRUSTED_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # ports whose DSCP marking the switch trusts
 ACL_PREFIX = 'AIFABRIC-'
 # The CNP policer on RDMA ports: a plugin default, not a vendor figure (no vendor documents one). CNPs are

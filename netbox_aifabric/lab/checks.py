@@ -5,7 +5,6 @@ bgp l2vpn evpn route type multicast json'`` per switch. Each result is a named `
 what was seen; ``not-verified-here`` marks what this host cannot build (a missing kernel driver), never a pass.
 """
 
-import ipaddress
 import re
 from dataclasses import asdict, dataclass, field
 
@@ -73,10 +72,6 @@ class Expectations:
     routes: list[Route] = field(default_factory=list)
     type3: list[Type3] = field(default_factory=list)
     unverified: list[Check] = field(default_factory=list)
-
-
-def _host(address):
-    return str(ipaddress.ip_interface(address).ip)
 
 
 def expectations(topology: Topology) -> Expectations:
