@@ -24,8 +24,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import netaddr
-
 from ..planner.result import NodePlan, Plan
 from .vlans import LOCAL_PURPOSES, LeafVlan, vlan_is_advertised
 
@@ -220,12 +218,3 @@ def cnp_policer(qos: Mapping[str, Any] | None, kind: str, speed: int | None) -> 
         'rate_kbps': speed * 1_000_000 * CNP_POLICER_PERCENT // 100,
         'burst_bytes': CNP_POLICER_BURST_BYTES,
     }
-
-
-def contains(prefix: str, address_or_prefix: str) -> bool:
-    """Whether ``address_or_prefix`` lies inside ``prefix`` (``any`` holds everything)."""
-    if prefix == 'any':
-        return True
-    if address_or_prefix == 'any':
-        return False
-    return netaddr.IPNetwork(address_or_prefix) in netaddr.IPNetwork(prefix)
