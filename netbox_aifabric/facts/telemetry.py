@@ -28,6 +28,7 @@ __all__ = (
     'GNMI_PORT',
     'NOTHING_OBSERVABLE',
     'OTLP_PORT',
+    'SONIC_GNMI_CERTIFICATES',
     'SECRETS',
     'SERVICES',
     'SFLOW_AGGRESSIVE_BELOW',
@@ -45,6 +46,14 @@ SNMP_TRAP_PORT = 162
 SFLOW_PORT = 6343
 GNMI_PORT = 9339  # IANA's gNMI port; also the one Cumulus Linux's default whitelist opens
 OTLP_PORT = 4317  # OpenTelemetry's OTLP/gRPC port (NVUE's `system telemetry export otlp grpc ... port`)
+# SONiC's gNMI server listens beyond 127.0.0.1 only with TLS (no `certs` entry: `--noTLS --bind_address 127.0.0.1`,
+# gnmi-native.sh). These are the paths SONiC itself writes by default (sonic-config-engine minigraph.py's TELEMETRY
+# certs); the operator's PKI puts the files there, as with every other secret here.
+SONIC_GNMI_CERTIFICATES = {
+    'ca_crt': '/etc/sonic/telemetry/dsmsroot.cer',
+    'server_crt': '/etc/sonic/telemetry/streamingtelemetryserver.cer',
+    'server_key': '/etc/sonic/telemetry/streamingtelemetryserver.key',
+}
 SFLOW_POLLING_INTERVAL = 20  # s: sonic-sflow.yang's default counter-polling interval, set explicitly everywhere
 # 1 in N packets; sonic-sflow.yang accepts 256..8388608. EOS takes a rate below 16384 only with `sflow sample
 # dangerous` (AVD sflow.j2's `dangerous` option): the default is that threshold, and a lower rate is `aggressive`
@@ -181,6 +190,7 @@ def telemetry_facts(
             'collectors': list(intent.streaming),
             'gnmi_port': GNMI_PORT,
             'otlp_port': OTLP_PORT,
+            'sonic_certificates': dict(SONIC_GNMI_CERTIFICATES),
             'allowed_sources': _host_prefixes(intent.streaming),
         },
         'counters': {

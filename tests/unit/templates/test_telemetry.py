@@ -26,6 +26,7 @@ from netbox_aifabric.facts.telemetry import (
     OTLP_PORT,
     SECRETS,
     SFLOW_POLLING_INTERVAL,
+    SONIC_GNMI_CERTIFICATES,
 )
 from netbox_aifabric.render.filters import eos_management_vrf
 from tests.frr import check_frr_config, frr_available
@@ -258,8 +259,9 @@ def test_sonic_tables(guide, name):
     assert {c['collector_vrf'] for c in config['SFLOW_COLLECTOR'].values()} == {'mgmt'}
     assert set(config['SFLOW_SESSION']) == set(config['PORT'])  # every port, a session referencing a real port
     assert {s['sample_rate'] for s in config['SFLOW_SESSION'].values()} == {str(RATE)}
-    for table in ('TELEMETRY', 'GNMI'):
-        assert config[table] == {'gnmi': {'client_auth': 'true', 'port': str(GNMI_PORT)}}
+    for table in ('TELEMETRY', 'GNMI'):  # with certs: without them SONiC's gNMI listens on 127.0.0.1 only
+        gnmi = {'client_auth': 'true', 'port': str(GNMI_PORT)}
+        assert config[table] == {'certs': SONIC_GNMI_CERTIFICATES, 'gnmi': gnmi}
     assert set(config['FLEX_COUNTER_TABLE']) == set(COUNTER_POLL_MS)
     for group, interval in COUNTER_POLL_MS.items():
         entry = config['FLEX_COUNTER_TABLE'][group]
@@ -275,6 +277,25 @@ def test_sonic_tables(guide, name):
     gnmi_rules = [r for k, r in config['ACL_RULE'].items() if k.startswith('AIFABRIC_GNMI|')]
     assert {r['L4_DST_PORT'] for r in gnmi_rules} == {str(GNMI_PORT)}
     assert sonic_sources(config, 'AIFABRIC_MGMT') == [JUMP_HOSTS]  # SSH stays with the jump hosts alone
+
+
+def test_sonic_gnmi_certificates_are_sonics_own_default_paths():
+    """The files TELEMETRY|certs / GNMI|certs name: SONiC's defaults (sonic-config-engine minigraph.py writes these
+    paths, sonic-mgmt's test_telemetry expects them), each fitting sonic-telemetry.yang's path pattern."""
+    folder = '/etc/sonic/telemetry/'
+    assert SONIC_GNMI_CERTIFICATES == {
+        'ca_crt': folder + 'dsmsroot.cer',
+        'server_crt': folder + 'streamingtelemetryserver.cer',
+        'server_key': folder + 'streamingtelemetryserver.key',
+    }
+    yang_path = r'(/[a-zA-Z0-9_-]+)*/([a-zA-Z0-9_-]+)\.'
+    for leaf, path in SONIC_GNMI_CERTIFICATES.items():
+        assert re.fullmatch(yang_path + ('key' if leaf == 'server_key' else 'cer'), path), leaf
+
+
+def test_no_streaming_collector_no_gnmi_server():
+    config = json.loads(render(SONIC, switches('routed', {**collectors(), 'streaming': []})[0][1]))
+    assert 'TELEMETRY' not in config and 'GNMI' not in config
 
 
 def test_sonic_v2c_community():
@@ -542,7 +563,10 @@ def telemetry_yang():
 
     port = uint(1, 65535)  # inet:port-number (0 excluded: never rendered)
     secret = pattern(r'[^ @:]{8,64}')  # SNMP_USER_*_PASSWORD: [^ @:]*, 8 characters at least with AuthNoPriv/Priv
-    gnmi = Table('sonic-telemetry/sonic-gnmi', 'gnmi', {'client_auth': BOOLEAN, 'port': port})
+    # the certs container: ca_crt and server_crt '(/[a-zA-Z0-9_-]+)*/([a-zA-Z0-9_-]+).cer', server_key '… .key'
+    cer, key = pattern(r'(/[a-zA-Z0-9_-]+)*/[a-zA-Z0-9_-]+\.cer'), pattern(r'(/[a-zA-Z0-9_-]+)*/[a-zA-Z0-9_-]+\.key')
+    certs = {'ca_crt': cer, 'server_crt': cer, 'server_key': key}
+    gnmi = Table('sonic-telemetry/sonic-gnmi', 'gnmi|certs', {'client_auth': BOOLEAN, 'port': port, **certs})
     flex = {'FLEX_COUNTER_STATUS': enum('enable', 'disable'), 'POLL_INTERVAL': uint(100, 4294967295)}
     return {
         'SYSLOG_SERVER': Table(
