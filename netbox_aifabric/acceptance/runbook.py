@@ -17,9 +17,14 @@ what must be seen:
 
 import ipaddress
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..checks.matrix import security_matrix
+
+if TYPE_CHECKING:
+    from ..planner.result import Plan
 
 __all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
 
@@ -103,39 +108,40 @@ class Runbook:
     fabric: str
     steps: list[Step] = field(default_factory=list)
 
-    def section(self, name):
+    def section(self, name: str) -> list[Step]:
         return [s for s in self.steps if s.section == name]
 
 
-def _switches(contexts):
+def _switches(contexts: Mapping[str, Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
     return {name: ctx for name, ctx in sorted(contexts.items()) if ctx.get('node_id') is not None}
 
 
-def physical_steps(plan, contexts, nos):
+def physical_steps(plan: 'Plan', contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]) -> list[Step]:
     """One step per switch end of every planned cable."""
-    steps = []
+    steps: list[Step] = []
     switches = _switches(contexts)
     for link in plan.links:
         for node, port in ((link.a_node, link.a_interface), (link.b_node, link.b_interface)):
             if node not in switches:
                 continue
             # the NOS first where known, else all three: the script picks by the switch's NOS (or $NOS)
-            kinds = [nos.get(node)] if nos.get(node) in NOS_COMMANDS else sorted(NOS_COMMANDS)
+            kinds = [nos[node]] if nos.get(node) in NOS_COMMANDS else sorted(NOS_COMMANDS)
             commands = tuple(f'{kind}: {c.format(port=port)}' for kind in kinds for c in NOS_COMMANDS[kind])
             expect = f'up at {link.speed}G, FEC as the optics need, CRC/FCS errors 0 and not rising, no link flaps'
-            known = nos.get(node) if nos.get(node) in NOS_COMMANDS else ''
+            known = nos[node] if nos.get(node) in NOS_COMMANDS else ''
             steps.append(Step('physical', f'{node} {port}', node, commands, expect, link.kind, known, port))
     return steps
 
 
-def _host(address):
+def _host(address: str) -> str:
     return str(ipaddress.ip_interface(address).ip)
 
 
-def mtu_steps(contexts):
+def mtu_steps(contexts: Mapping[str, Mapping[str, Any]]) -> list[Step]:
     """Every routed switch-to-switch link above 1500 bytes (from its lower end's MTU), then loopback to loopback
     between every two leaves at the smallest uplink MTU."""
-    steps, seen = [], set()
+    steps: list[Step] = []
+    seen: set[frozenset[tuple[str, Any]]] = set()
     switches = _switches(contexts)
     for name, ctx in switches.items():
         for port in ctx.get('interfaces') or []:
@@ -165,9 +171,9 @@ def mtu_steps(contexts):
     return steps
 
 
-def _peer_link_steps(switches):
+def _peer_link_steps(switches: Mapping[str, Mapping[str, Any]]) -> list[Step]:
     """The MLAG peer link (a LAG with the pair's /31): from its primary, once per pair, at the LAG's MTU."""
-    steps = []
+    steps: list[Step] = []
     for name, ctx in switches.items():
         mlag = ctx.get('mlag') or {}
         lag = next((g for g in ctx.get('lags') or [] if g['name'] == mlag.get('peer_link')), None)
@@ -180,9 +186,10 @@ def _peer_link_steps(switches):
     return steps
 
 
-def _racks(plan):
+def _racks(plan: 'Plan') -> tuple[dict[str, tuple[frozenset[str], str | None]], list[frozenset[str]]]:
     """{server: (its leaves, kind)} and the racks (frozenset of leaves) in a stable order."""
-    servers, kinds = {}, {a.server: a.kind for a in plan.attachments}
+    servers: dict[str, set[str]] = {}
+    kinds = {a.server: a.kind for a in plan.attachments}
     for link in plan.links:
         if link.kind == SERVER_LINK:
             servers.setdefault(link.b_node, set()).add(link.a_node)
@@ -191,7 +198,7 @@ def _racks(plan):
     return info, racks
 
 
-def iperf3_pairs(plan):
+def iperf3_pairs(plan: 'Plan') -> list[tuple[str, ...]]:
     """``[(kind, source, destination)]``: one same-leaf pair per rack with two servers, one leaf-to-leaf pair per two
     racks without a common leaf, and every storage node from the first server of each rack."""
     info, racks = _racks(plan)
@@ -205,8 +212,8 @@ def iperf3_pairs(plan):
     return pairs
 
 
-def throughput_steps(plan):
-    steps = []
+def throughput_steps(plan: 'Plan') -> list[Step]:
+    steps: list[Step] = []
     for kind, source, destination in iperf3_pairs(plan):
         base = f'{source}_{destination}'
         commands = (
@@ -221,10 +228,10 @@ def throughput_steps(plan):
     return steps
 
 
-def security_steps(contexts):
+def security_steps(contexts: dict[str, dict[str, Any]]) -> list[Step]:
     """Every ordered pair of classes with a prefix: a host of the source pings a host of the destination."""
     matrix = security_matrix(contexts)
-    steps = []
+    steps: list[Step] = []
     for row in matrix['rows']:
         source = row['source']['name']
         for cell, destination in zip(row['cells'], matrix['classes'], strict=True):
@@ -240,17 +247,18 @@ def security_steps(contexts):
     return steps
 
 
-def evpn_steps(contexts, nos):
+def evpn_steps(contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]) -> list[Step]:
     """Every switch with the l2vpn-evpn address family: its EVPN sessions Established, its VNIs up with their routes,
     and (leaves) the anycast gateway every leaf shares for each VLAN."""
-    steps = []
+    steps: list[Step] = []
     switches = _switches(contexts)
-    gateways = {}  # vid: {(gateway, mac)} across the leaves: one each, or the anycast gateway is inconsistent
+    # vid: {(gateway, mac)} across the leaves: one each, or the anycast gateway is inconsistent
+    gateways: dict[int, set[tuple[str, str | None]]] = {}
     for name, ctx in switches.items():
         bgp = ctx.get('bgp') or {}
         if 'l2vpn-evpn' not in (bgp.get('address_families') or []):
             continue
-        kinds = [nos.get(name)] if nos.get(name) in EVPN_COMMANDS else sorted(EVPN_COMMANDS)
+        kinds = [nos[name]] if nos.get(name) in EVPN_COMMANDS else sorted(EVPN_COMMANDS)
         commands = tuple(f'{kind}: {c}' for kind in kinds for c in EVPN_COMMANDS[kind])
         peers = sorted(p['peer'] for p in bgp.get('evpn_peers') or [])
         vnis = sorted(v['l2vni'] for v in ctx.get('vlans') or [] if v.get('l2vni'))
@@ -260,7 +268,7 @@ def evpn_steps(contexts, nos):
                 gateways.setdefault(v['vid'], set()).add((v['gateway'], mac))
         expect = f'EVPN sessions Established with {", ".join(peers) or "no peer"}'
         expect += f'; L2VNIs {", ".join(map(str, vnis))} up with type-2/type-3 routes' if vnis else ''
-        known = nos.get(name) if nos.get(name) in EVPN_COMMANDS else ''
+        known = nos[name] if nos.get(name) in EVPN_COMMANDS else ''
         steps.append(Step('evpn', name, name, commands, expect, 'switch', known, name))
     for vid, found in sorted(gateways.items()):
         gateway, mac = sorted(found, key=str)[0]
@@ -270,20 +278,20 @@ def evpn_steps(contexts, nos):
     return steps
 
 
-def _roce_on(ctx) -> bool:
+def _roce_on(ctx: Mapping[str, Any]) -> bool:
     qos = ctx.get('qos') or {}
     return bool(qos.get('pfc_priorities') or (qos.get('ecn') or {}).get('enabled'))
 
 
-def roce_steps(contexts, nos):
+def roce_steps(contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]) -> list[Step]:
     """With a RoCE QoS profile: every switch's PFC, queue-drop and ECN counters, and every server NIC that carries
     RDMA (its RDMA ports, else its bond members), snapshotted before and after the load."""
-    steps = []
+    steps: list[Step] = []
     switches = _switches(contexts)
     if not any(_roce_on(ctx) for ctx in switches.values()):
         return steps
     for name, ctx in switches.items():
-        kinds = [nos.get(name)] if nos.get(name) in ROCE_COMMANDS else sorted(ROCE_COMMANDS)
+        kinds = [nos[name]] if nos.get(name) in ROCE_COMMANDS else sorted(ROCE_COMMANDS)
         ports = [p['name'] for p in ctx.get('interfaces') or [] if p.get('kind') in ('uplink', 'rdma', 'server')]
         commands = tuple(
             f'{kind}: {c.format(port=port)}'
@@ -292,7 +300,7 @@ def roce_steps(contexts, nos):
             for port in (ports if '{port}' in c else [None])
         )
         expect = 'PFC pause frames only on the lossless priorities; no drop on the lossless queues; ECN marks reported'
-        known = nos.get(name) if nos.get(name) in ROCE_COMMANDS else ''
+        known = nos[name] if nos.get(name) in ROCE_COMMANDS else ''
         steps.append(Step('roce', name, name, commands, expect, 'switch', known, name))
     for name, ctx in sorted(contexts.items()):
         if name in switches:
@@ -305,14 +313,14 @@ def roce_steps(contexts, nos):
     return steps
 
 
-def ansible_steps():
+def ansible_steps() -> list[Step]:
     """The shipped Ansible playbook in check mode: what it would change on the switches, nothing applied."""
     command = f'ansible-playbook -i "$ANSIBLE_INVENTORY" {ANSIBLE_PLAYBOOK} --check --diff'
     expect = 'no task fails; changed=0 where the switches run the rendered configs (else the diff is what would change)'
     return [Step('ansible', 'check mode', '', (command,), expect, 'check', '', ANSIBLE_PLAYBOOK)]
 
 
-def build_runbook(plan, contexts, nos=None) -> Runbook:
+def build_runbook(plan: 'Plan', contexts: dict[str, dict[str, Any]], nos: Mapping[str, str] | None = None) -> Runbook:
     """``nos``: ``{switch: 'eos' | 'nvue' | 'sonic'}`` where known."""
     nos = nos or {}
     book = Runbook(fabric=plan.fabric)
@@ -527,7 +535,7 @@ security() {{ # security <source class> <destination class> reachable|blocked
 """
 
 
-def _call(section, s: Step) -> str:
+def _call(section: str, s: Step) -> str:
     q = shlex.quote
     if section in ('physical', 'evpn'):
         args = [s.where, s.destination, s.source, *s.commands]
@@ -542,7 +550,7 @@ def _call(section, s: Step) -> str:
     return f'{section} ' + ' '.join(q(a) for a in args)
 
 
-def _roce_lines(steps, when) -> list[str]:
+def _roce_lines(steps: list[Step], when: str) -> list[str]:
     if not steps:
         return []
     q = shlex.quote

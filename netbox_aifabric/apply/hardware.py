@@ -20,7 +20,9 @@ how many ports are needed and available.
 """
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..facts.platform_ports import offered_mode
 from ..planner import SpecError
@@ -80,7 +82,7 @@ def type_speed(type_: str) -> tuple[int, tuple[int, ...]] | None:
     return int(value), LOWER_SPEEDS.get(form_factor, ())
 
 
-def natural_key(name: str):
+def natural_key(name: str) -> list[int | str]:
     """``Ethernet2`` before ``Ethernet10``, ``Ethernet49/1`` before ``Ethernet49/2``."""
     return [int(part) if part.isdigit() else part for part in re.split(r'(\d+)', name)]
 
@@ -100,19 +102,19 @@ class RoleNeeds:
     """What one switch role needs of its device type: the speed of each use, how many ports the fixed uses need,
     and how many ports one server takes of each per-server use (0: the use is absent)."""
 
-    speeds: dict
-    fixed: dict
-    per_server: dict
-    reasons: dict = None
+    speeds: dict[str, int]
+    fixed: dict[str, int]
+    per_server: dict[str, int]
+    reasons: dict[str, str] | None = None
 
 
-def check_port_map_shape(value) -> list[str]:
+def check_port_map_shape(value: object) -> list[str]:
     """Messages for a port map that is not ``{role: {use: [names]}}`` with the known roles and uses."""
     if value in (None, {}):
         return []
     if not isinstance(value, dict):
         return ['the port map is an object: {"leaf": {"uplink": ["Ethernet53/1", …]}, "spine": {…}}']
-    errors = []
+    errors: list[str] = []
     for role, uses in value.items():
         if role not in PORT_USES:
             errors.append(f'unknown role "{role}" (known: {", ".join(PORT_USES)})')
@@ -131,8 +133,8 @@ def check_port_map_shape(value) -> list[str]:
     return errors
 
 
-def _expand(field, entries, order, device_type):
-    names = []
+def _expand(field: str, entries: Iterable[str], order: Mapping[str, int], device_type: str) -> list[str]:
+    names: list[str] = []
     for entry in entries:
         if _RANGE in entry:
             first, last = (part.strip() for part in entry.split(_RANGE, 1))
@@ -150,16 +152,21 @@ def _expand(field, entries, order, device_type):
     return names
 
 
-def _speeds_text(ports):
-    counts = {}
+def _speeds_text(ports: Iterable[HardwarePort]) -> str:
+    counts: dict[int, int] = {}
     for port in ports:
         counts[port.speed] = counts.get(port.speed, 0) + 1
     return ', '.join(f'{n} at {speed}G' for speed, n in sorted(counts.items(), reverse=True)) or 'no data ports'
 
 
 def assign_ports(
-    role: str, device_type: str, ports: list[HardwarePort], needs: RoleNeeds, stated: dict, held: dict | None = None
-):
+    role: str,
+    device_type: str,
+    ports: list[HardwarePort],
+    needs: RoleNeeds,
+    stated: Mapping[str, Sequence[str]],
+    held: Mapping[str, str] | None = None,
+) -> dict[str, tuple[str, ...]]:
     """``{use: (names, speed)}`` for a role's device type: the stated uses as they are, the others derived (see the
     module docstring). ``held`` (:func:`held_uses`): ``{port: use}`` of the ports the last apply cabled; a derived
     use keeps the ports it holds and takes the rest around them, so raising a maximum (more uplinks from the end)
@@ -168,7 +175,7 @@ def assign_ports(
     assigned, owner = _stated_uses(role, device_type, ports, needs, stated or {})
     kept = _kept_ports(ports, needs, assigned, owner, held or {})
 
-    def free(speed, exact=True):
+    def free(speed: int, exact: bool = True) -> list[HardwarePort]:
         return [p for p in ports if p.name not in owner and (p.speed == speed if exact else p.runs(speed))]
 
     for use, count in needs.fixed.items():
@@ -189,10 +196,11 @@ def assign_ports(
     return {use: tuple(names) for use, names in assigned.items()}
 
 
-def held_uses(allocations: dict, role: str) -> dict[str, str]:
+def held_uses(allocations: Mapping[str, Any], role: str) -> dict[str, str]:
     """``{port name: use}`` of the role's ports in an apply's allocations (``port:leaf:3:rdma:7:1`` → the leaves'
     port gets ``rdma``); a name held for two uses (on two switches, after a port-map change) is left out."""
-    uses, twice = {}, set()
+    uses: dict[str, str] = {}
+    twice: set[str] = set()
     for key, name in allocations.items():
         parts = key.split(':')
         if len(parts) < 4 or parts[0] != 'port' or parts[1] != role or parts[3] not in PORT_USES[role]:
@@ -202,11 +210,14 @@ def held_uses(allocations: dict, role: str) -> dict[str, str]:
     return {name: use for name, use in uses.items() if name not in twice}
 
 
-def _stated_uses(role, device_type, ports, needs, stated):
+def _stated_uses(
+    role: str, device_type: str, ports: Sequence[HardwarePort], needs: RoleNeeds, stated: Mapping[str, Sequence[str]]
+) -> tuple[dict[str, list[str]], dict[str, str]]:
     """``(assigned, owner)`` of the uses the port map states: ``{use: names}`` and ``{port: use}``."""
     order = {port.name: i for i, port in enumerate(ports)}
     by_name = {port.name: port for port in ports}
-    assigned, owner = {}, {}
+    assigned: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
     for use, entries in stated.items():
         if use not in needs.speeds:
             continue
@@ -225,10 +236,16 @@ def _stated_uses(role, device_type, ports, needs, stated):
     return assigned, owner
 
 
-def _kept_ports(ports, needs, assigned, owner, held):
+def _kept_ports(
+    ports: Sequence[HardwarePort],
+    needs: RoleNeeds,
+    assigned: Mapping[str, list[str]],
+    owner: dict[str, str],
+    held: Mapping[str, str],
+) -> dict[str, list[str]]:
     """``{use: names}`` of the held ports a derived use keeps (marked in ``owner``): a port still on the device type,
     stated for no use, of a use the role still has and at a speed it runs."""
-    kept = {}
+    kept: dict[str, list[str]] = {}
     for port in ports:
         use = held.get(port.name)
         if use is None or port.name in owner or use not in needs.speeds or use in assigned:
@@ -240,7 +257,9 @@ def _kept_ports(ports, needs, assigned, owner, held):
     return kept
 
 
-def _assign(assigned, owner, ports, use, names):
+def _assign(
+    assigned: dict[str, list[str]], owner: dict[str, str], ports: Sequence[HardwarePort], use: str, names: Iterable[str]
+) -> None:
     """``use`` gets ``names``, in the device type's order."""
     chosen = set(names)
     assigned[use] = [p.name for p in ports if p.name in chosen]
@@ -248,10 +267,19 @@ def _assign(assigned, owner, ports, use, names):
         owner[name] = use
 
 
-def _per_server_uses(role, device_type, ports, needs, assigned, owner, kept, free):
+def _per_server_uses(
+    role: str,
+    device_type: str,
+    ports: Sequence[HardwarePort],
+    needs: RoleNeeds,
+    assigned: dict[str, list[str]],
+    owner: dict[str, str],
+    kept: Mapping[str, list[str]],
+    free: Callable[..., list[HardwarePort]],
+) -> None:
     """The per-server uses: grouped by the ports they land on, each group split in blocks of ``units`` per server,
     consecutive in the device type's order; a use's held ports count in its block."""
-    groups = {}
+    groups: dict[tuple[str, ...], list[str]] = {}
     for use, units in needs.per_server.items():
         if use in assigned or not units:
             continue
@@ -275,8 +303,8 @@ def _per_server_uses(role, device_type, ports, needs, assigned, owner, kept, fre
             _assign(assigned, owner, ports, use, [*mine, *extra])
 
 
-def _taken_text(owner, ports, speed):
-    used = {}
+def _taken_text(owner: Mapping[str, str], ports: Sequence[HardwarePort], speed: int | None) -> str:
+    used: dict[str, int] = {}
     for port in ports:
         use = owner.get(port.name)
         if use and (speed is None or port.speed == speed):
@@ -314,7 +342,14 @@ def breakout_names(name: str, count: int, lanes: str | None = None) -> list[str]
     return None
 
 
-def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entries, facts=None, modes=None):
+def apply_breakouts(
+    role: str,
+    device_type: str,
+    ports: list[HardwarePort],
+    entries: Iterable[object] | None,
+    facts: Mapping[str, Mapping[str, Any]] | None = None,
+    modes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+) -> tuple[list[HardwarePort], dict[str, Breakout]]:
     """``(ports, {child name: Breakout})``: ``ports`` with each port the port map breaks out replaced, in place, by
     its lane ports at the breakout speed. A named SpecError on ``port_map.<role>.breakout`` for an entry that is not
     ``<ports>:<count>x<speed>G``, a port missing from the device type, lanes faster than the port, or a port whose
@@ -323,7 +358,7 @@ def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entr
     field = f'port_map.{role}.{BREAKOUT}'
     order = {port.name: i for i, port in enumerate(ports)}
     by_name = {port.name: port for port in ports}
-    split = {}
+    split: dict[str, list[tuple[str, Breakout]]] = {}
     for entry in entries or ():
         match = _BREAKOUT.match(entry) if isinstance(entry, str) else None
         if not match:
@@ -339,10 +374,11 @@ def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entr
                 raise SpecError(field, f'{name}: the lane names of a breakout are known for EOS (…/1), Cumulus (swpN) '
                                        'and SONiC ports with lanes data')  # fmt: skip
             split[name] = [(child, Breakout(name, count, speed, i)) for i, child in enumerate(children)]
-    result, breakouts = [], {}
+    result: list[HardwarePort] = []
+    breakouts: dict[str, Breakout] = {}
     for port in ports:
         for child, breakout in split.get(port.name, [(None, None)]):
-            if child is None:
+            if child is None or breakout is None:  # both None together: a port not broken out
                 result.append(port)
             else:
                 result.append(HardwarePort(child, breakout.speed))
@@ -350,7 +386,9 @@ def apply_breakouts(role: str, device_type: str, ports: list[HardwarePort], entr
     return result, breakouts
 
 
-def _check_offered(field: str, name: str, device_type: str, mode: str, modes) -> None:
+def _check_offered(
+    field: str, name: str, device_type: str, mode: str, modes: Mapping[str, Sequence[str]] | None
+) -> None:
     """A named error for a mode the platform's breakout modes (SONiC's platform.json) do not list for the port."""
     if modes is not None and offered_mode(mode, modes) is None:
         raise SpecError(field, f'{name} on {device_type} does not break out into {mode}: the platform offers '

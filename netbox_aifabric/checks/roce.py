@@ -1,6 +1,9 @@
 """RoCE/QoS rules (the guide's list): PFC only on the RDMA class, ECN wherever PFC is, one DSCP → priority → queue map
 matching the profile, and one jumbo MTU along every path. On the devices' ``aifabric`` contexts and the intent. Pure."""
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
 from ..facts import PFC_KINDS, qos_facts
 from .engine import Facts, Finding, Obj, Rule, Skip
 from .fabric import device, interface, leaves, switches
@@ -11,18 +14,20 @@ VXLAN_OVERHEAD = 50  # outer Ethernet, IPv4, UDP and VXLAN headers on an EVPN/VX
 STANDARD_MTU = 1500
 
 
-def vlan_obj(vlan):
+def vlan_obj(vlan: Mapping[str, Any]) -> Obj:
     return Obj('ipam.vlan', vlan['name'], pk=None)
 
 
-def _need_intent(facts):
+def _need_intent(facts: Facts) -> dict[Any, Any]:
+    """The intent, once the rules can run on it (else Skip)."""
     if facts.intent is None:
         raise Skip(facts.errors.get('intent') or 'no intent')
     if not switches(facts):
         raise Skip('no switch has an aifabric context (the fabric has not been applied)')
+    return facts.intent
 
 
-def _rdma_priorities(intent) -> set[int]:
+def _rdma_priorities(intent: Mapping[str, Any]) -> set[int]:
     """The priorities the RDMA traffic uses: the RDMA classes' and the profile's RoCE marking."""
     found = {
         tc['priority'] for tc in intent['traffic_classes'] if tc['purpose'] == 'rdma' and tc['priority'] is not None
@@ -30,10 +35,10 @@ def _rdma_priorities(intent) -> set[int]:
     return found | set((intent['qos'] or {}).get('roce_priority') or ())
 
 
-def check_pfc(facts: Facts):
+def check_pfc(facts: Facts) -> Iterator[Finding]:
     """PFC priorities only those of RDMA; lossless VLANs only RDMA classes; PFC only on ports that carry RDMA."""
-    _need_intent(facts)
-    rdma = _rdma_priorities(facts.intent)
+    intent = _need_intent(facts)
+    rdma = _rdma_priorities(intent)
     for name, ctx in switches(facts).items():
         qos = ctx.get('qos')
         if qos and set(qos['pfc_priorities']) - rdma:
@@ -58,7 +63,7 @@ def check_pfc(facts: Facts):
                 )
 
 
-def check_ecn(facts: Facts):
+def check_ecn(facts: Facts) -> Iterator[Finding]:
     """ECN marking on, on the traffic class of every PFC priority, so DCQCN slows senders before PFC pauses."""
     _need_intent(facts)
     for name, ctx in switches(facts).items():
@@ -73,16 +78,16 @@ def check_ecn(facts: Facts):
             yield Finding((device(name),), f'ECN on TC {sorted(tcs)}', f'ECN on TC {ecn.get("tcs")}, not {missing}')
 
 
-def check_qos_map(facts: Facts):
+def check_qos_map(facts: Facts) -> Iterator[Finding]:
     """Every switch's DSCP → priority and priority → traffic class maps and PFC priorities are the profile's."""
-    _need_intent(facts)
-    fabric_qos = qos_facts(facts.intent['qos'], facts.intent['traffic_classes'])
+    intent = _need_intent(facts)
+    fabric_qos = qos_facts(intent['qos'], intent['traffic_classes'])
     expected = fabric_qos.as_context() if fabric_qos is not None else None
     for name, ctx in switches(facts).items():
         qos = ctx.get('qos')
         if expected is None and qos is None:
             continue
-        if (expected is None) != (qos is None):
+        if expected is None or qos is None:  # exactly one of them (both None: skipped above)
             yield Finding(
                 (device(name),),
                 f'QoS profile {expected["profile"] if expected else "none"}',
@@ -94,21 +99,21 @@ def check_qos_map(facts: Facts):
                 yield Finding((device(name),), f'{key} {expected[key]} ({expected["profile"]})', f'{qos[key]}')
 
 
-def _mtu_of_vids(ctx):
+def _mtu_of_vids(ctx: Mapping[str, Any]) -> dict[int, int | None]:
     return {v['vid']: v.get('mtu') for v in ctx.get('vlans') or ()}
 
 
-def check_jumbo_mtu(facts: Facts):
+def check_jumbo_mtu(facts: Facts) -> Iterator[Finding]:
     """One jumbo MTU along every path: each server-facing port carries the MTU of every class it carries (the RDMA
     class on RDMA ports), both ends of every switch link agree, and uplinks carry the largest class MTU (plus the
     VXLAN overhead in the EVPN/VXLAN design)."""
-    _need_intent(facts)
+    intent = _need_intent(facts)
     contexts = facts.contexts
-    classes = {tc['name']: tc['mtu'] or facts.intent['fabric']['mtu'] for tc in facts.intent['traffic_classes']}
+    classes = {tc['name']: tc['mtu'] or intent['fabric']['mtu'] for tc in intent['traffic_classes']}
     jumbo = max(classes.values(), default=STANDARD_MTU)
-    rdma = [tc for tc in facts.intent['traffic_classes'] if tc['purpose'] == 'rdma']
+    rdma = [tc for tc in intent['traffic_classes'] if tc['purpose'] == 'rdma']
     rdma_mtu = max((classes[tc['name']] for tc in rdma), default=None)
-    evpn = facts.intent['fabric']['design'] == 'evpn-vxlan'
+    evpn = intent['fabric']['design'] == 'evpn-vxlan'
     for name, ctx in switches(facts).items():
         vlan_mtu = _mtu_of_vids(ctx)
         for port in ctx['interfaces']:

@@ -20,6 +20,9 @@ NTP, SNMP users/communities/hosts/traps, sFlow, gNMI, LANZ; docs/avd.md). Not ma
 weights (AVD models them through platform-specific QoS profiles), and the CNP policer (``cnp_police``).
 """
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from .filters import eos_esi, eos_mac, eos_management_vrf, seconds
 
 __all__ = ('EOS_MAX_MTU', 'MLAG_PEER_VLAN', 'avd_structured_config')
@@ -41,11 +44,11 @@ DEFAULT_RECOVERY_MS = 200  # SONiC's pfcwd default restoration time (nos-facts �
 TRUST = {'none': 'disabled'}  # the context's trust → AVD's qos.trust (dscp and cos are the same words)
 
 
-def _lag_id(name):
+def _lag_id(name: str) -> int:
     return int(''.join(c for c in name if c.isdigit()))
 
 
-def _switchport(port, mlag_trunk=False):
+def _switchport(port: Mapping[str, Any], mlag_trunk: bool = False) -> dict[str, Any] | None:
     if mlag_trunk:
         return {'enabled': True, 'mode': 'trunk', 'trunk': {'groups': ['MLAG']}}
     if port.get('mode') == 'access':
@@ -59,8 +62,8 @@ def _switchport(port, mlag_trunk=False):
     return None
 
 
-def _ethernet(port, qos):
-    entry = {'name': port['name'], 'description': port['description'], 'shutdown': False}
+def _ethernet(port: Mapping[str, Any], qos: Mapping[str, Any] | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {'name': port['name'], 'description': port['description'], 'shutdown': False}
     if port['mtu']:
         entry['mtu'] = min(port['mtu'], EOS_MAX_MTU)
     if port['lag']:
@@ -80,11 +83,11 @@ def _ethernet(port, qos):
     return entry
 
 
-def _watchdog(watchdog):
+def _watchdog(watchdog: Mapping[str, Any]) -> dict[str, str | float]:
     """The context's PFC watchdog (ms) as AVD's ``priority_flow_control.watchdog`` (seconds). Without an action the
     stuck queue drops (EOS's own default errdisables the port; SONiC's and NVUE's watchdogs drop the queue) and
     recovers after the restoration time, else SONiC's default 200 ms, as the EOS template renders it."""
-    entry = {'action': 'drop'} if watchdog['action'] in (None, 'drop') else {}
+    entry: dict[str, str | float] = {'action': 'drop'} if watchdog['action'] in (None, 'drop') else {}
     for key, value in (
         ('timeout', watchdog['timeout']),
         ('polling_interval', watchdog['poll_interval']),
@@ -95,7 +98,7 @@ def _watchdog(watchdog):
     return entry
 
 
-def _ethernet_segment(lag):
+def _ethernet_segment(lag: Mapping[str, Any]) -> dict[str, Any]:
     """An EVPN multihoming bond's Ethernet segment as AVD's port-channel keys: EOS's type-0 identifier made of the
     context's type-3 ESI (``aifabric_eos_esi``), the ES-import route target and the LACP system id (the ESI's MAC)."""
     return {
@@ -104,9 +107,9 @@ def _ethernet_segment(lag):
     }
 
 
-def avd_structured_config(context: dict) -> dict:
+def avd_structured_config(context: Mapping[str, Any]) -> dict[str, Any]:
     """AVD ``eos_cli_config_gen`` structured config of one switch (spine or leaf) from its ``aifabric`` context."""
-    config = {
+    config: dict[str, Any] = {
         'hostname': context['hostname'],
         'service_routing_protocols_model': 'multi-agent',
         'ip_routing': True,
@@ -129,14 +132,14 @@ def avd_structured_config(context: dict) -> dict:
     return config
 
 
-def _port_channels(context, config):
+def _port_channels(context: Mapping[str, Any], config: dict[str, Any]) -> None:
     """The LAGs: the MLAG peer link (a trunk of the MLAG group) and the bonds (with their MLAG id, or their Ethernet
     segment on an EVPN multihoming pair)."""
     mlag = context['mlag']
-    port_channels = []
+    port_channels: list[dict[str, Any]] = []
     for lag in context['lags']:
         peer_link = mlag is not None and lag['name'] == mlag['peer_link']
-        entry = {'name': lag['name'], 'description': lag['description'], 'shutdown': False}
+        entry: dict[str, Any] = {'name': lag['name'], 'description': lag['description'], 'shutdown': False}
         if switchport := _switchport(lag, mlag_trunk=peer_link):
             entry['switchport'] = switchport
         if mlag is not None and not peer_link and lag.get('dual_homed', True):
@@ -148,7 +151,7 @@ def _port_channels(context, config):
         config['port_channel_interfaces'] = port_channels
 
 
-def _vlans(context, config):
+def _vlans(context: Mapping[str, Any], config: dict[str, Any]) -> None:
     """VLANs and their SVIs (an anycast gateway (VARP) on an MLAG pair or an EVPN leaf; a single leaf's gateway is
     its own address), and an MLAG pair's peering VLAN, SVI and ``mlag configuration``."""
     mlag = context['mlag']
@@ -186,7 +189,7 @@ def _vlans(context, config):
         config['vlan_interfaces'] = svis
 
 
-def _mlag_svi(context, mlag):
+def _mlag_svi(context: Mapping[str, Any], mlag: Mapping[str, Any]) -> dict[str, Any]:
     return {
         'name': f'Vlan{MLAG_PEER_VLAN}',
         'description': 'MLAG peering',
@@ -197,7 +200,7 @@ def _mlag_svi(context, mlag):
     }
 
 
-def _vrfs_and_vtep(context, config):
+def _vrfs_and_vtep(context: Mapping[str, Any], config: dict[str, Any]) -> None:
     """The VRFs (L3VNI ones and those of local gateways), the virtual-router MAC of the gateways, the VXLAN VTEP."""
     mlag = context['mlag']
     vrfs = [vrf['name'] for vrf in context['vrfs']]
@@ -221,7 +224,7 @@ def _vrfs_and_vtep(context, config):
         }
 
 
-def _routing(context, config):
+def _routing(context: Mapping[str, Any], config: dict[str, Any]) -> None:
     """BGP (with the MLAG-peer route map), the OSPF underlay and BFD."""
     bfd = context.get('bfd')
     if context['bgp']:
@@ -234,7 +237,7 @@ def _routing(context, config):
         config['router_bfd'] = {'interval': bfd['min_tx'], 'min_rx': bfd['min_rx'], 'multiplier': bfd['multiplier']}
 
 
-def _qos(qos, config):
+def _qos(qos: Mapping[str, Any] | None, config: dict[str, Any]) -> None:
     """The DSCP → traffic-class map (every unmapped DSCP to the default class) and the PFC watchdog."""
     if qos is None:
         return
@@ -251,7 +254,7 @@ def _qos(qos, config):
         config['priority_flow_control'] = {'watchdog': _watchdog(qos['pfc_watchdog'])}
 
 
-def _default_dscp_map(qos):
+def _default_dscp_map(qos: Mapping[str, Any]) -> list[str]:
     """Every DSCP the profile does not map, to the default traffic class (switch priority 0's, else 0), eight values a
     line as the EOS template writes them."""
     default_tc = qos['priority_to_tc'].get('0', 0)
@@ -259,7 +262,7 @@ def _default_dscp_map(qos):
     return [f'{" ".join(rest[i : i + 8])} to traffic-class {default_tc}' for i in range(0, len(rest), 8)]
 
 
-def _mlag_peer_route_map(config):
+def _mlag_peer_route_map(config: dict[str, Any]) -> None:
     """AVD's RM-MLAG-PEER-IN (eos_designs ``mlag_ibgp_origin_incomplete``, default true): the MLAG peer's routes with
     origin incomplete, so the spines prefer each leaf's own path."""
     config.setdefault('route_maps', []).append(
@@ -278,7 +281,7 @@ def _mlag_peer_route_map(config):
     )
 
 
-def _management(context, config):
+def _management(context: Mapping[str, Any], config: dict[str, Any]) -> None:
     """Management1 in the management VRF with its address and default route; SSH, the HTTPS API and SNMP only from
     the jump hosts (standard ACL ``AIFABRIC-MGMT``), in the management VRF and in the default VRF."""
     plane = context['management']
@@ -329,7 +332,7 @@ def _management(context, config):
         }
 
 
-def _access_list(acl):
+def _access_list(acl: Mapping[str, Any]) -> dict[str, Any]:
     """A gateway's inbound ACL of the security matrix (first match wins, EOS's implicit deny at the end)."""
     return {
         'name': acl['name'],
@@ -346,11 +349,11 @@ def _access_list(acl):
     }
 
 
-def _ospf(ospf, config, bfd=None):
+def _ospf(ospf: Mapping[str, Any], config: dict[str, Any], bfd: Mapping[str, Any] | None = None) -> None:
     """The OSPF underlay: point-to-point uplinks, the loopbacks, and the rack subnets ``ospf.networks`` redistributed
     from the connected gateways through a prefix list of exactly those subnets, as the EOS template does (the export
     keeps every gateway in the default VRF when the fabric has no L3VNI VRF, so all of them)."""
-    process = {
+    process: dict[str, Any] = {
         'id': 100,
         'router_id': ospf['router_id'],
         'passive_interface_default': True,
@@ -386,11 +389,12 @@ def _ospf(ospf, config, bfd=None):
         )
 
 
-def _bgp(context):
+def _bgp(context: Mapping[str, Any]) -> dict[str, Any]:
     """``router_bgp``: the underlay and MLAG-peer groups and sessions, the default VRF's networks, the EVPN overlay."""
     bgp = context['bgp']
-    neighbors, groups = [], [{'name': UNDERLAY, 'send_community': 'all', 'maximum_routes': 12000}]
-    families = [{'name': UNDERLAY, 'activate': True}]
+    neighbors: list[dict[str, Any]] = []
+    groups: list[dict[str, Any]] = [{'name': UNDERLAY, 'send_community': 'all', 'maximum_routes': 12000}]
+    families: list[dict[str, Any]] = [{'name': UNDERLAY, 'activate': True}]
     for n in bgp['neighbors']:
         if n['kind'] == 'mlag-peer':
             if not any(g['name'] == MLAG_PEER for g in groups):
@@ -417,7 +421,7 @@ def _bgp(context):
     if context.get('bfd'):
         for group in groups:
             group['bfd'] = True  # the underlay and MLAG-peer groups; the overlay group is added below, without
-    config = {
+    config: dict[str, Any] = {
         'as': str(bgp['asn']),
         'router_id': bgp['router_id'],
         'maximum_paths': {'paths': 4},
@@ -440,12 +444,12 @@ def _bgp(context):
     return config
 
 
-def _spine_overlay_options(bgp):
+def _spine_overlay_options(bgp: Mapping[str, Any]) -> dict[str, bool]:
     """A spine's EVPN peer-group options: with eBGP peers (the eBGP underlay) it relays the leaves' EVPN routes with
     their own VTEP as next hop (``next_hop_unchanged``, AVD's EVPN route servers); with iBGP peers (one ASN, the
     OSPF underlay) it reflects them (``route_reflector_client``). The EOS template sets the same per neighbour."""
     ibgp = [p for p in bgp['evpn_peers'] if p['remote_asn'] == bgp['asn']]
-    options = {}
+    options: dict[str, bool] = {}
     if ibgp:
         options['route_reflector_client'] = True
     if len(ibgp) < len(bgp['evpn_peers']):
@@ -453,7 +457,13 @@ def _spine_overlay_options(bgp):
     return options
 
 
-def _evpn_overlay(context, config, groups, families, neighbors):
+def _evpn_overlay(
+    context: Mapping[str, Any],
+    config: dict[str, Any],
+    groups: list[dict[str, Any]],
+    families: list[dict[str, Any]],
+    neighbors: list[dict[str, Any]],
+) -> None:
     """The EVPN overlay: its peer group and loopback sessions, the MAC-VRF VLANs and the L3VNI VRFs."""
     bgp = context['bgp']
     groups.append({'name': OVERLAY, 'update_source': 'Loopback0', 'ebgp_multihop': 3, 'send_community': 'all'})
@@ -499,12 +509,12 @@ def _evpn_overlay(context, config, groups, families, neighbors):
     ]
 
 
-def _standard_acl(name, sources):
+def _standard_acl(name: str, sources: Iterable[str]) -> dict[str, Any]:
     entries = [{'sequence': 10 * n, 'action': 'permit', 'source': source} for n, source in enumerate(sources, 1)]
     return {'name': name, 'entries': entries}
 
 
-def _telemetry(context, config):
+def _telemetry(context: Mapping[str, Any], config: dict[str, Any]) -> None:
     """The fabric's collectors (``telemetry``), all reached from Management1 in the management VRF, as the EOS
     template renders them: syslog, NTP, SNMP (polling ACL, v3 user or v2c community, traps), sFlow, gNMI and LANZ.
     Keys of pyavd 6.4.0's eos_cli_config_gen schema (docs/avd.md, "Telemetry"); the secrets stay the context's
@@ -536,14 +546,14 @@ def _telemetry(context, config):
     config['queue_monitor_length'] = {'enabled': True}  # LANZ: the queue depths the guide asks for
 
 
-def _logging_vrf(syslog, vrf):
+def _logging_vrf(syslog: Mapping[str, Any], vrf: str) -> dict[str, Any]:
     hosts = [
         {'name': server, 'protocol': syslog['protocol'], 'ports': [syslog['port']]} for server in syslog['servers']
     ]
     return {'name': vrf, 'source_interface': MGMT_INTERFACE, 'hosts': hosts}
 
 
-def _sflow(sflow, vrf):
+def _sflow(sflow: Mapping[str, Any], vrf: str) -> dict[str, Any]:
     destinations = [{'destination': collector, 'port': sflow['port']} for collector in sflow['collectors']]
     return {
         'sample': sflow['sampling_rate'],
@@ -555,7 +565,7 @@ def _sflow(sflow, vrf):
     }
 
 
-def _snmp(snmp, vrf, config):
+def _snmp(snmp: Mapping[str, Any], vrf: str, config: dict[str, Any]) -> None:
     """SNMP polled only from the jump hosts and the managers (``AIFABRIC-SNMP``, bound by ``_management``), a v3
     user (SHA/AES, in a read-only group of a view of everything) or a v2c read-only community, traps to the
     managers."""
@@ -576,7 +586,10 @@ def _snmp(snmp, vrf, config):
                 'priv_passphrase': snmp['priv'],
             }
         ]
-        host_auth = {'version': '3', 'users': [{'username': snmp['user'], 'authentication_level': 'priv'}]}
+        host_auth: dict[str, Any] = {
+            'version': '3',
+            'users': [{'username': snmp['user'], 'authentication_level': 'priv'}],
+        }
     else:
         server['communities'] = [{'name': snmp['community'], 'access': 'ro', 'access_list_ipv4': {'name': SNMP_ACL}}]
         host_auth = {'version': '2c', 'community': snmp['community']}
