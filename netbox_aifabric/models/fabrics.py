@@ -459,11 +459,19 @@ class Fabric(JobsMixin, PrimaryModel):
     def applied_pins(self) -> dict:
         """The last apply's allocations (``{key: value}``), for the planner to pin. A record stamped with another
         fabric's id is refused (:class:`SpecError` on ``applied_allocations``): its addresses and ports are that
-        fabric's, and pinning them here would number this fabric over them. A record without a stamp was written
-        before records carried one, by this fabric's own apply (nothing else writes it); the next apply stamps it."""
+        fabric's, and pinning them here would number this fabric over them. So is a record without a stamp: every
+        apply stamps its record and migration 0019 stamped the older ones, so an unstamped one was copied in (from
+        another fabric's older record, a backup of one, a script) and names no fabric it could be checked against."""
         record = self.applied_allocations or {}
+        if not record:
+            return {}
         if 'allocations' not in record:
-            return dict(record)
+            raise SpecError(
+                'applied_allocations',
+                f'the applied allocations of "{self.slug}" (id {self.pk}) carry no fabric stamp: an apply stamps '
+                "its record, so this one was copied in and may be another fabric's; it is never pinned. Nothing "
+                "was written (restore this fabric's own record)",
+            )
         owner = record.get('fabric_id')
         if owner != self.pk or not isinstance(record['allocations'], dict):
             raise SpecError(

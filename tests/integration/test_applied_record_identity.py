@@ -11,6 +11,7 @@ from django.db import transaction
 from django.test import TestCase
 
 from dcim.models import Device
+from ipam.models import Prefix
 from utilities.exceptions import AbortRequest
 from utilities.testing import APITestCase
 
@@ -21,6 +22,8 @@ from netbox_aifabric.forms import FabricForm, FabricImportForm
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.planner import SpecError
 from netbox_aifabric.seed import load_demo
+
+from .base import OWN_POOLS
 
 pytestmark = pytest.mark.netbox
 
@@ -69,6 +72,38 @@ class AppliedRecordIdentityTestCase(TestCase):
             self.assertIn(f'"{self.fabric.slug}" (id {self.fabric.pk})', caught.exception.message)
         self.assertEqual(_written(), before)
         self.assertIn('ai-lab-fabric', ' '.join(plan_errors(other).values()))  # an edit's clean names it too
+
+    def test_an_unstamped_record_copied_in_is_refused_too(self):
+        """Another fabric's bare allocations (an older record, a backup of one): no stamp names its fabric, and every
+        apply and migration 0019 stamp theirs, so it is refused as copied in, even on its own fabric."""
+        bare = self.fabric.applied_allocations['allocations']
+        for target in (self.other, self.fabric):
+            with self.subTest(target.slug):
+                Fabric.objects.filter(pk=target.pk).update(applied_allocations=bare)
+                fabric = Fabric.objects.get(pk=target.pk)
+                before = _written()
+                for call in (diff_fabric, apply_fabric):
+                    with self.assertRaises(SpecError) as caught:
+                        call(fabric)
+                    self.assertEqual(caught.exception.field, 'applied_allocations')
+                    self.assertIn('carry no fabric stamp', caught.exception.message)
+                self.assertEqual(_written(), before)
+
+    def test_migration_0019_stamps_each_record_with_its_own_fabric(self):
+        from importlib import import_module
+
+        from django.apps import apps
+
+        migration = import_module('netbox_aifabric.migrations.0019_stamp_applied_records')
+        stamped = self.fabric.applied_allocations
+        Fabric.objects.filter(pk=self.fabric.pk).update(applied_allocations=stamped['allocations'])
+        migration.stamp(apps, None)
+        self.assertEqual(Fabric.objects.get(pk=self.fabric.pk).applied_allocations, stamped)
+        self.assertEqual(Fabric.objects.get(pk=self.other.pk).applied_allocations, {})  # nothing to stamp
+        migration.stamp(apps, None)  # twice: a stamped record stays as it is
+        self.assertEqual(Fabric.objects.get(pk=self.fabric.pk).applied_allocations, stamped)
+        migration.unstamp(apps, None)
+        self.assertEqual(Fabric.objects.get(pk=self.fabric.pk).applied_allocations, stamped['allocations'])
 
     def test_the_python_copy_of_an_applied_fabric_is_refused(self):
         copy = Fabric.objects.get(pk=self.fabric.pk)
@@ -136,6 +171,12 @@ class AppliedRecordOverRestTestCase(APITestCase):
     def test_a_rest_copy_of_an_applied_fabric_starts_without_a_record(self):
         body = self.client.get(f'{API}{self.fabric.pk}/', **self.header).json()
         self.assertNotIn('applied_allocations', body)  # the record is not part of the representation
-        response = self.send('post', API, {'name': 'Posted', 'slug': 'posted', 'site': self.fabric.site_id})
+        pools = {  # a fabric the planner accepts (save refuses any other): pools of its own, the demo's ASNs
+            field: Prefix.objects.create(prefix=f'10.150.{4 * i}.0/{length}').pk
+            for i, (field, length) in enumerate(OWN_POOLS)
+        }
+        asns = {'leaf_asn_range': self.fabric.leaf_asn_range_id, 'spine_asn': self.fabric.spine_asn}
+        posted = {'name': 'Posted', 'slug': 'posted', 'site': self.fabric.site_id, **pools, **asns}
+        response = self.send('post', API, posted)
         self.assertEqual(response.status_code, 201, response.content)
         self.assertEqual(Fabric.objects.get(slug='posted').applied_allocations, {})
