@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ipam.models import Prefix
 from users.models import User
 from utilities.testing import APITestCase
 
@@ -19,6 +20,7 @@ from netbox_aifabric.api.urls import router
 from netbox_aifabric.models import AcceptanceRun, EVPNTenant, Fabric, TrafficFlow
 from netbox_aifabric.seed import load_demo
 
+from .base import OWN_POOLS
 from .test_api_fuzz import READ_ONLY, SCALE, read_only_fields, snapshot, writable
 
 pytestmark = pytest.mark.netbox
@@ -68,17 +70,18 @@ class StrictFieldsTestCase(hypothesis.extra.django.TestCase, APITestCase):
 
     def template(self, prefix, create):
         """A valid body: the first object's writable fields; for a create, with free unique keys (the demo fabric's
-        pools are its own: a new fabric leaves them for later, as a draft may)."""
+        pools are its own: a new fabric gets pools of its own, as save refuses a fabric without the ones it needs)."""
         obj = self.existing(prefix)
         body = body_of(prefix, self.client.get(f'{API}{prefix}/{obj.pk}/', **self.header).json())
         if create:
             body.update({k: v for k, v in NEW.items() if k in body})
             if prefix == 'fabrics':  # the demo fabric's pools and management network are its own
-                pools = (
-                    *('loopback_pool', 'vtep_pool', 'p2p_pool', 'mlag_peer_pool'),
-                    *('management_pool', 'jump_host_prefix'),
-                )
-                body.update({**dict.fromkeys(pools, None), 'management_gateway': None, 'status': 'draft'})
+                own = {
+                    field: Prefix.objects.get_or_create(prefix=f'10.160.{4 * i}.0/{length}', vrf=None)[0].pk
+                    for i, (field, length) in enumerate(OWN_POOLS)
+                }
+                unset = dict.fromkeys(('management_pool', 'jump_host_prefix', 'management_gateway'), None)
+                body.update({**own, **unset, 'status': 'draft'})
             if prefix == 'fabric-nodes':
                 body['name'] = 'strict-node'
         return obj, body

@@ -18,7 +18,7 @@ from utilities.testing import TestCase
 
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
-from .base import FABRIC_SHAPE, LOSSLESS, make_world
+from .base import FABRIC_SHAPE, LOSSLESS, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -35,10 +35,12 @@ class ModelFullCleanTestCase(DjangoTestCase):
     def setUpTestData(cls):
         cls.world = make_world()
         cls.fabric = Fabric.objects.create(name='F', slug='f', site=cls.world['sites'][0], **FABRIC_SHAPE)
+        cls.pools = own_pools(cls.world, 1)  # a fabric the planner accepts: only its name can be refused
 
     def objects(self, name):
+        fabric = Fabric(name=name, slug='x', site=self.world['sites'][0], **FABRIC_SHAPE, **self.pools)
         return {
-            'Fabric.name': (Fabric(name=name, slug='x', site=self.world['sites'][0], **FABRIC_SHAPE), 'name'),
+            'Fabric.name': (fabric, 'name'),
             'FabricNode.name': (FabricNode(fabric=self.fabric, role='gpu', node_id=9, name=name), 'name'),
             'TrafficClass.name': (TrafficClass(name=name, slug='x', purpose='rdma'), 'name'),
             'EVPNTenant.name': (EVPNTenant(name=name, slug='x', l3vni=50010), 'name'),

@@ -37,8 +37,27 @@ def test_plugin_endpoints_from_pynetbox(nb):
 
     profile = nb.plugins.aifabric.qos_profiles.create(name='Lossless', slug='lossless', **LOSSLESS)
     site = Site.objects.create(name='AI Lab', slug='ai-lab')
+    # a fabric saves only what the planner accepts: its pools and ASNs first (examples/pynetbox_seed.py does the same)
+    pools = {
+        field: nb.ipam.prefixes.create(prefix=prefix).id
+        for field, prefix in (
+            ('loopback_pool', '10.254.0.0/24'),
+            ('vtep_pool', '10.254.1.0/24'),
+            ('p2p_pool', '10.254.2.0/24'),
+            ('mlag_peer_pool', '10.254.3.0/28'),
+        )
+    }
+    rir = nb.ipam.rirs.create(name='Private ASNs', slug='private-asns', is_private=True)
+    leaves = nb.ipam.asn_ranges.create(name='Leaves', slug='leaves', rir=rir.id, start=65101, end=65199)
     fabric = nb.plugins.aifabric.fabrics.create(
-        name='AI Lab fabric', slug='ai-lab-fabric', site=site.pk, qos_profile=profile.id, traffic_classes=[rdma.id]
+        name='AI Lab fabric',
+        slug='ai-lab-fabric',
+        site=site.pk,
+        qos_profile=profile.id,
+        traffic_classes=[rdma.id],
+        **pools,
+        leaf_asn_range=leaves.id,
+        spine_asn=65100,
     )
     assert fabric.qos_profile.slug == 'lossless'
     assert [f.name for f in nb.plugins.aifabric.fabrics.filter(qos_profile='lossless')] == ['AI Lab fabric']
