@@ -21,7 +21,7 @@ import netaddr
 from .errors import PoolExhaustedError, SpecError
 from .previous import released_pin
 from .racks import holds_oob_block, oob_block, rack_prefixlen
-from .result import NodePlan, OobLink, OobPlan, OobSwitch, PlanWarning, VlanPlan
+from .result import NodePlan, OobLink, OobPlan, OobSwitch, PlanWarning, RackSubnet, VlanPlan
 from .spec import FabricSpec, ManagementSwitch, TrafficClass
 
 __all__ = (
@@ -239,12 +239,23 @@ def _addresses(
     return given, released
 
 
-def _overlapping_racks(
-    spec: FabricSpec, tc: TrafficClass, network: netaddr.IPNetwork, vlans: Iterable[VlanPlan]
+def _overlapping_racks(tc: TrafficClass, network: netaddr.IPNetwork, vlans: Iterable[VlanPlan]) -> list[RackSubnet]:
+    """The class's rack subnets inside the management network's block: only a rack subnet pinned by a plan made
+    before the block existed can be there."""
+    return [
+        rack
+        for vlan in vlans
+        if vlan.vid == tc.vlan
+        for rack in vlan.racks
+        if netaddr.IPNetwork(rack.subnet).first <= network.last and network.first <= netaddr.IPNetwork(rack.subnet).last
+    ]
+
+
+def _overlap_warnings(
+    spec: FabricSpec, tc: TrafficClass, network: netaddr.IPNetwork, racks: Iterable[RackSubnet]
 ) -> list[PlanWarning]:
-    """A warning for each rack subnet of the class inside the management network's block: only a rack subnet
-    pinned by a plan made before the block existed can be there. Its addresses stay apart from the management
-    network's, but a BMC's netmask covers the rack's hosts."""
+    """A warning per rack subnet in the block: its addresses stay apart from the management network's, but a BMC's
+    netmask covers the rack's hosts."""
     index = next(i for i, t in enumerate(spec.traffic_classes) if t.vlan == tc.vlan)
     return [
         PlanWarning(
@@ -253,11 +264,24 @@ def _overlapping_racks(
             f'rack {rack.rack} subnet {rack.subnet} of {tc.name}, kept from the previous plan, lies in the management '
             f"network {network}: no management address is given in it, but the BMCs' netmask covers its hosts",
         )
-        for vlan in vlans
-        if vlan.vid == tc.vlan
-        for rack in vlan.racks
-        if netaddr.IPNetwork(rack.subnet).first <= network.last and network.first <= netaddr.IPNetwork(rack.subnet).last
+        for rack in racks
     ]
+
+
+def _covered(
+    error: PoolExhaustedError, tc: TrafficClass, network: netaddr.IPNetwork, racks: Sequence[RackSubnet]
+) -> PoolExhaustedError:
+    """``error`` saying that rack subnets an earlier plan pinned fill the block: no spec change frees them (pinned
+    subnets stay where they are), only renumbering those racks' subnets."""
+    keys = ', '.join(f'subnet:{tc.vlan}:rack:{rack.rack} {rack.subnet}' for rack in racks)
+    return PoolExhaustedError(
+        error.field,
+        f'the management network {network} (MGMT class {tc.subnet}) has no free address left: the previous plan, '
+        f'made before the management network had its own block, pins rack subnets of {tc.name} in it ({keys}); it '
+        f"fits only once those racks' {tc.name} subnets are renumbered (drop these pins from the previous plan; the "
+        'class may need a larger subnet for both)',
+        error.node,
+    )
 
 
 def plan_oob(
@@ -291,8 +315,12 @@ def plan_oob(
             if spec.bmc == 'oob'
         ]
         taken = {**_held_addresses(tc, nodes, vlans, management_gateway), **_keep_free(switch, network)}
-        addresses, warnings = _addresses(tc, network, requests, taken, pinned)
-        warnings += _overlapping_racks(spec, tc, network, vlans)
+        overlapping = _overlapping_racks(tc, network, vlans)
+        try:
+            addresses, warnings = _addresses(tc, network, requests, taken, pinned)
+        except PoolExhaustedError as error:
+            raise (_covered(error, tc, network, overlapping) if overlapping else error) from None
+        warnings += _overlap_warnings(spec, tc, network, overlapping)
     names = {n: switch.name.format(n=n) for n in range(1, count + 1)}
     node_by = {(n.role, n.id): n for n in nodes}
     server_name = {s.id: s.name for s in spec.servers}

@@ -652,12 +652,18 @@ def _allocate_svis(
     held: Mapping[str, str],
 ) -> dict[tuple[int, int], str]:
     """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A new SVI
-    address avoids those an earlier plan gave the management network (BMCs, management switches: they live in the
-    MGMT class's subnet, counted down from its top as the EVPN SVIs are). A subnet without room for the gateway and
-    every switch address it must hold is a named error."""
+    address avoids those an earlier plan gave the management network (BMCs, management switches: in the EVPN design
+    they live in the MGMT class's subnet, counted down from its top as the SVIs are); a rack subnet of a class with
+    the management network's own block does not. A subnet without room for the gateway and every switch address it
+    must hold is a named error."""
     field_of = {tc.vlan: f'traffic_classes[{i}].subnet' for i, tc in enumerate(spec.traffic_classes)}
     oob = {netaddr.IPNetwork(value).ip for key, value in held.items() if key.startswith(OOB_ADDRESS_KEYS)}
-    used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(lambda: set(oob))
+    # A class with the management network's own block keeps its rack subnets for the racks: a management address an
+    # earlier plan put in one is stale (oob.py releases it with a warning), the rack's switch addresses come first.
+    own_block = {tc.vlan for tc in spec.traffic_classes if holds_oob_block(spec, tc)}
+    used: dict[int, set[netaddr.IPAddress]] = {
+        tc.vlan: set() if tc.vlan in own_block else set(oob) for tc in spec.traffic_classes
+    }
     for key, tc, vid, leaf, rack, _n in _svi_requests(spec, racks):
         if key in state.pinned:
             network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr
@@ -696,7 +702,11 @@ def _allocate_svis(
                 if address not in used[vid]:
                     used[vid].add(address)
                     return f'{address}/{network.prefixlen}'
-            raise SpecError(field_of[vid], f'subnet {network} has no free switch address left for {name}')
+            message = f'subnet {network} has no free switch address left for {name}'
+            held_oob = sum(1 for address in used[vid] & oob if address in network)
+            if held_oob:
+                message += f': {held_oob} of its addresses are BMC or management-switch addresses an earlier plan gave'
+            raise SpecError(field_of[vid], message)
 
         svis[vid, leaf] = state.give(key, allocate)
     return svis

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netbox_aifabric.planner import SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
 from tests.hypothesis_profiles import examples
 
 from .helpers import example
@@ -118,6 +118,25 @@ def test_a_pinned_bmc_inside_a_rack_subnet_is_released_with_a_warning():
     assert dict(after.allocations)['mgmt:bmc:3'] == dict(plan.allocations)['mgmt:bmc:3']  # its own slot again
 
 
+def test_a_new_racks_switch_address_comes_before_an_old_pinned_bmc():
+    """Found: a new rack's gateway and switch addresses moved pinned BMCs silently, or failed with "no free switch
+    address left" when BMCs filled the rack subnet. The rack subnet is the rack's: its SVI takes its own address,
+    the BMC an earlier plan put there is released with a warning."""
+    before = plan_fabric(fabric('routed', 2, 4))
+    grown = fabric('routed', 3, 4)
+    rack5 = netaddr.IPNetwork(
+        next(r.subnet for v in plan_fabric(grown).vlans if v.vid == 10 for r in v.racks if r.rack == 5)
+    )
+    previous = before.to_dict()
+    previous['allocations']['mgmt:bmc:1'] = f'{rack5[2]}/25'  # leaf5's own address (the pair's 2nd host)
+    after = plan_fabric(grown, previous=previous)
+    check_apart(grown, after)
+    mgmt = next(v for v in after.vlans if v.vid == 10)
+    assert dict(mgmt.switch_addresses)['leaf5'] == f'{rack5[2]}/{rack5.prefixlen}'
+    warning = next(w for w in after.warnings if w.field == 'previous.allocations.mgmt:bmc:1')
+    assert 'SVI' in warning.message and 'leaf5' in warning.message
+
+
 def test_a_pinned_address_with_the_old_prefix_length_is_released_with_a_warning():
     spec = fabric('mlag', 1, 2, max_leaves=2)
     plan = plan_fabric(spec)
@@ -148,6 +167,17 @@ def test_a_rack_subnet_pinned_inside_the_block_is_a_warning():
     assert moved and {w.field for w in after.warnings if w.code == 'released-pin'} >= {
         f'previous.allocations.{key}' for key in moved
     }
+
+
+def test_rack_subnets_pinned_over_the_whole_block_are_a_named_error():
+    """When rack subnets an earlier plan pinned fill the block, no management address fits: the error names them."""
+    spec = fabric('routed', 2, 4)
+    previous = plan_fabric(spec).to_dict()
+    previous['allocations']['subnet:10:rack:3'] = '192.0.2.128/25'  # the whole block
+    with pytest.raises(PoolExhaustedError) as error:
+        plan_fabric(spec, previous=previous)
+    assert error.value.field == 'traffic_classes.MGMT.subnet'
+    assert 'subnet:10:rack:3 192.0.2.128/25' in error.value.message and 'renumbered' in error.value.message
 
 
 def test_no_room_for_the_management_block_is_a_named_error():
