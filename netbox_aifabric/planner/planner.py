@@ -18,7 +18,7 @@ from .oob import oob_keys, plan_oob
 from .pools import AsnPool, ManagementPool, Pool
 from .ports import PortInventory, check_nic_speed, lane_parent, link_speed, port_names
 from .previous import broken_out, check_lag_numbers, check_previous, released_pin, stale_port, stale_svi
-from .racks import Rack, check_pairs, rack_index, rack_prefixlen, racks_of
+from .racks import Rack, check_pairs, holds_oob_block, oob_block, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
 from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
 from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
@@ -128,7 +128,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     capacity = tuple(_capacity(leaves, links))
     all_pools = {**pools, **{pool.name: pool for pool in rack_pools.values()}}
     gateway = str(management_gateway(spec, networks['management'])) if 'management' in networks else None
-    oob, oob_allocations = plan_oob(spec, nodes, vlans, gateway, pinned)
+    oob, oob_allocations, oob_released = plan_oob(spec, nodes, vlans, gateway, pinned)
 
     return Plan(
         fabric=spec.name,
@@ -144,7 +144,7 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
         summary=_summary(spec, links, vlans, vrfs),
         allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values, **oob_allocations}.items())),
         reserved=reserved,
-        warnings=(*state.released, *spec_warnings(spec), *_warnings(spec, capacity, racks)),
+        warnings=(*state.released, *oob_released, *spec_warnings(spec), *_warnings(spec, capacity, racks)),
         management_gateway=gateway,
         oob=oob,
     )
@@ -578,13 +578,15 @@ def _rack_classes(spec: FabricSpec) -> list[TrafficClass]:
 
 
 def _rack_pools(spec: FabricSpec, racks: tuple[Rack, ...], held: dict[str, str], reserved: set[str]) -> dict[int, Pool]:
-    """``{vid: pool}`` of the rack subnets of each routed class, held subnets pinned."""
+    """``{vid: pool}`` of the rack subnets of each routed class, held subnets pinned; the MGMT class's block of the
+    management network is never a rack's (a rack taking it would share addresses with the BMCs)."""
     pools: dict[int, Pool] = {}
     for tc in _rack_classes(spec):
         index = next(i for i, t in enumerate(spec.traffic_classes) if t.vlan == tc.vlan)
         field = f'traffic_classes[{index}].subnet'
         network = netaddr.IPNetwork(tc.subnet)
-        length = rack_prefixlen(spec, field, network, tc.rack_prefixlen)
+        oob = holds_oob_block(spec, tc)
+        length = rack_prefixlen(spec, field, network, tc.rack_prefixlen, oob)
         pool = Pool(f'rack_subnets:{tc.name}', network, PoolNeed(len(racks), length, f'rack /{length} subnets'), field)
         pool.description = f'{tc.name} prefix {network}'
         pool.needed = len(racks)
@@ -592,6 +594,8 @@ def _rack_pools(spec: FabricSpec, racks: tuple[Rack, ...], held: dict[str, str],
         for key in sorted(own):
             pool.pin(key, own[key])
         pool.reserved = reserved
+        if oob:
+            pool.reserve('oob:block', oob_block(spec, field, network, length))
         pools[tc.vlan] = pool
     return pools
 
@@ -602,11 +606,14 @@ def _allocate_rack_subnets(
     """``{(vid, rack id): subnet}``; a class too small for its racks says how many fit."""
     subnets: dict[tuple[int, int], str] = {}
     for vid, pool in pools.items():
-        if len(racks) > pool.size:
+        oob = sum(1 for key in pool.used.values() if key == 'oob:block')
+        if len(racks) > pool.size - oob:
+            block = f" (and {oob} for the management network's own block)" if oob else ''
             raise SpecError(
                 pool.field,
-                f'{pool.network} holds {pool.size} rack subnets of /{pool.prefixlen}; the fabric has {len(racks)} '
-                'racks (leaf pairs and single leaves), each needs one: use a shorter prefix or a longer rack_prefixlen',
+                f'{pool.network} holds {pool.size - oob} rack subnets of /{pool.prefixlen}{block}; the fabric has '
+                f'{len(racks)} racks (leaf pairs and single leaves), each needs one: use a shorter prefix or a longer '
+                'rack_prefixlen',
             )
         for rack in racks:
             key = f'subnet:{vid}:rack:{rack.id}'
@@ -645,12 +652,18 @@ def _allocate_svis(
     held: Mapping[str, str],
 ) -> dict[tuple[int, int], str]:
     """``{(vid, leaf id): address/prefix length}``: :func:`_svi_requests`, pinned like every allocation. A new SVI
-    address avoids those an earlier plan gave the management network (BMCs, management switches: they live in the
-    MGMT class's subnet, counted down from its top as the EVPN SVIs are). A subnet without room for the gateway and
-    every switch address it must hold is a named error."""
+    address avoids those an earlier plan gave the management network (BMCs, management switches: in the EVPN design
+    they live in the MGMT class's subnet, counted down from its top as the SVIs are); a rack subnet of a class with
+    the management network's own block does not. A subnet without room for the gateway and every switch address it
+    must hold is a named error."""
     field_of = {tc.vlan: f'traffic_classes[{i}].subnet' for i, tc in enumerate(spec.traffic_classes)}
     oob = {netaddr.IPNetwork(value).ip for key, value in held.items() if key.startswith(OOB_ADDRESS_KEYS)}
-    used: defaultdict[int, set[netaddr.IPAddress]] = defaultdict(lambda: set(oob))
+    # A class with the management network's own block keeps its rack subnets for the racks: a management address an
+    # earlier plan put in one is stale (oob.py releases it with a warning), the rack's switch addresses come first.
+    own_block = {tc.vlan for tc in spec.traffic_classes if holds_oob_block(spec, tc)}
+    used: dict[int, set[netaddr.IPAddress]] = {
+        tc.vlan: set() if tc.vlan in own_block else set(oob) for tc in spec.traffic_classes
+    }
     for key, tc, vid, leaf, rack, _n in _svi_requests(spec, racks):
         if key in state.pinned:
             network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr
@@ -689,7 +702,11 @@ def _allocate_svis(
                 if address not in used[vid]:
                     used[vid].add(address)
                     return f'{address}/{network.prefixlen}'
-            raise SpecError(field_of[vid], f'subnet {network} has no free switch address left for {name}')
+            message = f'subnet {network} has no free switch address left for {name}'
+            held_oob = sum(1 for address in used[vid] & oob if address in network)
+            if held_oob:
+                message += f': {held_oob} of its addresses are BMC or management-switch addresses an earlier plan gave'
+            raise SpecError(field_of[vid], message)
 
         svis[vid, leaf] = state.give(key, allocate)
     return svis

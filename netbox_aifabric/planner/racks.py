@@ -3,7 +3,9 @@
 A rack is a leaf pair (MLAG with its peer link, or in the EVPN/VXLAN design an EVPN multihoming pair) or a single
 leaf. A server's bond spans the leaves of one pair (or one leaf); a bond across leaves that are not a pair cannot
 come up as one LAG and is an error in every design. In the routed design VLANs stay local to their rack (the guide's
-option 2): every routed class gets one subnet per rack, with its gateway only on that rack's leaves.
+option 2): every routed class gets one subnet per rack, with its gateway only on that rack's leaves. When the plan has
+a management network, the MGMT class keeps one more slot than the possible racks: the management network's own block
+(BMCs, management switches) at the top of the class subnet, which no rack subnet covers (:func:`oob_block`).
 """
 
 import math
@@ -12,9 +14,9 @@ from dataclasses import dataclass
 import netaddr
 
 from .errors import SpecError
-from .spec import FabricSpec
+from .spec import FabricSpec, TrafficClass
 
-__all__ = ('Rack', 'check_pairs', 'rack_prefixlen', 'racks_of')
+__all__ = ('Rack', 'check_pairs', 'holds_oob_block', 'oob_block', 'rack_prefixlen', 'racks_of')
 
 RACK_PREFIX_MAX = 30  # a rack subnet needs a gateway and at least one host
 
@@ -76,10 +78,13 @@ def check_pairs(spec: FabricSpec) -> None:
             )
 
 
-def rack_prefixlen(spec: FabricSpec, field: str, network: netaddr.IPNetwork, requested: int | None) -> int:
+def rack_prefixlen(
+    spec: FabricSpec, field: str, network: netaddr.IPNetwork, requested: int | None, oob: bool = False
+) -> int:
     """The per-rack prefix length of a routed class: ``requested``, else the longest prefix that gives every possible
-    rack a subnet (every leaf a rack of its own in the routed design; every pair in the MLAG design)."""
-    possible = _possible_racks(spec)
+    rack a subnet (every leaf a rack of its own in the routed design; every pair in the MLAG design) and, with
+    ``oob``, one more slot for the management network's block."""
+    possible = _possible_racks(spec) + (1 if oob else 0)
     if requested is not None:
         if not network.prefixlen <= requested <= RACK_PREFIX_MAX:
             raise SpecError(
@@ -89,12 +94,46 @@ def rack_prefixlen(spec: FabricSpec, field: str, network: netaddr.IPNetwork, req
     length: int = network.prefixlen + math.ceil(math.log2(possible)) if possible > 1 else network.prefixlen
     if length > RACK_PREFIX_MAX:
         fit = 2 ** (RACK_PREFIX_MAX - network.prefixlen)
+        racks = f'{possible} racks possible (maximums.leaves)'
+        if oob:
+            racks = f"{possible - 1} racks possible (maximums.leaves) and the management network's own block"
         raise SpecError(
             field,
-            f'{network} is too small for a /{RACK_PREFIX_MAX} per rack: {possible} racks possible '
-            f'(maximums.leaves), {fit} fit; use a shorter prefix or set rack_prefixlen',
+            f'{network} is too small for a /{RACK_PREFIX_MAX} per rack: {racks}, {fit} fit; use a shorter prefix '
+            'or set rack_prefixlen',
         )
     return length
+
+
+def holds_oob_block(spec: FabricSpec, tc: TrafficClass) -> bool:
+    """Whether ``tc`` is the MGMT class of a plan with a management network, carved into rack subnets: its top
+    block is the management network's own (BMCs, management switches), not a rack's."""
+    mgmt = next((t for t in spec.traffic_classes if t.purpose == 'management' and t.subnet), None)
+    return (
+        spec.management_switch is not None and mgmt is not None and tc.vlan == mgmt.vlan and tc.routed and not spec.evpn
+    )
+
+
+def oob_block(spec: FabricSpec, field: str, network: netaddr.IPNetwork, length: int) -> netaddr.IPNetwork:
+    """The management network's block in a class carved into /``length`` rack subnets: the largest aligned block at
+    the top of ``network`` above every possible rack's preferred slot. It depends only on the maximums and the
+    class, so growth never moves it.
+
+    Raises:
+        SpecError: every slot belongs to a possible rack (``rack_prefixlen`` set too short for the maximums).
+    """
+    slots = 2 ** (length - network.prefixlen)
+    possible = _possible_racks(spec)
+    if slots <= possible:
+        raise SpecError(
+            field,
+            f'{network} in /{length} rack subnets holds {slots}; the {possible} racks possible (maximums.leaves) and '
+            f"the management network's own block need {possible + 1}: use a shorter prefix, a longer rack_prefixlen "
+            'or lower maximums.leaves',
+        )
+    size = 2 ** int(math.log2(slots - possible))  # slots, a power of two: the block is aligned at the top
+    first = network.first + ((slots - size) << (32 - length))
+    return netaddr.IPNetwork(f'{netaddr.IPAddress(first)}/{length - int(math.log2(size))}')
 
 
 def _possible_racks(spec: FabricSpec) -> int:

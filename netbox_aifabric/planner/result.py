@@ -175,12 +175,14 @@ class OobLink:
 
 @dataclass(frozen=True)
 class OobPlan:
-    """The management network: its switches, every cable to them, and the MGMT class's VLAN and subnet (BMCs)."""
+    """The management network: its switches, every cable to them, the MGMT class's VLAN, and the management
+    network's subnet (the class's own block where it is carved into rack subnets) and gateway (its first host)."""
 
     switches: tuple[OobSwitch, ...]
     links: tuple[OobLink, ...]
     vlan: int | None = None
     subnet: str | None = None
+    gateway: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The management (out-of-band) network: every BMC and every switch management port cabled exactly once to a
 management switch port, addresses unique in the MGMT class's subnet and apart from every address the plan already
-gives, deterministic and pinned as the fabric grows."""
+gives (in the routed and MLAG designs in the MGMT class's own block, outside every rack subnet), deterministic and
+pinned as the fabric grows."""
 
 import dataclasses
 from collections import Counter
@@ -32,6 +33,27 @@ def mgmt_subnet(spec):
     return netaddr.IPNetwork(next(tc.subnet for tc in spec.traffic_classes if tc.purpose == 'management'))
 
 
+def oob_subnet(spec):
+    """The management network's subnet, from the input: the MGMT class's subnet, or where the class is carved into
+    rack subnets (routed and MLAG designs) its top block above the rack slots of the maximums (one slot more than
+    the racks possible, so at least one slot is free), as large as the free slots allow."""
+    tc = next(tc for tc in spec.traffic_classes if tc.purpose == 'management')
+    subnet = netaddr.IPNetwork(tc.subnet)
+    if spec.evpn or not tc.routed:
+        return subnet
+    possible = max(spec.maximums.leaves // 2, 1) if spec.design == 'mlag' else spec.maximums.leaves
+    slots = 2 ** (tc.rack_prefixlen - subnet.prefixlen) if tc.rack_prefixlen else 1 << possible.bit_length()
+    block = 1 << ((slots - possible).bit_length() - 1)  # free slots, rounded down to a power of two
+    prefixlen = subnet.prefixlen + slots.bit_length() - block.bit_length()
+    return netaddr.IPNetwork(f'{netaddr.IPAddress(subnet.last + 1 - (subnet.size // slots) * block)}/{prefixlen}')
+
+
+def rack_subnets(plan, spec):
+    """The MGMT class's rack subnets in the plan."""
+    vid = next(tc.vlan for tc in spec.traffic_classes if tc.purpose == 'management')
+    return [netaddr.IPNetwork(r.subnet) for v in plan.vlans if v.vid == vid for r in v.racks]
+
+
 def held(plan):
     """Every address the rest of the plan gives (switch management, gateways, SVIs)."""
     addresses = {n.management for n in plan.nodes if n.management}
@@ -52,7 +74,9 @@ def check_oob(spec, plan):
     assert all(port in spec.management_switch.ports for _, port in ends)
     per_switch = len(spec.management_switch.ports)
     assert len(oob.switches) == -(-len(expected) // per_switch)  # as few switches as the ports need
-    subnet = mgmt_subnet(spec)
+    subnet = oob_subnet(spec)
+    assert plan.oob.subnet == str(subnet) and plan.oob.gateway == f'{subnet.ip + 1}/{subnet.prefixlen}'
+    assert not [r for r in rack_subnets(plan, spec) if r.first <= subnet.last and subnet.first <= r.last]
     addresses = [link.address for link in oob.links if link.kind == 'bmc'] + [s.address for s in oob.switches]
     assert all(addresses)
     hosts = [str(netaddr.IPNetwork(a).ip) for a in addresses]
@@ -71,7 +95,7 @@ def test_the_guides_cluster_cables_every_bmc_and_management_port_once(design):
     plan = plan_fabric(spec)
     check_oob(spec, plan)
     assert len(plan.oob.switches) == 1 and plan.oob.switches[0].name == 'lab-oob1'
-    subnet = mgmt_subnet(spec)
+    subnet = oob_subnet(spec)
     # the slots follow the stable ids and the maximums: spines, then leaves, then the servers' BMCs
     m = spec.maximums
     port = {link.device: link.interface for link in plan.oob.links}
