@@ -20,7 +20,7 @@ from .ports import PortInventory, check_nic_speed, lane_parent, link_speed, port
 from .previous import broken_out, check_lag_numbers, check_previous, released_pin, stale_port, stale_svi
 from .racks import Rack, check_pairs, holds_oob_block, oob_block, rack_index, rack_prefixlen, racks_of
 from .requirements import PoolNeed, pool_needs
-from .result import Attachment, LeafCapacity, Link, NodePlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
+from .result import Attachment, LeafCapacity, Link, NodePlan, OobPlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
 from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
 from .validate import management_gateway, server_slot, validate_spec
 from .warnings import oversubscription_target, spec_warnings
@@ -144,7 +144,13 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
         summary=_summary(spec, links, vlans, vrfs),
         allocations=tuple(sorted({**{k: pinned[k] for k in reserved}, **state.values, **oob_allocations}.items())),
         reserved=reserved,
-        warnings=(*state.released, *oob_released, *spec_warnings(spec), *_warnings(spec, capacity, racks)),
+        warnings=(
+            *state.released,
+            *oob_released,
+            *spec_warnings(spec),
+            *_warnings(spec, capacity, racks),
+            *_jump_hosts_outside_block(spec, oob),
+        ),
         management_gateway=gateway,
         oob=oob,
     )
@@ -918,6 +924,28 @@ def _gateway(subnet: str) -> str:
     """The subnet's first host, the gateway, with the prefix length."""
     network = netaddr.IPNetwork(subnet)
     return f'{network[1]}/{network.prefixlen}'
+
+
+def _jump_hosts_outside_block(spec: FabricSpec, oob: OobPlan | None) -> list[PlanWarning]:
+    """Where the MGMT class is carved into rack subnets and the management network has its own block, jump hosts
+    outside that block sit where rack subnets are carved (a rack's now, or after growth): the switches would admit
+    that rack's MGMT hosts as jump hosts."""
+    switch = spec.management_switch
+    mgmt = next((tc for tc in spec.traffic_classes if tc.purpose == 'management' and tc.subnet), None)
+    if switch is None or mgmt is None or oob is None or oob.subnet is None or not holds_oob_block(spec, mgmt):
+        return []
+    block = netaddr.IPNetwork(oob.subnet)
+    return [
+        PlanWarning(
+            'jump-hosts-in-rack-subnets',
+            f'management_switch.keep_free[{i}]',
+            f"the jump-host subnet {prefix} lies where {mgmt.subnet} (MGMT) is carved into rack subnets: a rack's "
+            f"MGMT hosts there would reach the switches' management plane as jump hosts; put the jump hosts inside "
+            f"the management network's own block {block}",
+        )
+        for i, prefix in enumerate(switch.keep_free)
+        if netaddr.IPNetwork(prefix) not in block
+    ]
 
 
 def _warnings(spec: FabricSpec, capacity: Iterable[LeafCapacity], racks: tuple[Rack, ...]) -> Iterator[PlanWarning]:

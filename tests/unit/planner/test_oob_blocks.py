@@ -217,3 +217,35 @@ def test_property_management_addresses_stay_apart_and_pinned(design, layout, rac
     check_apart(grown, after)
     old = oob_addresses(plan)
     assert {key: value for key, value in oob_addresses(after).items() if key in old} == old
+
+
+def _with_jump_hosts(spec, prefix):
+    return dataclasses.replace(spec, management_switch=dataclasses.replace(spec.management_switch, keep_free=(prefix,)))
+
+
+def _jump_host_warnings(plan):
+    return [w for w in plan.warnings if w.code == 'jump-hosts-in-rack-subnets']
+
+
+@pytest.mark.parametrize('design', ['routed', 'mlag'])
+def test_jump_hosts_where_racks_are_carved_are_a_warning(design):
+    """The guide's second /28 of MGMT (the wizard's proposal for the EVPN design) is a rack's whole MGMT subnet once
+    the class is carved for the management network's block: its hosts would be admitted as jump hosts."""
+    spec = fabric(design, 2, 2)
+    mgmt = next(tc for tc in spec.traffic_classes if tc.purpose == 'management')
+    second = str(list(netaddr.IPNetwork(mgmt.subnet).subnet(28))[1])
+    plan = plan_fabric(_with_jump_hosts(spec, second))
+    block = netaddr.IPNetwork(plan.oob.subnet)
+    assert [(w.field, second in w.message, str(block) in w.message) for w in _jump_host_warnings(plan)] == [
+        ('management_switch.keep_free[0]', True, True)
+    ]
+    inside = str(list(block.subnet(28))[1])  # the block's second /28: clear of its gateway and of the racks
+    assert _jump_host_warnings(plan_fabric(_with_jump_hosts(spec, inside))) == []
+
+
+def test_jump_hosts_in_the_evpn_design_are_no_warning():
+    """One anycast MGMT subnet (no rack subnets): the jump hosts are hosts of that VLAN, as in the guide's demo."""
+    spec = fabric('evpn-vxlan', 2, 2)
+    mgmt = next(tc for tc in spec.traffic_classes if tc.purpose == 'management')
+    second = str(list(netaddr.IPNetwork(mgmt.subnet).subnet(28))[1])
+    assert _jump_host_warnings(plan_fabric(_with_jump_hosts(spec, second))) == []
