@@ -3,11 +3,15 @@ rules fire only inside them, as for a script job. One fake request shape for the
 compliance runs."""
 
 import uuid
+from collections.abc import Iterable
 from contextlib import nullcontext
 
+from django.db import connection, transaction
+
+from core.models import Job, ObjectType
 from utilities.request import NetBoxFakeRequest, apply_request_processors
 
-__all__ = ('as_request_of', 'job_request')
+__all__ = ('as_request_of', 'enqueue_once', 'job_request')
 
 
 def job_request(user) -> NetBoxFakeRequest:
@@ -33,3 +37,25 @@ def as_request_of(user):
     if user is None:
         return nullcontext()
     return apply_request_processors(job_request(user))
+
+
+def enqueue_once(runner, fabric, user, statuses: Iterable[str], lock_class: int) -> tuple[Job, bool]:
+    """``(job, reused)``: ``runner``'s oldest job of ``fabric`` whose status is one of ``statuses`` (reused), else a
+    new one queued for ``user``. Concurrent requests decide one at a time under an advisory lock (``lock_class``, the
+    fabric's id), held until the new job's row commits: N concurrent requests queue one job."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute('SELECT pg_advisory_xact_lock(%s, %s)', [lock_class, fabric.pk])
+        existing = (
+            Job.objects.filter(
+                object_type=ObjectType.objects.get_for_model(fabric),
+                object_id=fabric.pk,
+                name=runner.name,
+                status__in=list(statuses),
+            )
+            .order_by('pk')
+            .first()
+        )
+        if existing is not None:
+            return existing, True
+        return runner.enqueue(instance=fabric, user=user), False

@@ -8,16 +8,17 @@ setting; 0 or None: off) it runs every fabric that has been applied. ``netbox rq
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured, PermissionDenied
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core.choices import JobStatusChoices
-from core.models import Job, ObjectType
+from core.models import Job
 from netbox.jobs import JobRunner, system_job
 from netbox.plugins import get_plugin_config
 from netbox.registry import registry
 
 from ..models import ComplianceRun, ComplianceRunStatusChoices, Fabric
+from ..request import enqueue_once
 from .retention import prune_runs, retention
 from .runs import run_and_record
 
@@ -119,22 +120,9 @@ def request_compliance(fabric, user) -> ComplianceRequest:
             _('Running the compliance checks stores a compliance run: it needs the add permission on compliance runs '
               '(netbox_aifabric.add_compliancerun) for this fabric.')
         )  # fmt: skip
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute('SELECT pg_advisory_xact_lock(%s, %s)', [_LOCK_CLASS, fabric.pk])
-        pending = (
-            Job.objects.filter(
-                object_type=ObjectType.objects.get_for_model(fabric),
-                object_id=fabric.pk,
-                name=ComplianceJob.name,
-                status=JobStatusChoices.STATUS_PENDING,
-            )
-            .order_by('pk')
-            .first()
-        )
-        if pending is not None:
-            return ComplianceRequest(job=pending, reused=True)
-        return ComplianceRequest(job=ComplianceJob.enqueue(instance=fabric, user=user), reused=False)
+    pending = (JobStatusChoices.STATUS_PENDING,)  # a running one has read the fabric already: a new run is queued
+    job, reused = enqueue_once(ComplianceJob, fabric, user, pending, _LOCK_CLASS)
+    return ComplianceRequest(job=job, reused=reused)
 
 
 class ScheduledComplianceJob(JobRunner):

@@ -3,15 +3,13 @@ result, every check with expected and seen, stored as an acceptance run of kind 
 
 from dataclasses import dataclass
 
-from django.db import connection, transaction
-
 from core.choices import JobStatusChoices
 from core.exceptions import JobFailed
-from core.models import Job, ObjectType
+from core.models import Job
 from netbox.jobs import JobRunner
 
 from ..acceptance.store import store_lab_run
-from ..request import as_request_of
+from ..request import as_request_of, enqueue_once
 from . import FAILED, LabUnavailable, run_lab
 from .fabric import lab_inputs
 
@@ -75,19 +73,5 @@ def request_lab(fabric, user) -> LabRequest:
     """Queue a lab run of ``fabric`` by ``user``, or answer the fabric's lab job that is still pending or running
     (the Lab tab's button and the REST action; the caller checks the apply permission first). Concurrent requests
     decide one at a time under an advisory lock per fabric, held until the new job's row commits."""
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute('SELECT pg_advisory_xact_lock(%s, %s)', [_LOCK_CLASS, fabric.pk])
-        unfinished = (
-            Job.objects.filter(
-                object_type=ObjectType.objects.get_for_model(fabric),
-                object_id=fabric.pk,
-                name=FabricLabJob.name,
-                status__in=UNFINISHED,
-            )
-            .order_by('pk')
-            .first()
-        )
-        if unfinished is not None:
-            return LabRequest(job=unfinished, reused=True)
-        return LabRequest(job=FabricLabJob.enqueue(instance=fabric, user=user), reused=False)
+    job, reused = enqueue_once(FabricLabJob, fabric, user, UNFINISHED, _LOCK_CLASS)
+    return LabRequest(job=job, reused=reused)
