@@ -18,19 +18,14 @@ from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS, TELEMETRY_FIELDS
 from tests.unit.templates.helpers import render
 
 from .base import GUIDE_COLLECTORS
+from .test_observability_preview import COLLECTOR_FIELDS as COLLECTOR_FIELD_OF
+from .test_observability_preview import WARNING
 from .test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 
-WARNING = 'id="observability-warning"'
 # the context's service of each collector field (facts/telemetry.py collectors_of)
-SERVICE_OF = {
-    'syslog_servers': 'syslog',
-    'ntp_servers': 'ntp',
-    'snmp_managers': 'snmp',
-    'sflow_collectors': 'sflow',
-    'streaming_collectors': 'streaming',
-}
+SERVICE_OF = {field: service for service, field in COLLECTOR_FIELD_OF.items()}
 
 
 def as_form(values):
