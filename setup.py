@@ -66,7 +66,7 @@ setup(
             'pyavd==6.4.0',
         ],
     },
-    entry_points={'console_scripts': ['netbox-aifabric = netbox_aifabric.cli:main']},
+    entry_points={'console_scripts': ['netbox-aifabric = netbox_aifabric.intake.cli:main']},
     classifiers=[
         'Framework :: Django',
         'Programming Language :: Python :: 3.12',

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from sizes import SIZE_L, SIZE_M  # benchmarks/sizes.py (the script's own directory is on sys.path)
 
-from netbox_aifabric.guide import GUIDE_QOS_PRESET, GUIDE_SIZES, GUIDE_TENANT
+from netbox_aifabric.planner.guide import GUIDE_QOS_PRESET, GUIDE_SIZES, GUIDE_TENANT
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -170,8 +170,8 @@ def ensure_fabrics():
     from dcim.models import Site
     from ipam.models import RIR, VRF, ASNRange, Prefix
 
+    from netbox_aifabric.apply.seed import load_qos_presets, load_traffic_classes
     from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-    from netbox_aifabric.seed import load_qos_presets, load_traffic_classes
 
     load_qos_presets()
     load_traffic_classes()
@@ -319,7 +319,7 @@ def apply_in_process(slug, user, profiler=None, capture=False, statements=None, 
 
     from netbox.context_managers import event_tracking
 
-    from netbox_aifabric.apply.engine import apply_fabric
+    from netbox_aifabric.apply.writes import apply_fabric
     from netbox_aifabric.models import Fabric
 
     count = [0]
@@ -443,7 +443,8 @@ def build_with_pynetbox(url, token, slug):
 
     from extras.models import Tag
 
-    from netbox_aifabric.apply.engine import desired_objects, diff_fabric
+    from netbox_aifabric.apply.desired import desired_objects
+    from netbox_aifabric.apply.diff import diff_fabric
     from netbox_aifabric.models import Fabric
 
     fabric = Fabric.objects.get(slug=slug)
@@ -580,7 +581,7 @@ def main(argv=None) -> int:
 
 
 def run(args, user):
-    from netbox_aifabric.apply.engine import summarize
+    from netbox_aifabric.apply.diff import summarize
 
     results = {}
     seconds, _q, changes = apply_in_process(SLUGS['warm-up'], user)

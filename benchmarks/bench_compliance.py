@@ -33,8 +33,8 @@ def prepare(slugs):
 
     from dcim.models import Platform
 
+    from netbox_aifabric.apply.seed import load_config_templates
     from netbox_aifabric.models import Fabric, OwnedObject
-    from netbox_aifabric.seed import load_config_templates
 
     load_config_templates()
     user = get_user_model().objects.filter(is_superuser=True, is_active=True).order_by('pk').first()

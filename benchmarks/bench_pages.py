@@ -26,7 +26,7 @@ from bench_render import fabric_row, load, measure, setup_django, shared_databas
 
 def applied(fabric):
     """Apply ``fabric`` unless it already was (its first apply is the slow part of a first run)."""
-    from netbox_aifabric.apply.engine import apply_fabric
+    from netbox_aifabric.apply.writes import apply_fabric
     from netbox_aifabric.models import OwnedObject
 
     if OwnedObject.objects.filter(fabric=fabric).exists():
@@ -46,7 +46,7 @@ def main():
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from netbox_aifabric.seed import load_demo
+    from netbox_aifabric.apply.seed import load_demo
     from netbox_aifabric.ui.pages import fabric_pages
 
     database = settings.DATABASES['default']['NAME']

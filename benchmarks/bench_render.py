@@ -453,9 +453,9 @@ def bench_queries(sizes):
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from netbox_aifabric.apply.engine import apply_fabric
+    from netbox_aifabric.apply.seed import load_demo
+    from netbox_aifabric.apply.writes import apply_fabric
     from netbox_aifabric.models import Fabric, OwnedObject
-    from netbox_aifabric.seed import load_demo
 
     database = settings.DATABASES['default']['NAME']
     print(f'\n== Queries: device page and REST API for a leaf of {", ".join(sizes)} (database {database}, {load()}) ==')
@@ -531,8 +531,9 @@ def bench_configs(fabrics, pyavd_per_switch, runs):
     from users.constants import TOKEN_PREFIX
     from users.models import Token
 
+    from netbox_aifabric.apply.seed import load_config_templates
+    from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
     from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
-    from netbox_aifabric.seed import DEVICE_TEMPLATES, load_config_templates
 
     print(f'\n== Configurations from the database: every switch, one template each ({load()}) ==')
     load_config_templates()

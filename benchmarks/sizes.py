@@ -1,6 +1,6 @@
 """The fabric sizes the benchmarks apply to NetBox: the shapes of examples/size-m.yaml and examples/size-l.yaml as
 Fabric field values (one copy, read by bench_apply.py and bench_render.py; the guide's own cluster is
-netbox_aifabric.guide.GUIDE_SIZES)."""
+netbox_aifabric.planner.guide.GUIDE_SIZES)."""
 
 SIZE_M = {
     'spine_count': 4,

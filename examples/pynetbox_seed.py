@@ -35,9 +35,9 @@ RIR = {'name': 'Private ASNs', 'slug': 'private-asns', 'is_private': True}
 ASN_RANGE = {'name': 'AI Lab (pynetbox) leaves', 'slug': 'ai-lab-pynetbox-leaves', 'start': 65201, 'end': 65299}
 SPINE_ASN = 65200
 TRAFFIC_CLASSES = ('mgmt', 'users', 'storage', 'rdma', 'telemetry')  # the guide's five, loaded with the presets
-# The guide's cluster, copied from netbox_aifabric/guide.py on purpose: this script is standalone (it runs wherever
-# pynetbox is installed, against a remote NetBox, without the plugin). tests/unit/test_guide_shape.py holds the copy
-# equal to the source; change both together.
+# The guide's cluster, copied from netbox_aifabric/planner/guide.py on purpose: this script is standalone (it runs
+# wherever pynetbox is installed, against a remote NetBox, without the plugin).
+# tests/unit/test_guide_shape.py holds the copy equal to the source; change both together.
 GUIDE_SHAPE = {
     'spine_count': 2,
     'max_spines': 4,

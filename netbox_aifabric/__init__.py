@@ -2,7 +2,7 @@
 
 from netbox.plugins import PluginConfig
 
-from .version import __version__
+from netbox_aifabric.version import __version__
 
 
 class AIFabricConfig(PluginConfig):
@@ -34,11 +34,11 @@ class AIFabricConfig(PluginConfig):
 
     def ready(self):
         super().ready()
-        from . import signals  # noqa: F401  (connects the context refresh)
-        from .device_context import replace_device_context_view
+        from netbox_aifabric import signals  # noqa: F401  (connects the context refresh)
+        from netbox_aifabric.views.device_context import replace_device_context_view
 
         replace_device_context_view()  # the device's Config Context tab: the aifabric key once, by section
-        from .checks.job import schedule_compliance
+        from netbox_aifabric.checks.job import schedule_compliance
 
         schedule_compliance()
 

@@ -2,7 +2,7 @@ from django.utils.translation import gettext_lazy as _
 
 from utilities.choices import ChoiceSet
 
-from .planner.registry import DESIGN_OPTIONS, design_option
+from netbox_aifabric.planner.registry import DESIGN_OPTIONS, design_option
 
 __all__ = (
     'BurstinessChoices',

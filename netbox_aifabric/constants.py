@@ -1,7 +1,7 @@
 """Limits shared by models, forms and the API (the numbers the validation messages quote)."""
 
 # the planner (pure core) checks MTUs and VNIs too: one definition, there
-from .planner.validate import MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
+from netbox_aifabric.planner.validate import MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
 
 __all__ = (
     'DSCP_MAX',

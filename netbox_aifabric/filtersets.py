@@ -11,7 +11,8 @@ from users.models import User
 from utilities.filters import NumericArrayFilter, TreeNodeMultipleChoiceFilter
 from utilities.filtersets import register_filterset
 
-from .choices import (
+from netbox_aifabric.checks.rules import RULES
+from netbox_aifabric.choices import (
     BmcAttachmentChoices,
     BurstinessChoices,
     DesignOptionChoices,
@@ -27,7 +28,7 @@ from .choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from .models import (
+from netbox_aifabric.models import (
     ComplianceFamilyChoices,
     ComplianceFinding,
     ComplianceRun,
@@ -40,14 +41,14 @@ from .models import (
     TrafficClass,
     TrafficFlow,
 )
-from .models.acceptance import (
+from netbox_aifabric.models.acceptance import (
     AcceptanceResult,
     AcceptanceResultStatusChoices,
     AcceptanceRun,
     AcceptanceRunKindChoices,
     AcceptanceRunStatusChoices,
 )
-from .models.fabrics import COLLECTOR_FIELDS
+from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS
 
 __all__ = (
     'AcceptanceResultFilterSet',
@@ -388,7 +389,7 @@ class ComplianceFindingFilterSet(NetBoxModelFilterSet):
     run_id = _multi(ComplianceRun, _('Run (ID)'))
     fabric_id = _multi(Fabric, _('Fabric (ID)'), field_name='run__fabric')
     fabric = _multi(Fabric, _('Fabric (slug)'), field_name='run__fabric__slug', to_field_name='slug')
-    rule = django_filters.MultipleChoiceFilter(choices=lambda: [(r.id, r.id) for r in _rules()], label=_('Rule'))
+    rule = django_filters.MultipleChoiceFilter(choices=[(r.id, r.id) for r in RULES], label=_('Rule'))
     family = django_filters.MultipleChoiceFilter(choices=ComplianceFamilyChoices)
     severity = django_filters.MultipleChoiceFilter(choices=ComplianceSeverityChoices)
     device_id = django_filters.ModelChoiceFilter(
@@ -421,9 +422,3 @@ class ComplianceFindingFilterSet(NetBoxModelFilterSet):
         runs = ComplianceRun.objects.order_by('fabric_id', '-created', '-pk').distinct('fabric_id')
         latest = list(runs.values_list('pk', flat=True))
         return queryset.filter(run__in=latest) if value else queryset.exclude(run__in=latest)
-
-
-def _rules():
-    from .checks.rules import RULES  # the rules import the apply engine: loaded when a filter is built, not here
-
-    return RULES

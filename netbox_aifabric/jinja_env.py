@@ -1,5 +1,5 @@
 """Jinja2 filters the plugin adds to NetBox's template environment (ConfigTemplates, export templates)."""
 
-from .render.filters import FILTERS
+from netbox_aifabric.render.filters import FILTERS
 
 filters = dict(FILTERS)

@@ -1,6 +1,6 @@
 from netbox.search import SearchIndex, register_search
 
-from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 
 @register_search

@@ -19,10 +19,10 @@ from ipam.models import VLAN, Prefix
 from netbox.context import current_request
 from utilities.exceptions import AbortRequest
 
-from .apply.engine import refresh_contexts
-from .apply.permissions import ObjectPermissionError
-from .apply.removal import delete_owned
-from .models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from netbox_aifabric.apply.permissions import ObjectPermissionError
+from netbox_aifabric.apply.removal import delete_owned
+from netbox_aifabric.apply.writes import refresh_contexts
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 __all__ = ('LIFECYCLE_FIELDS', 'mark_pending', 'schedule_refresh')
 

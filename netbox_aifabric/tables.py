@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.tables import NetBoxTable, PrimaryModelTable, columns
 
-from .models import (
+from netbox_aifabric.models import (
     ComplianceFinding,
     ComplianceRun,
     EVPNTenant,
@@ -14,7 +14,7 @@ from .models import (
     TrafficClass,
     TrafficFlow,
 )
-from .models.acceptance import AcceptanceResult, AcceptanceRun
+from netbox_aifabric.models.acceptance import AcceptanceResult, AcceptanceRun
 
 __all__ = (
     'AcceptanceResultTable',

@@ -2,8 +2,8 @@ from django.contrib.contenttypes.models import ContentType
 
 from netbox.plugins import PluginTemplateExtension
 
-from .jobs import ApplyFabricJob, job_progress
-from .models import ComplianceFinding, ComplianceRun, FabricNode, OwnedObject
+from netbox_aifabric.apply.jobs import ApplyFabricJob, job_progress
+from netbox_aifabric.models import ComplianceFinding, ComplianceRun, FabricNode, OwnedObject
 
 __all__ = ('DeviceCompliancePanel', 'DeviceFabricPanel', 'FabricButtons', 'JobProgressPanel', 'template_extensions')
 

@@ -11,7 +11,8 @@ import netaddr
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from .constants import VNI_MAX, VNI_MIN
+from netbox_aifabric.constants import VNI_MAX, VNI_MIN
+from netbox_aifabric.facts.hardware import check_port_map_shape
 
 __all__ = (
     'CONTROL_CHARACTERS',
@@ -157,7 +158,6 @@ def find_vni_reuse(entries):
 def validate_port_map(value):
     """A fabric's port map is ``{role: {use: [interface names]}}`` (roles ``leaf``/``spine``; see
     ``apply/hardware.py``); whether the names exist on the device types is checked when planning."""
-    from .apply.hardware import check_port_map_shape
 
     errors = check_port_map_shape(value)
     if errors:

@@ -17,8 +17,8 @@ import yaml
 
 from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
-from netbox_aifabric.guide import GUIDE_POOLS, GUIDE_QOS_PRESET
 from netbox_aifabric.planner import load_spec, plan_fabric, registry
+from netbox_aifabric.planner.guide import GUIDE_POOLS, GUIDE_QOS_PRESET
 
 __all__ = (
     'DESIGNS',

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import svgwrite
 
-from .judge import MIN_LINE_RATE_FRACTION
+from netbox_aifabric.acceptance.judge import MIN_LINE_RATE_FRACTION
 
 __all__ = ('GROUPS', 'Bar', 'bars_of', 'throughput_svg')
 

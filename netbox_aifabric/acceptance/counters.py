@@ -30,7 +30,7 @@ Text that is not that tool's format raises ``UploadError`` on ``output`` (or ``b
 
 import re
 
-from .counters_nos import (
+from netbox_aifabric.acceptance.counters_nos import (
     EOS_ERROR_FIELDS,
     PORT,
     parse_eos_ecn,
@@ -41,7 +41,7 @@ from .counters_nos import (
     parse_nvue_pfc,
     parse_nvue_queue,
 )
-from .judge import FAILED, PASSED, UploadError, Verdict, _text
+from netbox_aifabric.acceptance.judge import FAILED, PASSED, UploadError, Verdict, _text
 
 __all__ = ('COUNTER_TOOLS', 'judge_counters', 'parse_ethtool', 'parse_sonic_pfc', 'parse_sonic_queue')
 

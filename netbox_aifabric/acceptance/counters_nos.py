@@ -34,7 +34,7 @@ Every parser raises ``UploadError`` on ``field`` naming what is missing.
 import json
 import re
 
-from .judge import UploadError, _text
+from netbox_aifabric.acceptance.judge import UploadError, _text
 
 __all__ = (
     'parse_eos_ecn',

@@ -1,11 +1,11 @@
 """The runbook of a stored fabric (Django side): its plan, the contexts built from it and its intent (what an apply
 writes), and each switch's NOS from its NetBox platform where the fabric's devices exist."""
 
-from ..apply.engine import plan_of
-from ..facts.context import build_contexts
-from ..intent import intent_of
-from ..render.configs import fabric_devices
-from .runbook import build_runbook
+from netbox_aifabric.acceptance.runbook import build_runbook
+from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.intake.intent import intent_of
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.render.configs import fabric_devices
 
 __all__ = ('PLATFORM_NOS', 'fabric_runbook')
 

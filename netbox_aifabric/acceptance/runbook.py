@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..checks.matrix import security_matrix
+from netbox_aifabric.checks.matrix import security_matrix
 
 if TYPE_CHECKING:
-    from ..planner.result import Plan
+    from netbox_aifabric.planner.result import Plan
 
 __all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
 

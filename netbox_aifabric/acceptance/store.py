@@ -5,13 +5,18 @@ import re
 
 from django.db import transaction
 
-from ..apply.engine import plan_of
-from ..facts.qos import qos_facts
-from ..intent import intent_of
-from ..models import AcceptanceResult, AcceptanceResultStatusChoices, AcceptanceRun, AcceptanceRunKindChoices
-from ..planner import PlanError
-from .counters import COUNTER_TOOLS, judge_counters
-from .judge import TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
+from netbox_aifabric.acceptance.counters import COUNTER_TOOLS, judge_counters
+from netbox_aifabric.acceptance.judge import TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
+from netbox_aifabric.facts.qos import qos_facts
+from netbox_aifabric.intake.intent import intent_of
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.models import (
+    AcceptanceResult,
+    AcceptanceResultStatusChoices,
+    AcceptanceRun,
+    AcceptanceRunKindChoices,
+)
+from netbox_aifabric.planner import PlanError
 
 __all__ = ('LAB_STATUS', 'lab_subject', 'lossless_priorities', 'store_lab_run', 'store_verdict', 'upload_result')
 

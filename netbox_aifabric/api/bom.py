@@ -13,9 +13,9 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from ..models import Fabric
-from ..planner import PlanError
-from ..traffic import fabric_bom, fabric_traffic
+from netbox_aifabric.intake.traffic import fabric_bom, fabric_traffic
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.planner import PlanError
 
 __all__ = ('FabricTrafficMixin',)
 

@@ -18,11 +18,11 @@ from core.api.serializers import JobSerializer
 from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxReadOnlyModelViewSet
 
-from .. import filtersets
-from ..checks.compliance import run_compliance
-from ..checks.job import CompliancePermissionError, request_compliance
-from ..models import ComplianceFinding, ComplianceRun, Fabric
-from .serializers import ComplianceFindingSerializer, ComplianceRunSerializer
+from netbox_aifabric import filtersets
+from netbox_aifabric.api.serializers import ComplianceFindingSerializer, ComplianceRunSerializer
+from netbox_aifabric.checks.compliance import run_compliance
+from netbox_aifabric.checks.job import CompliancePermissionError, request_compliance
+from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
 
 __all__ = ('ComplianceFindingViewSet', 'ComplianceRunViewSet', 'FabricComplianceMixin')
 

@@ -18,12 +18,12 @@ from rest_framework.response import Response
 from core.api.serializers import JobSerializer
 from netbox.api.authentication import TokenPermissions
 
-from ..acceptance.judge import UploadError
-from ..acceptance.store import upload_result
-from ..lab.jobs import FabricLabJob, request_lab
-from ..models import AcceptanceRun, Fabric
-from ..ui.jobs import last_fabric_job
-from .serializers import AcceptanceResultSerializer, AcceptanceUploadSerializer
+from netbox_aifabric.acceptance.judge import UploadError
+from netbox_aifabric.acceptance.store import upload_result
+from netbox_aifabric.api.serializers import AcceptanceResultSerializer, AcceptanceUploadSerializer
+from netbox_aifabric.lab.jobs import FabricLabJob, request_lab
+from netbox_aifabric.models import AcceptanceRun, Fabric
+from netbox_aifabric.ui.jobs import last_fabric_job
 
 __all__ = ('AcceptanceUploadMixin', 'FabricLabMixin', 'last_lab_job')
 

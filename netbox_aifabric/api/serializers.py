@@ -28,7 +28,7 @@ from netbox.api.serializers.features import ChangeLogMessageSerializer
 from tenancy.api.serializers import TenantSerializer
 from users.api.serializers import UserSerializer
 
-from ..choices import (
+from netbox_aifabric.choices import (
     BmcAttachmentChoices,
     BurstinessChoices,
     DesignOptionChoices,
@@ -45,7 +45,7 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import (
+from netbox_aifabric.models import (
     ComplianceFamilyChoices,
     ComplianceFinding,
     ComplianceRun,
@@ -58,14 +58,14 @@ from ..models import (
     TrafficClass,
     TrafficFlow,
 )
-from ..models.acceptance import (
+from netbox_aifabric.models.acceptance import (
     AcceptanceResult,
     AcceptanceResultStatusChoices,
     AcceptanceRun,
     AcceptanceRunKindChoices,
     AcceptanceRunStatusChoices,
 )
-from ..models.fabrics import TELEMETRY_FIELDS
+from netbox_aifabric.models.fabrics import TELEMETRY_FIELDS
 
 __all__ = (
     'AcceptanceResultSerializer',

@@ -1,6 +1,6 @@
 from netbox.api.routers import NetBoxRouter
 
-from . import compliance, views
+from netbox_aifabric.api import compliance, views
 
 app_name = 'netbox_aifabric-api'
 

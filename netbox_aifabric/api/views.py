@@ -11,22 +11,23 @@ from extras.models import ConfigTemplate
 from netbox.api.authentication import TokenPermissions
 from netbox.api.viewsets import NetBoxModelViewSet, NetBoxReadOnlyModelViewSet
 
-from .. import filtersets
-from ..apply.engine import ApplyConflictError, diff_fabric, summarize
-from ..apply.permissions import visible_changes
-from ..apply.service import MissingPermissionsError, request_apply
-from ..facts.context import CONTEXT_KEY
-from ..jobs import PLAN_MAX_NODES, plan_size_error
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
-from ..models.acceptance import AcceptanceResult, AcceptanceRun
-from ..planner import PlanError
-from ..render.avd import avd_structured_config
-from ..render.configs import ConfigRenderer, fabric_devices
-from ..traffic import fabric_traffic_warnings
-from . import serializers
-from .bom import FabricTrafficMixin
-from .compliance import FabricComplianceMixin
-from .lab import AcceptanceUploadMixin, FabricLabMixin
+from netbox_aifabric import filtersets
+from netbox_aifabric.api import serializers
+from netbox_aifabric.api.bom import FabricTrafficMixin
+from netbox_aifabric.api.compliance import FabricComplianceMixin
+from netbox_aifabric.api.lab import AcceptanceUploadMixin, FabricLabMixin
+from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric, summarize
+from netbox_aifabric.apply.jobs import PLAN_MAX_NODES, plan_size_error
+from netbox_aifabric.apply.lifecycle import MissingPermissionsError
+from netbox_aifabric.apply.permissions import visible_changes
+from netbox_aifabric.apply.service import request_apply
+from netbox_aifabric.facts.context import CONTEXT_KEY
+from netbox_aifabric.intake.traffic import fabric_traffic_warnings
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass, TrafficFlow
+from netbox_aifabric.models.acceptance import AcceptanceResult, AcceptanceRun
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.render.avd import avd_structured_config
+from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 
 
 class FabricPlanPermission(TokenPermissions):

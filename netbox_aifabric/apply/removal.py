@@ -11,9 +11,9 @@ permissions allowed every one of them. Adopted objects (brownfield) existed befo
 from django.db import transaction
 from django.db.models import ProtectedError, RestrictedError
 
-from ..models import OwnedObject
-from .engine import DELETE_ORDER
-from .permissions import ObjectPermissions
+from netbox_aifabric.apply.permissions import ObjectPermissions
+from netbox_aifabric.apply.writes import DELETE_ORDER
+from netbox_aifabric.models import OwnedObject
 
 __all__ = ('delete_owned', 'objects_to_delete')
 

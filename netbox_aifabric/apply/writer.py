@@ -58,7 +58,7 @@ from netbox.context import current_request, events_queue
 from utilities.counters import get_counters_for_model, post_save_receiver, update_counter
 from vpn.models import L2VPN, L2VPNTermination
 
-from ..models import OwnedObject
+from netbox_aifabric.models import OwnedObject
 
 __all__ = ('BULK_MODELS', 'BulkWriter', 'full_collections_deferred')
 

@@ -1,40 +1,19 @@
 """Acceptance rule: the fabric as applied has been proven, by the lab or by an acceptance run, and the proof passed.
 
 The guide: "do not accept 'links are green' as a validation result: run a small acceptance test and save the output".
-The rule reads ``Facts.acceptance`` (gathered by :func:`acceptance_facts`): when the fabric was last applied and the
-latest run of each kind (lab, manual). Since the last apply, at least one run must exist, and the latest of each kind
-there is must have passed: a failed one is a finding, as is one that proves nothing (no results, or only results not
-verified here). A run older than the last apply proves an older fabric and does not count. Pure, except
-:func:`acceptance_facts`, which reads NetBox (Django imported inside it).
+The rule reads ``Facts.acceptance`` (gathered by ``checks.compliance.acceptance_facts``): when the fabric was last
+applied and the latest run of each kind (lab, manual). Since the last apply, at least one run must exist, and the latest
+of each kind there is must have passed: a failed one is a finding, as is one that proves nothing (no results, or only
+results not verified here). A run older than the last apply proves an older fabric and does not count. Pure.
 """
 
 from datetime import datetime
 
-from .engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
 
-__all__ = ('RULES', 'acceptance_facts', 'check_latest_acceptance')
+__all__ = ('RULES', 'check_latest_acceptance')
 
 PROVEN = 'passed'
-
-
-def acceptance_facts(fabric) -> dict:
-    """``{'fabric_id', 'last_applied': datetime | None, 'latest': {kind: {'id', 'name', 'time', 'status', 'passed',
-    'failed', 'not_verified'}}}``: the fabric's last apply and its newest acceptance run of each kind."""
-    from ..models import AcceptanceRun
-
-    latest = {}
-    for run in AcceptanceRun.objects.filter(fabric=fabric).order_by('-time', '-pk'):
-        if run.kind not in latest:
-            latest[run.kind] = {
-                'id': run.pk,
-                'name': str(run),
-                'time': run.time,
-                'status': run.status,
-                'passed': run.passed,
-                'failed': run.failed,
-                'not_verified': run.not_verified,
-            }
-    return {'fabric_id': fabric.pk, 'last_applied': fabric.last_applied, 'latest': latest}
 
 
 def _run_obj(run: dict) -> Obj:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 
-from .engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
 
 __all__ = ('RULES', 'SCHEMA_PATH', 'context_errors')
 

@@ -3,7 +3,7 @@ linked (URL and last change-log entry), as far as the user may see them.
 
 - Contexts: each applied device's stored ``aifabric`` context (what ConfigTemplates and Ansible read); a fabric never
   applied is checked on the contexts its plan would give (``context_source = 'plan'``).
-- Drift: the apply engine's own diff (``apply.engine.diff_fabric(fabric, confirm_delete=True)``): what an apply would
+- Drift: the apply engine's own diff (``apply.diff.diff_fabric(fabric, confirm_delete=True)``): what an apply would
   update, create, delete or refuse is what differs between NetBox and the applied plan; a device's context that differs
   from the plan's is the Automation family's ``automation-stale``, not drift.
 - Drift beyond the diff (``owned_drift``): NetBox objects the fabric does not own inside its pools (a Prefix or IP
@@ -27,19 +27,19 @@ from core.models import ObjectChange
 from dcim.models import Device, Interface
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix
 
-from ..apply.engine import diff_fabric
-from ..facts.context import CONTEXT_KEY, build_contexts
-from ..intent import intent_of
-from ..models import OwnedObject
-from ..planner import PlanError
-from ..planner.traffic import TrafficError
-from ..render.configs import ConfigRenderer, fabric_devices
-from ..traffic import fabric_traffic
-from .acceptance import acceptance_facts
-from .engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
-from .rules import RULES
+from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.checks.engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
+from netbox_aifabric.checks.rules import RULES
+from netbox_aifabric.facts.context import CONTEXT_KEY, build_contexts
+from netbox_aifabric.intake.intent import intent_of
+from netbox_aifabric.intake.traffic import fabric_traffic
+from netbox_aifabric.models import AcceptanceRun, OwnedObject
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.planner.traffic import TrafficError
+from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 
 __all__ = (
+    'acceptance_facts',
     'automation_facts',
     'drift_items',
     'fabric_facts',
@@ -50,6 +50,24 @@ __all__ = (
 )
 
 IGNORED = ('keep', 'use', 'adopt')  # in step with the plan, or an adoption the next apply makes
+
+
+def acceptance_facts(fabric) -> dict:
+    """``{'fabric_id', 'last_applied': datetime | None, 'latest': {kind: {'id', 'name', 'time', 'status', 'passed',
+    'failed', 'not_verified'}}}``: the fabric's last apply and its newest acceptance run of each kind."""
+    latest = {}
+    for run in AcceptanceRun.objects.filter(fabric=fabric).order_by('-time', '-pk'):
+        if run.kind not in latest:
+            latest[run.kind] = {
+                'id': run.pk,
+                'name': str(run),
+                'time': run.time,
+                'status': run.status,
+                'passed': run.passed,
+                'failed': run.failed,
+                'not_verified': run.not_verified,
+            }
+    return {'fabric_id': fabric.pk, 'last_applied': fabric.last_applied, 'latest': latest}
 
 
 def run_compliance(fabric, user=None, rules=RULES, step=None):

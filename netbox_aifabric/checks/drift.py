@@ -1,8 +1,8 @@
-"""Drift rules: NetBox against the applied plan, from the apply engine's own diff (``apply.engine.diff_fabric``) and
+"""Drift rules: NetBox against the applied plan, from the apply engine's own diff (``apply.diff.diff_fabric``) and
 what it cannot see (foreign objects inside the pools), turned into
 :class:`~.engine.DriftItem` s by ``checks.compliance``. Pure."""
 
-from .engine import Facts, Finding, Rule, Skip
+from netbox_aifabric.checks.engine import Facts, Finding, Rule, Skip
 
 __all__ = ('RULES',)
 

@@ -131,7 +131,7 @@ class Facts:
     when the plan fails); ``automation``: ``{device name: DeviceAutomation}`` for every device the plan gives a
     context, None when not gathered; ``traffic``: the traffic matrix's warnings (``PlanWarning`` s: code, field,
     message) and ``flows`` the matrix's flows (a flow's ``name`` is its NetBox row's pk), None when not computed;
-    ``acceptance``: the last apply and the newest acceptance run of each kind (``checks.acceptance.acceptance_facts``),
+    ``acceptance``: the last apply and the newest acceptance run of each kind (``checks.compliance.acceptance_facts``),
     None when not gathered."""
 
     fabric: str

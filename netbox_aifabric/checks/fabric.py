@@ -4,7 +4,7 @@ from collections import defaultdict
 
 import netaddr
 
-from .engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
 
 __all__ = ('RULES', 'device', 'interface', 'leaves', 'spines', 'switches')
 

@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext as _
 
-from ..choices import QoSModeChoices, TrafficPurposeChoices
+from netbox_aifabric.choices import QoSModeChoices, TrafficPurposeChoices
 
 __all__ = ('intent_warnings',)
 

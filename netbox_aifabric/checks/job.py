@@ -17,10 +17,10 @@ from netbox.jobs import JobRunner, system_job
 from netbox.plugins import get_plugin_config
 from netbox.registry import registry
 
-from ..models import ComplianceRun, ComplianceRunStatusChoices, Fabric
-from ..request import enqueue_once
-from .retention import prune_runs, retention
-from .runs import run_and_record
+from netbox_aifabric.apply.request import enqueue_once
+from netbox_aifabric.checks.retention import prune_runs, retention
+from netbox_aifabric.checks.runs import run_and_record
+from netbox_aifabric.models import ComplianceRun, ComplianceRunStatusChoices, Fabric
 
 __all__ = (
     'ComplianceJob',

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from ..facts.telemetry import SERVICES, telemetry_intent
+from netbox_aifabric.facts.telemetry import SERVICES, telemetry_intent
 
 __all__ = ('SERVICE_LABELS', 'intended_collectors', 'missing_collectors', 'observability_warning')
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from netbox.plugins import get_plugin_config
 
-from ..models import ComplianceFinding, ComplianceRun
+from netbox_aifabric.models import ComplianceFinding, ComplianceRun
 
 __all__ = ('DAYS', 'RUNS', 'prune_runs', 'retention')
 

@@ -4,9 +4,9 @@ matching the profile, and one jumbo MTU along every path. On the devices' ``aifa
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..facts import PFC_KINDS, qos_facts
-from .engine import Facts, Finding, Obj, Rule, Skip
-from .fabric import device, interface, leaves, switches
+from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.fabric import device, interface, leaves, switches
+from netbox_aifabric.facts import PFC_KINDS, qos_facts
 
 __all__ = ('RULES',)
 

@@ -1,6 +1,6 @@
 """Every compliance rule, by family (the order the Compliance tab, the API and the report show them in)."""
 
-from . import acceptance, automation, drift, fabric, roce, security, telemetry, traffic
+from netbox_aifabric.checks import acceptance, automation, drift, fabric, roce, security, telemetry, traffic
 
 __all__ = ('RULES', 'rule')
 

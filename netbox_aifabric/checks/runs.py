@@ -18,10 +18,10 @@ from dcim.models import Device
 from extras.events import enqueue_event, flush_events
 from netbox.context import current_request
 
-from ..models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
-from ..request import as_request_of, job_request
-from .compliance import run_compliance
-from .retention import prune_runs, retention
+from netbox_aifabric.apply.request import as_request_of, job_request
+from netbox_aifabric.checks.compliance import run_compliance
+from netbox_aifabric.checks.retention import prune_runs, retention
+from netbox_aifabric.models import ComplianceFinding, ComplianceRun, ComplianceRunStatusChoices, OwnedObject
 
 __all__ = ('record_run', 'run_and_record', 'run_score', 'run_status')
 

@@ -8,8 +8,8 @@ live in the plugin (``checks.compliance``), also shown on the fabric's Complianc
 
 from extras.scripts import ObjectVar, Script
 
-from ..models import Fabric
-from .compliance import run_compliance
+from netbox_aifabric.checks.compliance import run_compliance
+from netbox_aifabric.models import Fabric
 
 __all__ = ('FabricComplianceReport',)
 

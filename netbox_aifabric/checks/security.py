@@ -2,10 +2,10 @@
 matrix proof in :mod:`.matrix`: USERS never reaches MGMT, no class reaches one it may not, management only from the
 jump hosts, the management VLAN never on a server's data ports. Pure."""
 
-from ..facts import PEER_LINK_LAG
-from .engine import Facts, Finding, Obj, Rule, Skip
-from .fabric import device, interface, switches
-from .matrix import evaluate, management_violations, violations
+from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.fabric import device, interface, switches
+from netbox_aifabric.checks.matrix import evaluate, management_violations, violations
+from netbox_aifabric.facts import PEER_LINK_LAG
 
 __all__ = ('RULES',)
 

@@ -3,10 +3,10 @@
 through its control-plane ACLs (SNMP polling from the jump hosts and the managers, gNMI from the streaming
 collectors). Pure."""
 
-from ..facts.telemetry import NOTHING_OBSERVABLE, collectors_of
-from .engine import Facts, Finding, Obj, Rule, Skip
-from .fabric import device, switches
-from .observability import intended_collectors, missing_collectors
+from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.fabric import device, switches
+from netbox_aifabric.checks.observability import intended_collectors, missing_collectors
+from netbox_aifabric.facts.telemetry import NOTHING_OBSERVABLE, collectors_of
 
 __all__ = ('RULES',)
 

@@ -5,7 +5,7 @@ the warnings and the flows in :class:`~.engine.Facts`; the rules only sort them 
 
 import re
 
-from .engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
 
 __all__ = ('RULES', 'warning_objects')
 

@@ -1,7 +1,7 @@
 """Per-device, NOS-neutral facts computed once from the plan (pure: no Django or NetBox import), read by the apply
 and by the ``aifabric`` context alike (docs/development.md, "Where the code is")."""
 
-from .cabling import (
+from netbox_aifabric.facts.cabling import (
     PEER_LINK_LAG,
     SERVER_BOND,
     DeviceCabling,
@@ -12,8 +12,8 @@ from .cabling import (
     cabling_facts,
     server_port_modes,
 )
-from .qos import PFC_KINDS, QosFacts, qos_facts
-from .vlans import LeafVlan, leaf_vlans
+from netbox_aifabric.facts.qos import PFC_KINDS, QosFacts, qos_facts
+from netbox_aifabric.facts.vlans import LeafVlan, leaf_vlans
 
 __all__ = (
     'PEER_LINK_LAG',

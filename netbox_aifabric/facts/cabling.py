@@ -13,7 +13,7 @@ from typing import Any
 
 import netaddr
 
-from ..planner.result import Link, Plan
+from netbox_aifabric.planner.result import Link, Plan
 
 Facts = Mapping[str, Any]  # a port's platform facts or breakout, as the context carries them
 RoleFacts = Mapping[str, Mapping[str, Facts]]  # role -> interface name -> facts

@@ -1,7 +1,8 @@
 """Plan + intent → the per-device ``aifabric`` config context (schema v1: ``docs/aifabric-context.v1.schema.json``).
 
-The context is the device facts in their JSON form. :func:`netbox_aifabric.intent.intent_of` reads what it needs from
-the fabric's NetBox objects into plain dicts (its QoS profile, traffic classes and name/design/underlay/MTU);
+The context is the device facts in their JSON form. :func:`~netbox_aifabric.intake.intent.intent_of` reads what it
+needs from the fabric's NetBox objects into plain dicts (its QoS profile, traffic classes and name/design/
+underlay/MTU);
 :func:`build_contexts` is then pure: the same plan and intent always give the same contexts. The apply stores each
 device's context under the ``aifabric`` key of its local config context data, where NetBox's own config context merge
 (and its 4.7 pre-rendered cache) serves it to ``config_context`` in the REST API, to ConfigTemplates and to
@@ -14,8 +15,7 @@ from typing import Any
 
 import netaddr
 
-from ..planner.result import Attachment, NodePlan, Plan
-from .cabling import (
+from netbox_aifabric.facts.cabling import (
     PEER_LINK_LAG,
     SERVER_BOND,
     DeviceCabling,
@@ -25,9 +25,19 @@ from .cabling import (
     cabling_facts,
     server_port_modes,
 )
-from .qos import PFC_KINDS, qos_facts
-from .routing import bgp_facts, evpn_mh_facts, host, loopbacks, mlag_facts, ospf_facts, port_order, segment, vrf_facts
-from .security import (
+from netbox_aifabric.facts.qos import PFC_KINDS, qos_facts
+from netbox_aifabric.facts.routing import (
+    bgp_facts,
+    evpn_mh_facts,
+    host,
+    loopbacks,
+    mlag_facts,
+    ospf_facts,
+    port_order,
+    segment,
+    vrf_facts,
+)
+from netbox_aifabric.facts.security import (
     TRUSTED_KINDS,
     Management,
     SecurityClass,
@@ -36,9 +46,10 @@ from .security import (
     management_plane,
     security_classes,
 )
-from .sonic import buffer_facts, cable_length, control_plane, platform_facts, system_mac
-from .telemetry import TelemetryIntent, telemetry_facts, telemetry_intent
-from .vlans import leaf_vlans
+from netbox_aifabric.facts.sonic import buffer_facts, cable_length, control_plane, platform_facts, system_mac
+from netbox_aifabric.facts.telemetry import TelemetryIntent, telemetry_facts, telemetry_intent
+from netbox_aifabric.facts.vlans import leaf_vlans
+from netbox_aifabric.planner.result import Attachment, NodePlan, Plan
 
 __all__ = ('CONTEXT_KEY', 'PEER_LINK_LAG', 'SCHEMA_VERSION', 'SERVER_BOND', 'build_contexts', 'server_port_modes')
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .sonic import priority_to_pg
+from netbox_aifabric.facts.sonic import priority_to_pg
 
 __all__ = ('PFC_KINDS', 'QosFacts', 'qos_facts')
 

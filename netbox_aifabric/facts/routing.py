@@ -8,9 +8,9 @@ from typing import Any
 
 import netaddr
 
-from ..planner.result import NodePlan, Plan
-from .cabling import DeviceCabling, LagFacts, NeighborFacts
-from .vlans import LeafVlan
+from netbox_aifabric.facts.cabling import DeviceCabling, LagFacts, NeighborFacts
+from netbox_aifabric.facts.vlans import LeafVlan
+from netbox_aifabric.planner.result import NodePlan, Plan
 
 __all__ = (
     'MLAG_RELOAD_DELAY',

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..planner.result import NodePlan, Plan
-from .vlans import LOCAL_PURPOSES, LeafVlan, vlan_is_advertised
+from netbox_aifabric.facts.vlans import LOCAL_PURPOSES, LeafVlan, vlan_is_advertised
+from netbox_aifabric.planner.result import NodePlan, Plan
 
 __all__ = (
     'ACL_PREFIX',

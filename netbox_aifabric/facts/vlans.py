@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..planner.result import Plan, VlanPlan
+from netbox_aifabric.planner.result import Plan, VlanPlan
 
 __all__ = ('LOCAL_PURPOSES', 'LeafVlan', 'leaf_gateway', 'leaf_vlans', 'vlan_is_advertised')
 

@@ -5,16 +5,16 @@ from netbox.forms import NetBoxModelFilterSetForm, NetBoxModelForm
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, TagFilterField
 from utilities.forms.rendering import FieldSet
 
-from ..acceptance.judge import MAX_OUTPUT, TOOLS
-from ..models import Fabric
-from ..models.acceptance import (
+from netbox_aifabric.acceptance.judge import MAX_OUTPUT, TOOLS
+from netbox_aifabric.forms.fields import InvalidFieldsMixin
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.models.acceptance import (
     AcceptanceResult,
     AcceptanceResultStatusChoices,
     AcceptanceRun,
     AcceptanceRunKindChoices,
     AcceptanceRunStatusChoices,
 )
-from .fields import InvalidFieldsMixin
 
 __all__ = ('AcceptanceResultFilterForm', 'AcceptanceRunFilterForm', 'AcceptanceRunForm', 'AcceptanceUploadForm')
 

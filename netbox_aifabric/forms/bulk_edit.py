@@ -10,7 +10,7 @@ from utilities.forms.fields import DynamicModelChoiceField
 from utilities.forms.rendering import FieldSet
 from utilities.forms.widgets import BulkEditNullBooleanSelect
 
-from ..choices import (
+from netbox_aifabric.choices import (
     BmcAttachmentChoices,
     DesignOptionChoices,
     FabricStatusChoices,
@@ -21,9 +21,9 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..constants import MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-from ..models.fabrics import OVERSUBSCRIPTION_MAX, OVERSUBSCRIPTION_MIN
+from netbox_aifabric.constants import MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from netbox_aifabric.models.fabrics import OVERSUBSCRIPTION_MAX, OVERSUBSCRIPTION_MIN
 
 __all__ = (
     'EVPNTenantBulkEditForm',

@@ -6,7 +6,7 @@ from netbox.forms import NetBoxModelImportForm, PrimaryModelImportForm
 from tenancy.models import Tenant
 from utilities.forms.fields import CSVChoiceField, CSVModelChoiceField, CSVModelMultipleChoiceField, SlugField
 
-from ..choices import (
+from netbox_aifabric.choices import (
     BmcAttachmentChoices,
     DesignOptionChoices,
     ECNThresholdUnitChoices,
@@ -20,8 +20,8 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-from .fields import DSCPListField, PriorityListField
+from netbox_aifabric.forms.fields import DSCPListField, PriorityListField
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 
 __all__ = (
     'EVPNTenantImportForm',

@@ -4,7 +4,7 @@ of the engine's is a form error naming the parameter and the values allowed, and
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from ..models import ComplianceFamilyChoices, ComplianceSeverityChoices
+from netbox_aifabric.models import ComplianceFamilyChoices, ComplianceSeverityChoices
 
 __all__ = ('ComplianceTabFilterForm',)
 

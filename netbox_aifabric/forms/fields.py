@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from utilities.forms.fields import NumericArrayField
 
-from ..constants import DSCP_MAX, DSCP_MIN, PRIORITY_MAX, PRIORITY_MIN
+from netbox_aifabric.constants import DSCP_MAX, DSCP_MIN, PRIORITY_MAX, PRIORITY_MIN
 
 __all__ = ('DSCPListField', 'InvalidFieldsMixin', 'PriorityListField')
 

@@ -10,7 +10,8 @@ from utilities.forms import BOOLEAN_WITH_BLANK_CHOICES
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, TagFilterField
 from utilities.forms.rendering import FieldSet
 
-from ..choices import (
+from netbox_aifabric.checks.rules import RULES
+from netbox_aifabric.choices import (
     BmcAttachmentChoices,
     DesignOptionChoices,
     FabricNodeRoleChoices,
@@ -22,7 +23,7 @@ from ..choices import (
     TrafficPurposeChoices,
     UnderlayChoices,
 )
-from ..models import (
+from netbox_aifabric.models import (
     ComplianceFamilyChoices,
     ComplianceFinding,
     ComplianceRun,
@@ -172,12 +173,6 @@ class ComplianceFindingFilterForm(NetBoxModelFilterSetForm):
     latest = _yes_no(_("Each fabric's latest run"))
     family = forms.MultipleChoiceField(choices=ComplianceFamilyChoices, required=False, label=_('Family'))
     severity = forms.MultipleChoiceField(choices=ComplianceSeverityChoices, required=False, label=_('Severity'))
-    rule = forms.MultipleChoiceField(choices=lambda: [(r.id, r.id) for r in _rules()], required=False, label=_('Rule'))
+    rule = forms.MultipleChoiceField(choices=[(r.id, r.id) for r in RULES], required=False, label=_('Rule'))
     device_id = DynamicModelChoiceField(queryset=Device.objects.all(), required=False, label=_('Device'))
     tag = TagFilterField(model)
-
-
-def _rules():
-    from ..checks.rules import RULES  # the rules import the apply engine: loaded when the form is built
-
-    return RULES

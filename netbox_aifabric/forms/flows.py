@@ -12,9 +12,9 @@ from utilities.forms.fields import (
 )
 from utilities.forms.rendering import FieldSet
 
-from ..choices import BurstinessChoices, ServerGroupChoices
-from ..models import Fabric, TrafficClass, TrafficFlow
-from .fields import InvalidFieldsMixin
+from netbox_aifabric.choices import BurstinessChoices, ServerGroupChoices
+from netbox_aifabric.forms.fields import InvalidFieldsMixin
+from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
 
 __all__ = ('TrafficFlowBulkEditForm', 'TrafficFlowFilterForm', 'TrafficFlowForm', 'TrafficFlowImportForm')
 

@@ -9,11 +9,12 @@ from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultiple
 from utilities.forms.rendering import FieldSet
 from utilities.forms.widgets import HTMXSelect
 
-from ..choices import FabricNodeRoleChoices, SnmpVersionChoices
-from ..facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
-from ..models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-from ..models.fabrics import TELEMETRY_FIELDS
-from .fields import DSCPListField, InvalidFieldsMixin, PriorityListField
+from netbox_aifabric.choices import FabricNodeRoleChoices, SnmpVersionChoices
+from netbox_aifabric.facts.catalog import qos_presets
+from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
+from netbox_aifabric.forms.fields import DSCPListField, InvalidFieldsMixin, PriorityListField
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from netbox_aifabric.models.fabrics import TELEMETRY_FIELDS
 
 __all__ = ('EVPNTenantForm', 'FabricAdoptForm', 'FabricForm', 'FabricNodeForm', 'QoSProfileForm', 'TrafficClassForm')
 
@@ -73,7 +74,6 @@ PRESET_NOT_FILLED = ('slug', 'name')
 def preset_initial(slug):
     """The form values of the shipped QoS preset ``slug`` (``data/qos_presets.json``), ``preset`` naming it; ``{}``
     for an unknown slug."""
-    from ..seed import qos_presets
 
     preset = next((p for p in qos_presets() if p['slug'] == slug), None)
     if preset is None:
@@ -166,7 +166,6 @@ class QoSProfileForm(InvalidFieldsMixin, PrimaryModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        from ..seed import qos_presets
 
         self.fields['start_from'].choices = [('', '---------')] + [(p['slug'], p['name']) for p in qos_presets()]
         slug = self.initial.get('start_from')

@@ -7,7 +7,7 @@ from strawberry_django import FilterLookup, StrFilterLookup
 
 from netbox.graphql.filters import NetBoxModelFilter, PrimaryModelFilter, register_filter
 
-from .. import models
+from netbox_aifabric import models
 
 __all__ = (
     'EVPNTenantFilter',

@@ -1,7 +1,14 @@
 import strawberry
 import strawberry_django
 
-from .types import EVPNTenantType, FabricNodeType, FabricType, QoSProfileType, TrafficClassType, TrafficFlowType
+from netbox_aifabric.graphql.types import (
+    EVPNTenantType,
+    FabricNodeType,
+    FabricType,
+    QoSProfileType,
+    TrafficClassType,
+    TrafficFlowType,
+)
 
 
 @strawberry.type(name='Query')

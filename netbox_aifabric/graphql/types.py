@@ -5,8 +5,8 @@ import strawberry
 from netbox.graphql.scalars import BigInt
 from netbox.graphql.types import NetBoxObjectType, PrimaryObjectType, register_type
 
-from .. import models
-from .filters import (
+from netbox_aifabric import models
+from netbox_aifabric.graphql.filters import (
     EVPNTenantFilter,
     FabricFilter,
     FabricNodeFilter,

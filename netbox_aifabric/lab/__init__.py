@@ -4,9 +4,9 @@ Host side and Django-free: ``run_lab(contexts, configs)`` takes the devices' ``a
 rendered ``frr.conf``. See docs/lab.md.
 """
 
-from .checks import FAILED, NOT_VERIFIED, PASSED, Check
-from .netns import LabUnavailable
-from .runner import LabRun, run_lab
-from .topology import build_topology
+from netbox_aifabric.lab.checks import FAILED, NOT_VERIFIED, PASSED, Check
+from netbox_aifabric.lab.netns import LabUnavailable
+from netbox_aifabric.lab.runner import LabRun, run_lab
+from netbox_aifabric.lab.topology import build_topology
 
 __all__ = ('FAILED', 'NOT_VERIFIED', 'PASSED', 'Check', 'LabRun', 'LabUnavailable', 'build_topology', 'run_lab')

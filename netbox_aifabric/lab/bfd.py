@@ -12,8 +12,8 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from .checks import FAILED, NOT_VERIFIED, PASSED, Check
-from .topology import Topology
+from netbox_aifabric.lab.checks import FAILED, NOT_VERIFIED, PASSED, Check
+from netbox_aifabric.lab.topology import Topology
 
 __all__ = ('BfdSession', 'bfd_converged', 'bfd_expectations', 'evaluate_bfd', 'parse_bfd_config', 'wants_bfd')
 

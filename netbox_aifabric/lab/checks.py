@@ -8,7 +8,7 @@ what was seen; ``not-verified-here`` marks what this host cannot build (a missin
 import re
 from dataclasses import asdict, dataclass, field
 
-from .topology import Topology
+from netbox_aifabric.lab.topology import Topology
 
 __all__ = (
     'FAILED',

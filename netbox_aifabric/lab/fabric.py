@@ -7,8 +7,8 @@ ConfigTemplate the devices use for their own NOS: the lab boots FRR.
 
 from utilities.jinja2 import render_jinja2
 
-from ..render.configs import fabric_devices
-from ..seed import device_template_code
+from netbox_aifabric.facts.catalog import device_template_code
+from netbox_aifabric.render.configs import fabric_devices
 
 __all__ = ('FRR_TEMPLATE', 'lab_inputs', 'render_frr')
 

@@ -8,10 +8,10 @@ from core.exceptions import JobFailed
 from core.models import Job
 from netbox.jobs import JobRunner
 
-from ..acceptance.store import store_lab_run
-from ..request import as_request_of, enqueue_once
-from . import FAILED, LabUnavailable, run_lab
-from .fabric import lab_inputs
+from netbox_aifabric.acceptance.store import store_lab_run
+from netbox_aifabric.apply.request import as_request_of, enqueue_once
+from netbox_aifabric.lab import FAILED, LabUnavailable, run_lab
+from netbox_aifabric.lab.fabric import lab_inputs
 
 __all__ = ('FabricLabJob', 'LabRequest', 'request_lab')
 

@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import checks
-from .bfd import bfd_converged, bfd_expectations, evaluate_bfd, wants_bfd
-from .netns import (
+from netbox_aifabric.lab import checks
+from netbox_aifabric.lab.bfd import bfd_converged, bfd_expectations, evaluate_bfd, wants_bfd
+from netbox_aifabric.lab.netns import (
     LabUnavailable,
     daemon_path,
     delete_namespace,
@@ -32,7 +32,7 @@ from .netns import (
     run_in,
     vtysh_path,
 )
-from .topology import build_topology
+from netbox_aifabric.lab.topology import build_topology
 
 __all__ = ('LabRun', 'LabUnavailable', 'run_lab')
 

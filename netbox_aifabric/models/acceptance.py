@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from netbox.models import NetBoxModel
 from utilities.choices import ChoiceSet
 
-from ..validators import validate_no_control_characters
+from netbox_aifabric.validators import validate_no_control_characters
 
 __all__ = (
     'AcceptanceResult',

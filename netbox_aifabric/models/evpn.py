@@ -4,8 +4,8 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.models import PrimaryModel
 
-from ..constants import VLAN_VID_MAX, VNI_MAX
-from ..validators import (
+from netbox_aifabric.constants import VLAN_VID_MAX, VNI_MAX
+from netbox_aifabric.validators import (
     find_vni_reuse,
     m2m_members,
     normalize_mac,

@@ -14,7 +14,7 @@ from netbox.models import PrimaryModel
 from netbox.models.features import JobsMixin
 from utilities.exceptions import AbortRequest
 
-from ..choices import (
+from netbox_aifabric.choices import (
     BmcAttachmentChoices,
     DesignOptionChoices,
     FabricNodeRoleChoices,
@@ -24,10 +24,12 @@ from ..choices import (
     SnmpVersionChoices,
     UnderlayChoices,
 )
-from ..constants import MTU_MAX, MTU_MIN
-from ..facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
-from ..planner import SpecError, asn_need, pool_needs
-from ..validators import (
+from netbox_aifabric.constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX, MTU_MAX, MTU_MIN
+from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
+from netbox_aifabric.intake.validation import plan_errors
+from netbox_aifabric.models.nodes import COUNT_FIELDS, FabricNode, default_pair, node_name, place_servers
+from netbox_aifabric.planner import SpecError, asn_need, pool_needs
+from netbox_aifabric.validators import (
     check_pool,
     find_vni_reuse,
     m2m_members,
@@ -634,7 +636,6 @@ class Fabric(JobsMixin, PrimaryModel):
         Returns:
             ``(nodes, surplus)``: the node list and the stored nodes beyond the counts.
         """
-        from .nodes import COUNT_FIELDS, FabricNode, default_pair, node_name, place_servers
 
         stored = list(self.nodes.all()) if self.pk else []
         nodes, surplus = [], []
@@ -696,7 +697,6 @@ class Fabric(JobsMixin, PrimaryModel):
         """Adopt existing ``devices`` (brownfield) as nodes of ``role``, in name order: each takes the lowest-id node
         of that role without a device, or a new node with the next free id. Devices another node already adopted
         are skipped. Returns the adopted nodes (each validated with ``full_clean()``)."""
-        from .nodes import FabricNode, default_pair
 
         taken = set(FabricNode.objects.filter(device__isnull=False).values_list('device_id', flat=True))
         self.sync_nodes()
@@ -727,7 +727,6 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def count_nodes(self):
         """Set the counts from the nodes (after a node was added or deleted on its own)."""
-        from .nodes import COUNT_FIELDS
 
         counts = dict.fromkeys(COUNT_FIELDS.values(), 0)
         for node in self.nodes.all():
@@ -813,15 +812,12 @@ class Fabric(JobsMixin, PrimaryModel):
         if not errors:
             # What the planner refuses, refused here with its message, whatever the status (a draft too): the form,
             # bulk import and edit, the API and the wizard's create. Its pools and ASNs are the planner's rule.
-            from ..apply.validation import plan_errors
-
             errors.update(plan_errors(self))
         if errors:
             raise ValidationError(errors)
 
     def _clean_lengths(self, errors):
         """The slug and name fit the names the apply derives from them (see ``constants.FABRIC_SLUG_MAX``)."""
-        from ..constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX
 
         if self.slug and len(self.slug) > FABRIC_SLUG_MAX:
             errors['slug'] = _(

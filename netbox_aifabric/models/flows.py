@@ -7,8 +7,8 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.models import NetBoxModel
 
-from ..choices import BurstinessChoices, ServerGroupChoices
-from ..validators import validate_no_control_characters
+from netbox_aifabric.choices import BurstinessChoices, ServerGroupChoices
+from netbox_aifabric.validators import validate_no_control_characters
 
 __all__ = ('TrafficFlow',)
 

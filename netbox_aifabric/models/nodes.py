@@ -7,8 +7,8 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.models import NetBoxModel
 
-from ..choices import FabricNodeRoleChoices
-from ..validators import validate_no_control_characters
+from netbox_aifabric.choices import FabricNodeRoleChoices
+from netbox_aifabric.validators import validate_no_control_characters
 
 __all__ = ('GPU_SERVERS_PER_PAIR', 'STORAGE_PER_PAIR', 'FabricNode', 'node_name', 'place_servers')
 

@@ -8,8 +8,8 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.models import PrimaryModel
 
-from ..choices import ECNThresholdUnitChoices, PFCWatchdogActionChoices, QoSModeChoices, QoSTrustChoices
-from ..constants import (
+from netbox_aifabric.choices import ECNThresholdUnitChoices, PFCWatchdogActionChoices, QoSModeChoices, QoSTrustChoices
+from netbox_aifabric.constants import (
     DSCP_MAX,
     DSCP_MIN,
     ECN_PROBABILITY_MAX,
@@ -19,7 +19,7 @@ from ..constants import (
     PRIORITY_MAX,
     PRIORITY_MIN,
 )
-from ..validators import validate_no_control_characters
+from netbox_aifabric.validators import validate_no_control_characters
 
 __all__ = ('QoSProfile',)
 

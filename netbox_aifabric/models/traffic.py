@@ -6,9 +6,18 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.models import PrimaryModel
 
-from ..choices import ReachabilityChoices, TrafficPurposeChoices
-from ..constants import DSCP_MAX, DSCP_MIN, MTU_MAX, MTU_MIN, PRIORITY_MAX, PRIORITY_MIN, VLAN_VID_MAX, VLAN_VID_MIN
-from ..validators import validate_no_control_characters
+from netbox_aifabric.choices import ReachabilityChoices, TrafficPurposeChoices
+from netbox_aifabric.constants import (
+    DSCP_MAX,
+    DSCP_MIN,
+    MTU_MAX,
+    MTU_MIN,
+    PRIORITY_MAX,
+    PRIORITY_MIN,
+    VLAN_VID_MAX,
+    VLAN_VID_MIN,
+)
+from netbox_aifabric.validators import validate_no_control_characters
 
 __all__ = ('TrafficClass',)
 

@@ -6,13 +6,13 @@ Frozen spec dataclasses in, a deterministic :class:`Plan` out::
     plan = plan_fabric(load_spec(spec_dict))
 """
 
-from .errors import PlanError, PoolExhaustedError, SpecError
-from .loader import load_spec
-from .planner import leaf_port_demand, plan_fabric
-from .ports import UplinkFit, fit_uplinks
-from .previous import check_previous
-from .requirements import PoolNeed, asn_need, pool_needs
-from .result import (
+from netbox_aifabric.planner.errors import PlanError, PoolExhaustedError, SpecError
+from netbox_aifabric.planner.loader import load_spec
+from netbox_aifabric.planner.planner import leaf_port_demand, plan_fabric
+from netbox_aifabric.planner.ports import UplinkFit, fit_uplinks
+from netbox_aifabric.planner.previous import check_previous
+from netbox_aifabric.planner.requirements import PoolNeed, asn_need, pool_needs
+from netbox_aifabric.planner.result import (
     Attachment,
     LeafCapacity,
     Link,
@@ -24,7 +24,7 @@ from .result import (
     VlanPlan,
     VrfPlan,
 )
-from .spec import (
+from netbox_aifabric.planner.spec import (
     FabricSpec,
     Maximums,
     NicLayout,
@@ -37,7 +37,7 @@ from .spec import (
     Tenant,
     TrafficClass,
 )
-from .warnings import spec_warnings
+from netbox_aifabric.planner.warnings import spec_warnings
 
 __all__ = (
     'Attachment',

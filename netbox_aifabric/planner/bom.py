@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .errors import PlanError
-from .result import Link, Plan
+from netbox_aifabric.planner.errors import PlanError
+from netbox_aifabric.planner.result import Link, Plan
 
 __all__ = (
     'CSV_COLUMNS',

@@ -7,8 +7,8 @@ silently dropped.
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .errors import SpecError
-from .spec import (
+from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.spec import (
     FabricSpec,
     ManagementSwitch,
     Maximums,

@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import netaddr
 
-from .errors import PoolExhaustedError, SpecError
-from .previous import released_pin
-from .racks import holds_oob_block, oob_block, rack_prefixlen
-from .result import NodePlan, OobLink, OobPlan, OobSwitch, PlanWarning, RackSubnet, VlanPlan
-from .spec import FabricSpec, ManagementSwitch, TrafficClass
+from netbox_aifabric.planner.errors import PoolExhaustedError, SpecError
+from netbox_aifabric.planner.previous import released_pin
+from netbox_aifabric.planner.racks import holds_oob_block, oob_block, rack_prefixlen
+from netbox_aifabric.planner.result import NodePlan, OobLink, OobPlan, OobSwitch, PlanWarning, RackSubnet, VlanPlan
+from netbox_aifabric.planner.spec import FabricSpec, ManagementSwitch, TrafficClass
 
 __all__ = (
     'OOB_OVERLAPS_RACK',

@@ -13,17 +13,43 @@ from typing import Any, cast
 
 import netaddr
 
-from .errors import SpecError
-from .oob import oob_keys, plan_oob
-from .pools import AsnPool, ManagementPool, Pool
-from .ports import PortInventory, check_nic_speed, lane_parent, link_speed, port_names
-from .previous import broken_out, check_lag_numbers, check_previous, released_pin, stale_port, stale_svi
-from .racks import Rack, check_pairs, holds_oob_block, oob_block, rack_index, rack_prefixlen, racks_of
-from .requirements import PoolNeed, pool_needs
-from .result import Attachment, LeafCapacity, Link, NodePlan, OobPlan, Plan, PlanWarning, RackSubnet, VlanPlan, VrfPlan
-from .spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
-from .validate import management_gateway, server_slot, validate_spec
-from .warnings import oversubscription_target, spec_warnings
+from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.oob import oob_keys, plan_oob
+from netbox_aifabric.planner.pools import AsnPool, ManagementPool, Pool
+from netbox_aifabric.planner.ports import PortInventory, check_nic_speed, lane_parent, link_speed, port_names
+from netbox_aifabric.planner.previous import (
+    broken_out,
+    check_lag_numbers,
+    check_previous,
+    released_pin,
+    stale_port,
+    stale_svi,
+)
+from netbox_aifabric.planner.racks import (
+    Rack,
+    check_pairs,
+    holds_oob_block,
+    oob_block,
+    rack_index,
+    rack_prefixlen,
+    racks_of,
+)
+from netbox_aifabric.planner.requirements import PoolNeed, pool_needs
+from netbox_aifabric.planner.result import (
+    Attachment,
+    LeafCapacity,
+    Link,
+    NodePlan,
+    OobPlan,
+    Plan,
+    PlanWarning,
+    RackSubnet,
+    VlanPlan,
+    VrfPlan,
+)
+from netbox_aifabric.planner.spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
+from netbox_aifabric.planner.validate import management_gateway, server_slot, validate_spec
+from netbox_aifabric.planner.warnings import oversubscription_target, spec_warnings
 
 __all__ = ('leaf_port_demand', 'plan_fabric')
 

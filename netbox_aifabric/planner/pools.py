@@ -2,9 +2,9 @@
 
 import netaddr
 
-from .errors import PoolExhaustedError
-from .requirements import PoolNeed
-from .result import PoolUsage
+from netbox_aifabric.planner.errors import PoolExhaustedError
+from netbox_aifabric.planner.requirements import PoolNeed
+from netbox_aifabric.planner.result import PoolUsage
 
 __all__ = ('AsnPool', 'Blocks', 'ManagementPool', 'NumberPool', 'Pool')
 

@@ -11,8 +11,8 @@ import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from .errors import PoolExhaustedError, SpecError
-from .spec import FabricSpec, Platform, PortRange
+from netbox_aifabric.planner.errors import PoolExhaustedError, SpecError
+from netbox_aifabric.planner.spec import FabricSpec, Platform, PortRange
 
 __all__ = (
     'BLOCKS',

@@ -20,8 +20,8 @@ from typing import Any, cast
 
 import netaddr
 
-from .errors import SpecError
-from .result import Plan, PlanWarning
+from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.result import Plan, PlanWarning
 
 __all__ = (
     'KNOWN_KINDS',

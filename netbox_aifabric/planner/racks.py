@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import netaddr
 
-from .errors import SpecError
-from .spec import FabricSpec, TrafficClass
+from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.spec import FabricSpec, TrafficClass
 
 __all__ = ('Rack', 'check_pairs', 'holds_oob_block', 'oob_block', 'rack_prefixlen', 'racks_of')
 

@@ -6,7 +6,7 @@ declared maximums, never from how many nodes exist, so a fabric grows without re
 
 from dataclasses import dataclass, field
 
-from .registry import DESIGNS, EVPN_DESIGNS
+from netbox_aifabric.planner.registry import DESIGNS, EVPN_DESIGNS
 
 __all__ = (
     'BMC_ATTACHMENTS',

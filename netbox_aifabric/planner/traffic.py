@@ -35,8 +35,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .errors import PlanError
-from .result import Plan, PlanWarning
+from netbox_aifabric.planner.errors import PlanError
+from netbox_aifabric.planner.result import Plan, PlanWarning
 
 __all__ = ('BURSTINESS', 'Flow', 'FlowResult', 'Load', 'TrafficError', 'TrafficResult', 'traffic_matrix')
 

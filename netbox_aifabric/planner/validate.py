@@ -6,11 +6,11 @@ from collections.abc import Iterable, Set
 
 import netaddr
 
-from .asns import PRIVATE_TEXT, first_reserved
-from .errors import SpecError
-from .ports import BLOCKS, PORTS_MAX, check_platform, port_names
-from .requirements import asn_need, pool_needs
-from .spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec, Server
+from netbox_aifabric.planner.asns import PRIVATE_TEXT, first_reserved
+from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.ports import BLOCKS, PORTS_MAX, check_platform, port_names
+from netbox_aifabric.planner.requirements import asn_need, pool_needs
+from netbox_aifabric.planner.spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec, Server
 
 __all__ = (
     'DEVICE_NAME_MAX',

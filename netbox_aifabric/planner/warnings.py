@@ -3,9 +3,9 @@
 ``plan_fabric`` puts them in ``Plan.warnings``; call :func:`spec_warnings` on a spec that passed ``validate_spec``.
 """
 
-from .asns import PRIVATE_TEXT, first_public
-from .result import PlanWarning
-from .spec import FabricSpec
+from netbox_aifabric.planner.asns import PRIVATE_TEXT, first_public
+from netbox_aifabric.planner.result import PlanWarning
+from netbox_aifabric.planner.spec import FabricSpec
 
 __all__ = ('LOSSLESS_OVERSUBSCRIPTION_TARGET', 'oversubscription_target', 'spec_warnings')
 

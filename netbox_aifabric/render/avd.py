@@ -23,7 +23,7 @@ weights (AVD models them through platform-specific QoS profiles), and the CNP po
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .filters import eos_esi, eos_mac, eos_management_vrf, seconds
+from netbox_aifabric.render.filters import eos_esi, eos_mac, eos_management_vrf, seconds
 
 __all__ = ('EOS_MAX_MTU', 'MLAG_PEER_VLAN', 'avd_structured_config')
 

@@ -31,7 +31,7 @@ from dcim.models import Device
 from extras.models import ConfigTemplate
 from utilities.jinja2 import DataFileLoader, _jinja2_filters
 
-from ..models import OwnedObject
+from netbox_aifabric.models import OwnedObject
 
 __all__ = ('ConfigRenderer', 'RenderedConfig', 'configs_archive', 'fabric_devices')
 

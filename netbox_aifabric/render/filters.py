@@ -10,7 +10,7 @@ from decimal import Decimal
 import netaddr
 from jinja2.exceptions import TemplateRuntimeError
 
-from ..validators import CONTROL_CHARACTERS
+from netbox_aifabric.validators import CONTROL_CHARACTERS
 
 __all__ = (
     'EOS_DESCRIPTION_MAX',

@@ -39,8 +39,8 @@ from netbox.context import current_request, events_queue
 from netbox.search.backends import search_backend
 from vpn.models import L2VPN, L2VPNTermination
 
+from netbox_aifabric.apply.request import job_request
 from netbox_aifabric.models import Fabric, OwnedObject
-from netbox_aifabric.request import job_request
 
 # What a first apply writes: the objects, their tags, the cable terminations and paths, the ownership rows, and
 # components a device type's templates instantiate (interfaces, console ports)

@@ -5,7 +5,7 @@ from ipam.models import RIR, VLAN, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 from utilities.testing import APIViewTestCases, ViewTestCases
 
-from netbox_aifabric.guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_SHAPE
+from netbox_aifabric.planner.guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_SHAPE
 
 __all__ = (
     'FABRIC_SHAPE',
@@ -40,7 +40,7 @@ def make_qos_profiles():
     )
 
 
-# The guide's cluster (netbox_aifabric/guide.py) as Fabric form/API values, as a routed MLAG draft
+# The guide's cluster (netbox_aifabric/planner/guide.py) as Fabric form/API values, as a routed MLAG draft
 FABRIC_SHAPE = {
     'status': 'draft',
     'design_option': 'routed',

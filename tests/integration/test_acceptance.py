@@ -15,9 +15,9 @@ from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.acceptance.store import store_lab_run
-from netbox_aifabric.apply.engine import plan_of
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import AcceptanceResult, AcceptanceRun, Fabric
-from netbox_aifabric.seed import load_demo
 from tests.integration.test_compliance import constrain
 
 pytestmark = pytest.mark.netbox

@@ -1,5 +1,5 @@
 """The compliance rule ``automation-acceptance`` on the applied demo in NetBox: it reads the stored acceptance runs
-(``checks.acceptance.acceptance_facts``) and the fabric's last apply."""
+(``checks.compliance.acceptance_facts``) and the fabric's last apply."""
 
 from datetime import timedelta
 

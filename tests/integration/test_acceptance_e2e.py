@@ -13,9 +13,9 @@ from django.test import Client
 from users.models import Token, User
 
 from netbox_aifabric.acceptance.judge import MIN_LINE_RATE_FRACTION
-from netbox_aifabric.apply.engine import plan_of
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import AcceptanceRun, Fabric
-from netbox_aifabric.seed import load_demo
 from tests.unit.acceptance.test_runbook import COUNTER_SSH  # the same ssh stand-in as the unit test
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]

@@ -17,8 +17,8 @@ from utilities.testing import APITestCase
 
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS
 from netbox_aifabric.acceptance.store import store_lab_run
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import AcceptanceResult, AcceptanceRun, Fabric
-from netbox_aifabric.seed import load_demo
 from tests.integration.test_api_fuzz import examples, json_values, path_ids
 
 pytestmark = pytest.mark.netbox

@@ -11,9 +11,10 @@ from dcim.models import Device, DeviceRole, DeviceType, Interface, Manufacturer,
 from ipam.models import IPAddress
 from users.models import User
 
-from netbox_aifabric.apply.engine import ApplyConflictError, apply_fabric, diff_fabric
+from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric, FabricNode, OwnedObject
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -16,8 +16,7 @@ from users.models import Token, User
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.render.configs import ConfigRenderer
-
-from .test_compliance import LEAF1, applied_demo, break_by_hand
+from tests.integration.test_compliance import LEAF1, applied_demo, break_by_hand
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 

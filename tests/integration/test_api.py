@@ -2,9 +2,8 @@ import pytest
 
 from netbox_aifabric.graphql.types import EVPNTenantType, FabricType, QoSProfileType, TrafficClassType
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-
-from . import base
-from .base import make_world, own_pools
+from tests.integration import base
+from tests.integration.base import make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 

@@ -30,7 +30,8 @@ from vpn.models import L2VPN, L2VPNTermination
 
 from netbox_aifabric.acceptance.store import store_lab_run
 from netbox_aifabric.api.urls import router
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import (
     AcceptanceResult,
     AcceptanceRun,
@@ -41,9 +42,7 @@ from netbox_aifabric.models import (
     TrafficClass,
     TrafficFlow,
 )
-from netbox_aifabric.seed import load_demo
-
-from . import test_compliance_runs as compliance_runs
+from tests.integration import test_compliance_runs as compliance_runs
 
 pytestmark = pytest.mark.netbox
 

@@ -16,11 +16,10 @@ from ipam.models import ASN, VLAN, IPAddress, Prefix
 from utilities.testing import APITestCase
 from vpn.models import L2VPN
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric, OwnedObject
-from netbox_aifabric.seed import load_demo
-
-from . import test_apply
+from tests.integration import test_apply
 
 pytestmark = pytest.mark.netbox
 

@@ -17,11 +17,10 @@ from utilities.testing import APITestCase
 
 from netbox_aifabric.api.serializers import ECHOED_FIELDS
 from netbox_aifabric.api.urls import router
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import AcceptanceRun, EVPNTenant, Fabric, TrafficFlow
-from netbox_aifabric.seed import load_demo
-
-from .base import OWN_POOLS
-from .test_api_fuzz import READ_ONLY, SCALE, read_only_fields, snapshot, writable
+from tests.integration.base import OWN_POOLS
+from tests.integration.test_api_fuzz import READ_ONLY, SCALE, read_only_fields, snapshot, writable
 
 pytestmark = pytest.mark.netbox
 

@@ -15,15 +15,15 @@ from ipam.models import Prefix
 from utilities.exceptions import AbortRequest
 from utilities.testing import APITestCase
 
-from netbox_aifabric.apply.engine import apply_fabric, diff_fabric
-from netbox_aifabric.apply.service import after_apply
-from netbox_aifabric.apply.validation import plan_errors
+from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.lifecycle import after_apply
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.forms import FabricForm, FabricImportForm
+from netbox_aifabric.intake.validation import plan_errors
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.planner import SpecError
-from netbox_aifabric.seed import load_demo
-
-from .base import OWN_POOLS
+from tests.integration.base import OWN_POOLS
 
 pytestmark = pytest.mark.netbox
 

@@ -12,10 +12,11 @@ from ipam.models import ASN, VLAN, IPAddress, Prefix, RouteTarget, VLANGroup
 from utilities.testing import APITestCase
 from vpn.models import L2VPN, L2VPNTermination
 
-from netbox_aifabric.apply.engine import ApplyConflictError, apply_fabric, diff_fabric
-from netbox_aifabric.jobs import ApplyFabricJob, job_progress
+from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric
+from netbox_aifabric.apply.jobs import ApplyFabricJob, job_progress
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric, OwnedObject
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

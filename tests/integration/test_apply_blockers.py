@@ -14,12 +14,12 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import plan_of
-from netbox_aifabric.apply.service import BLOCKING_WARNINGS, PlanBlockedError, apply_blockers, request_apply
+from netbox_aifabric.apply.lifecycle import BLOCKING_WARNINGS, PlanBlockedError, apply_blockers
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.service import request_apply
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric, TrafficClass
-from netbox_aifabric.seed import load_demo
-
-from .test_wizard import WizardBase, url
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

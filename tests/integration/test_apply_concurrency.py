@@ -10,9 +10,10 @@ from django.db import connection
 from ipam.models import ASN, IPAddress, Prefix
 from vpn.models import L2VPN
 
-from netbox_aifabric.apply.engine import apply_fabric, summarize
+from netbox_aifabric.apply.diff import summarize
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric, OwnedObject
-from netbox_aifabric.seed import load_demo
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 

@@ -12,10 +12,10 @@ from dcim.models import Cable, Device, DeviceType, Interface, InterfaceTemplate,
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix
 from vpn.models import L2VPN
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import EVPNTenant, Fabric
 from netbox_aifabric.planner.spec import NON_DATA_PURPOSES
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -12,10 +12,12 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from netbox_aifabric.apply.engine import apply_fabric, diff_fabric, plan_of
-from netbox_aifabric.apply.service import after_apply, plan_hash
+from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.lifecycle import after_apply, plan_hash
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 

@@ -21,11 +21,10 @@ from core.models import ObjectChange
 from dcim.models import ConsolePortTemplate, DeviceType, InterfaceTemplate, Manufacturer
 from ipam.models import IPAddress, Prefix
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
-
-from .apply_oracle import differences, record_apply
+from tests.integration.apply_oracle import differences, record_apply
 
 pytestmark = pytest.mark.netbox
 

@@ -15,9 +15,9 @@ from django.test import TestCase
 
 from dcim.models import Cable, CableTermination, Interface
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

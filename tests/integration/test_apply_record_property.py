@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from netbox_aifabric.apply.engine import apply_fabric
-from netbox_aifabric.apply.service import after_apply
+from netbox_aifabric.apply.lifecycle import after_apply
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 from tests.hypothesis_profiles import examples
 
 pytestmark = pytest.mark.netbox

@@ -9,8 +9,8 @@ import pytest
 from dcim.models import Cable, Device
 from users.models import User
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'
@@ -61,7 +61,7 @@ def test_apply_the_demo_fabric_in_the_browser(live_server, browser_page):
     page.click('button:has-text("Apply")')
     page.wait_for_load_state('networkidle')
     # 0 updated: what the apply sets on the devices it creates (4 switches' primary and out-of-band IPs, 9 devices'
-    # config contexts) is part of their creation (netbox_aifabric/diff.py counts per object)
+    # config contexts) is part of their creation (netbox_aifabric/ui/diff.py counts per object)
     assert page.locator('text=Applied: 149 created, 0 updated, 0 deleted, 0 unchanged.').is_visible()
     assert Device.objects.filter(site=fabric.site).count() == 9
     assert Cable.objects.count() == 21
@@ -223,7 +223,7 @@ def test_wizard_outlines_errors_and_adds_a_traffic_class_inline(live_server, bro
         'select[name=traffic_classes]', 'el => Array.from(el.selectedOptions).map(o => o.value)'
     )
     # the guide's five classes are preselected; the new one joins them
-    from netbox_aifabric.seed import traffic_class_seed
+    from netbox_aifabric.facts.catalog import traffic_class_seed
 
     guide = TrafficClass.objects.filter(slug__in=[e['slug'] for e in traffic_class_seed()])
     assert sorted(selected) == sorted([str(tc.pk) for tc in guide] + [str(created.pk)])
@@ -281,8 +281,9 @@ def test_wizard_all_defaults_render_every_switch_with_closed_management(live_ser
 
     import netaddr
 
+    from netbox_aifabric.apply.seed import load_config_templates, load_device_types
+    from netbox_aifabric.facts.catalog import traffic_class_seed
     from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
-    from netbox_aifabric.seed import load_config_templates, load_device_types, traffic_class_seed
 
     load_demo()
     load_config_templates()

@@ -13,18 +13,18 @@ from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.acceptance.store import store_lab_run
-from netbox_aifabric.apply.engine import apply_fabric, diff_fabric
+from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.request import as_request_of
+from netbox_aifabric.apply.seed import load_config_templates, load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
 from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.facts.telemetry import NOTHING_OBSERVABLE
+from netbox_aifabric.intake.traffic import fabric_traffic
 from netbox_aifabric.models import Fabric, OwnedObject, TrafficClass, TrafficFlow
-from netbox_aifabric.request import as_request_of
-from netbox_aifabric.seed import load_config_templates, load_demo
-from netbox_aifabric.traffic import fabric_traffic
-
-from .base import FABRIC_SHAPE, GUIDE_COLLECTORS
+from tests.integration.base import FABRIC_SHAPE, GUIDE_COLLECTORS
 
 pytestmark = pytest.mark.netbox
 
@@ -33,7 +33,7 @@ LEAF1 = 'ai-lab-fabric-leaf1'
 
 def by_hand(user):
     """What a NetBox UI request does around an edit: the change log records it, by ``user`` (the same request
-    processors a stored compliance run uses, ``netbox_aifabric.request.as_request_of``)."""
+    processors a stored compliance run uses, ``netbox_aifabric.apply.request.as_request_of``)."""
     return as_request_of(user)
 
 

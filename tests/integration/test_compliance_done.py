@@ -21,15 +21,14 @@ from extras.models import Script
 from ipam.models import Prefix
 from users.models import User
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.management.commands.aifabric_install_scripts import MODULE_NAME
 from netbox_aifabric.models import OwnedObject
-
-from .test_ansible import ansible, live_env, plain, switches
-from .test_compliance import LEAF1, applied_demo, by_hand
-from .test_install_scripts import install
+from tests.integration.test_ansible import ansible, live_env, plain, switches
+from tests.integration.test_compliance import LEAF1, applied_demo, by_hand
+from tests.integration.test_install_scripts import install
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 

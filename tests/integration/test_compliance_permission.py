@@ -16,8 +16,7 @@ from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.checks.job import ComplianceJob, request_compliance
 from netbox_aifabric.models import ComplianceRun, Fabric
-
-from .base import FABRIC_SHAPE, make_world
+from tests.integration.base import FABRIC_SHAPE, make_world
 
 pytestmark = pytest.mark.netbox
 

@@ -16,13 +16,12 @@ from ipam.models import Prefix
 from users.models import User
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.models import AcceptanceRun, Fabric, TrafficClass, TrafficFlow
 from netbox_aifabric.ui.pages import fabric_pages
-
-from .test_compliance import applied_demo, failed
-from .test_page_budgets import page_queries
+from tests.integration.test_compliance import applied_demo, failed
+from tests.integration.test_page_budgets import page_queries
 
 pytestmark = pytest.mark.netbox
 

@@ -18,9 +18,8 @@ from netbox_aifabric.checks.job import ScheduledComplianceJob
 from netbox_aifabric.checks.retention import prune_runs, retention
 from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
-
-from .base import FABRIC_SHAPE
-from .test_compliance import applied_demo, break_by_hand
+from tests.integration.base import FABRIC_SHAPE
+from tests.integration.test_compliance import applied_demo, break_by_hand
 
 pytestmark = pytest.mark.netbox
 

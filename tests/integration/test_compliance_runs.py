@@ -31,9 +31,8 @@ from netbox_aifabric.checks.runs import record_run, run_score
 from netbox_aifabric.choices import FabricStatusChoices
 from netbox_aifabric.models import ComplianceFamilyChoices, ComplianceFinding, ComplianceRun, Fabric
 from netbox_aifabric.tables import ComplianceRunTable
-
-from .base import FABRIC_SHAPE, make_world
-from .test_compliance import LEAF1, applied_demo, break_by_hand
+from tests.integration.base import FABRIC_SHAPE, make_world
+from tests.integration.test_compliance import LEAF1, applied_demo, break_by_hand
 
 pytestmark = pytest.mark.netbox
 

@@ -13,9 +13,8 @@ from utilities.testing import TestCase
 from netbox_aifabric.checks.job import ScheduledComplianceJob
 from netbox_aifabric.choices import FabricStatusChoices
 from netbox_aifabric.models import ComplianceRun, Fabric
-
-from .test_compliance import applied_demo, break_by_hand
-from .test_compliance_runs import interval_setting
+from tests.integration.test_compliance import applied_demo, break_by_hand
+from tests.integration.test_compliance_runs import interval_setting
 
 pytestmark = pytest.mark.netbox
 

@@ -20,9 +20,8 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.engine import FAMILIES, SEVERITIES
 from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.checks.runs import record_run
-
-from .test_compliance import applied_demo, constrain
-from .test_page_budgets import page_queries
+from tests.integration.test_compliance import applied_demo, constrain
+from tests.integration.test_page_budgets import page_queries
 
 pytestmark = pytest.mark.netbox
 

@@ -12,11 +12,12 @@ from core.models import ObjectChange
 from dcim.models import Device
 from utilities.testing import APITestCase
 
-from netbox_aifabric.apply.engine import apply_fabric, plan_of
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.facts.context import build_contexts
-from netbox_aifabric.intent import intent_of
+from netbox_aifabric.intake.intent import intent_of
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -17,8 +17,7 @@ from users.models import Token
 from utilities.testing import TestCase
 
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-
-from .base import FABRIC_SHAPE, LOSSLESS, make_world, own_pools
+from tests.integration.base import FABRIC_SHAPE, LOSSLESS, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 

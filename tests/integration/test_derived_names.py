@@ -15,9 +15,9 @@ from ipam.models import ASNRange, Prefix
 from utilities.testing import APITestCase
 from vpn.models import L2VPN
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX
 from netbox_aifabric.models import Fabric, FabricNode, OwnedObject
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -12,10 +12,10 @@ from dcim.models import Device
 from users.models import User
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.facts.context import CONTEXT_KEY
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 from tests.integration.test_object_permissions import constrained
 
 pytestmark = pytest.mark.netbox

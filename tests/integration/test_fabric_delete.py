@@ -11,11 +11,12 @@ from dcim.models import Device
 from ipam.models import ASN, IPAddress, Prefix
 from utilities.testing import APITestCase
 
-from netbox_aifabric.apply.engine import apply_fabric, diff_fabric
+from netbox_aifabric.apply.diff import diff_fabric
 from netbox_aifabric.apply.removal import objects_to_delete
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.forms.wizard_pools import free_pool_defaults
 from netbox_aifabric.models import Fabric, OwnedObject
-from netbox_aifabric.pools import free_pool_defaults
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

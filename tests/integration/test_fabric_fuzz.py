@@ -20,8 +20,7 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token, User
 
 from netbox_aifabric.models import Fabric, FabricNode
-
-from .base import FABRIC_SHAPE, make_world, own_pools
+from tests.integration.base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 

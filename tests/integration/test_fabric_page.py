@@ -5,8 +5,8 @@ import pytest
 
 from utilities.testing import TestCase
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

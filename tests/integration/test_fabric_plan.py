@@ -13,12 +13,13 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric, plan_of
-from netbox_aifabric.apply.spec import fabric_spec
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.checks.intent import intent_warnings
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.intake.spec import fabric_spec
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.planner import plan_fabric
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 
@@ -115,7 +116,7 @@ class FabricApplyUITestCase(TestCase):
         self.assertContains(response, 'name="confirm_delete"')
         response = self.client.post(self.url('apply'), follow=True)
         # counted per object: the 4 switches' primary and out-of-band IPs and the 9 devices' contexts, set on the
-        # devices the apply creates, are part of their creation (netbox_aifabric/diff.py), not 17 updates
+        # devices the apply creates, are part of their creation (netbox_aifabric/ui/diff.py), not 17 updates
         self.assertContains(response, 'Applied: 149 created, 0 updated, 0 deleted, 0 unchanged.')
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         response = self.client.post(self.url('apply'), follow=True)

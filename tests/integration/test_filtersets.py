@@ -12,8 +12,7 @@ from netbox_aifabric.filtersets import (
     TrafficClassFilterSet,
 )
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-
-from .base import LOSSLESS, make_world
+from tests.integration.base import LOSSLESS, make_world
 
 pytestmark = pytest.mark.netbox
 

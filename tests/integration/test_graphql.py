@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from utilities.testing import TestCase
 
-from netbox_aifabric.seed import load_demo
+from netbox_aifabric.apply.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -11,12 +11,11 @@ from dcim.models import CableTermination, Device, Interface
 from users.models import ObjectPermission
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.forms import FabricForm
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
-
-from .test_apply_growth import cabling, lags
+from tests.integration.test_apply_growth import cabling, lags
 
 pytestmark = pytest.mark.netbox
 

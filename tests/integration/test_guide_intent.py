@@ -5,10 +5,10 @@ traffic-class or QoS field added to one and not the other fails here, naming the
 import pytest
 from django.test import TestCase
 
-from netbox_aifabric.intent import intent_of
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.intake.intent import intent_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import registry
-from netbox_aifabric.seed import load_demo
 from tests.render_fixtures import guide_intent
 
 pytestmark = pytest.mark.netbox

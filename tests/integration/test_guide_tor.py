@@ -13,16 +13,16 @@ import pytest
 from dcim.models import DeviceType
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import plan_of
-from netbox_aifabric.apply.hardware import natural_key, type_speed
-from netbox_aifabric.apply.spec import fabric_spec
-from netbox_aifabric.cli import format_table
-from netbox_aifabric.guide import GUIDE_SHAPE
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.facts.catalog import device_type_seed
+from netbox_aifabric.facts.hardware import natural_key, type_speed
+from netbox_aifabric.intake.cli import format_table
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.intake.spec import fabric_spec
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import fit_uplinks
-from netbox_aifabric.seed import device_type_seed, load_demo
-
-from .test_hardware import SPINE, load
+from netbox_aifabric.planner.guide import GUIDE_SHAPE
+from tests.integration.test_hardware import SPINE, load
 
 pytestmark = pytest.mark.netbox
 

@@ -15,10 +15,13 @@ from django.core.management import call_command
 from dcim.models import ConsolePortTemplate, Device, DeviceType, Interface, InterfaceTemplate, Manufacturer
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric, diff_fabric, plan_of
+from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.facts.catalog import device_type_seed
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import PlanError
-from netbox_aifabric.seed import device_type_seed, load_demo
 from tests.unit.templates.helpers import render
 from tests.unit.templates.sonic_refs import violations as reference_violations
 from tests.unit.templates.sonic_yang import violations
@@ -163,7 +166,7 @@ class HardwarePortsTestCase(HardwareFabricBase):
         from django.test.utils import CaptureQueriesContext
 
         from netbox_aifabric.facts.context import build_contexts
-        from netbox_aifabric.intent import intent_of
+        from netbox_aifabric.intake.intent import intent_of
 
         fabric = self.use_hardware()
         fabric = Fabric.objects.get(pk=fabric.pk)  # a fresh instance, as a request loads it

@@ -18,8 +18,7 @@ from utilities.testing import TestCase
 
 from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.management.commands.aifabric_install_scripts import MODULE_NAME, shipped_source
-
-from .test_compliance import LEAF1, applied_demo, break_by_hand
+from tests.integration.test_compliance import LEAF1, applied_demo, break_by_hand
 
 pytestmark = pytest.mark.netbox
 

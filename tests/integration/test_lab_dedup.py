@@ -17,8 +17,7 @@ from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.lab.jobs import FabricLabJob
 from netbox_aifabric.models import Fabric
-
-from .test_compliance_permission import make_fabrics
+from tests.integration.test_compliance_permission import make_fabrics
 
 pytestmark = pytest.mark.netbox
 

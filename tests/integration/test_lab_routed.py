@@ -17,11 +17,11 @@ import pytest
 from dcim.models import Device
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.lab.jobs import FabricLabJob
 from netbox_aifabric.lab.netns import unavailable_reason
 from netbox_aifabric.models import AcceptanceRun, Fabric
-from netbox_aifabric.seed import load_demo
 from tests.integration import base
 
 pytestmark = [

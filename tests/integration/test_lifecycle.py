@@ -14,11 +14,12 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply import engine
-from netbox_aifabric.apply.engine import apply_fabric, plan_of
-from netbox_aifabric.apply.service import plan_hash
+from netbox_aifabric.apply.lifecycle import plan_hash
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.intake import plan as stored_plans
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 
@@ -149,7 +150,7 @@ class RefreshOnCommitTestCase(LifecycleBase):
     def edit_prefixes(self):
         prefixes = [tc.prefix for tc in self.fabric.traffic_classes.filter(prefix__isnull=False)]
         self.assertGreaterEqual(len(prefixes), 2)
-        with mock.patch.object(engine, 'plan_fabric', wraps=engine.plan_fabric) as planner:
+        with mock.patch.object(stored_plans, 'plan_fabric', wraps=stored_plans.plan_fabric) as planner:
             with self.captureOnCommitCallbacks(execute=True):
                 with transaction.atomic():
                     for prefix in prefixes:

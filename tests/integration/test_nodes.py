@@ -8,11 +8,10 @@ from django.test import TestCase
 from dcim.models import Device, DeviceRole, DeviceType, Manufacturer
 from utilities.testing import APIViewTestCases, ViewTestCases
 
-from netbox_aifabric.apply.spec import fabric_spec
 from netbox_aifabric.graphql.types import FabricNodeType
+from netbox_aifabric.intake.spec import fabric_spec
 from netbox_aifabric.models import Fabric, FabricNode
-
-from .base import FABRIC_SHAPE, make_world, own_pools
+from tests.integration.base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 
@@ -185,7 +184,7 @@ class FabricNodeTabTestCase(TestCase):
 
     @classmethod
     def setUpTestData(cls):
-        from netbox_aifabric.seed import load_demo
+        from netbox_aifabric.apply.seed import load_demo
 
         load_demo()
 

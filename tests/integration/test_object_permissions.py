@@ -14,11 +14,10 @@ from utilities.permissions import resolve_permission_type
 from utilities.testing import APITestCase
 
 from netbox_aifabric.apply.permissions import HIDDEN
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import Fabric, FabricNode, OwnedObject
-from netbox_aifabric.seed import load_demo
-
-from .test_apply import APPLY_PERMISSIONS, counts
-from .test_wizard import WizardBase, url, written
+from tests.integration.test_apply import APPLY_PERMISSIONS, counts
+from tests.integration.test_wizard import WizardBase, url, written
 
 pytestmark = pytest.mark.netbox
 

@@ -8,12 +8,11 @@ from django.urls import reverse
 
 from utilities.testing import TestCase
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.facts.telemetry import SERVICES
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
-
-from .base import GUIDE_COLLECTORS
-from .test_wizard import WizardBase, url
+from tests.integration.base import GUIDE_COLLECTORS
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

@@ -13,11 +13,13 @@ from django.core.management import call_command
 from dcim.models import Cable, Device, DeviceType, Interface
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric, diff_fabric, plan_of
+from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.intake.traffic import fabric_bom
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import PlanError
-from netbox_aifabric.seed import load_demo
-from netbox_aifabric.traffic import fabric_bom
 
 pytestmark = pytest.mark.netbox
 

@@ -15,9 +15,9 @@ from django.test.utils import CaptureQueriesContext
 from users.models import User
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 from netbox_aifabric.ui.pages import fabric_pages
 
 pytestmark = pytest.mark.netbox

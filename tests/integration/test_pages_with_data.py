@@ -27,9 +27,8 @@ from netbox_aifabric.models import (
     TrafficFlow,
 )
 from netbox_aifabric.models.ownership import OwnedObject
-
-from . import base
-from .base import FABRIC_SHAPE, make_world
+from tests.integration import base
+from tests.integration.base import FABRIC_SHAPE, make_world
 
 pytestmark = pytest.mark.netbox
 

@@ -11,8 +11,8 @@ from django.db.models.base import ModelState
 
 from utilities.exceptions import AbortRequest
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 

@@ -6,7 +6,7 @@ import pytest
 from dcim.models import Site
 from users.models import Token, User
 
-from .base import LOSSLESS
+from tests.integration.base import LOSSLESS
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 

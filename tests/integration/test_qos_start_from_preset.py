@@ -6,8 +6,8 @@ from django.urls import reverse
 
 from utilities.testing import TestCase
 
+from netbox_aifabric.facts.catalog import qos_presets
 from netbox_aifabric.models import QoSProfile
-from netbox_aifabric.seed import qos_presets
 
 pytestmark = pytest.mark.netbox
 

@@ -10,12 +10,12 @@ from django.urls import reverse
 from dcim.models import Device, Interface
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric, diff_fabric
-from netbox_aifabric.diff import readable_diff
+from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
-
-from .test_wizard import WizardBase, url
+from netbox_aifabric.ui.diff import readable_diff
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

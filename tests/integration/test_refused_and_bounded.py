@@ -23,17 +23,16 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token, User
 from utilities.testing import APITestCase
 
-from netbox_aifabric.apply.spec import fabric_spec
+from netbox_aifabric.apply.jobs import ApplyFabricJob
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.choices import FabricStatusChoices
-from netbox_aifabric.jobs import ApplyFabricJob
+from netbox_aifabric.intake.spec import fabric_spec
 from netbox_aifabric.models import Fabric, FabricNode, TrafficClass
 from netbox_aifabric.planner import PlanError, plan_fabric
-from netbox_aifabric.seed import load_demo
-
-from .base import FABRIC_SHAPE, make_world
-from .test_api_fuzz import SCALE
-from .test_pages_with_data import one_of_each
-from .test_validation import form_payload
+from tests.integration.base import FABRIC_SHAPE, make_world
+from tests.integration.test_api_fuzz import SCALE
+from tests.integration.test_pages_with_data import one_of_each
+from tests.integration.test_validation import form_payload
 
 pytestmark = pytest.mark.netbox
 

@@ -13,9 +13,10 @@ from dcim.models import Device, Platform
 from extras.models import ConfigTemplate
 from utilities.testing import APITestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_config_templates, load_demo
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import DEVICE_TEMPLATES, load_config_templates, load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -19,10 +19,11 @@ from users.constants import TOKEN_PREFIX
 from users.models import ObjectPermission, Token
 from utilities.testing import APITestCase, TestCase
 
-from netbox_aifabric.apply.engine import apply_fabric
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
-from netbox_aifabric.seed import DEVICE_TEMPLATES, load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -24,8 +24,7 @@ from netbox_aifabric.checks.retention import DAYS, RUNS, prune_runs, retention
 from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
 from tests.hypothesis_profiles import examples
-
-from .base import FABRIC_SHAPE, make_world, own_pools
+from tests.integration.base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 

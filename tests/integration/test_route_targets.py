@@ -10,9 +10,9 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token
 from utilities.testing import TestCase
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.apply.service import request_apply
 from netbox_aifabric.models import EVPNTenant, Fabric
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

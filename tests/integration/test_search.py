@@ -4,8 +4,8 @@ from django.urls import reverse
 
 from utilities.testing import TestCase
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -8,8 +8,8 @@ from core.models import ObjectType
 from users.models import ObjectPermission
 from utilities.testing import TestCase
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import Fabric, TrafficClass
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

@@ -7,8 +7,9 @@ from django.test import TestCase
 from dcim.models import Site
 from ipam.models import Prefix
 
+from netbox_aifabric.apply.seed import DEMO_POOLS, load_demo, load_qos_presets, load_traffic_classes
+from netbox_aifabric.facts.catalog import traffic_class_seed
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.seed import DEMO_POOLS, load_demo, load_qos_presets, load_traffic_classes, traffic_class_seed
 
 pytestmark = pytest.mark.netbox
 

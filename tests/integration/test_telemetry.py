@@ -19,12 +19,11 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token, User
 
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER, NOTHING_OBSERVABLE
-from netbox_aifabric.intent import intent_of
+from netbox_aifabric.intake.intent import intent_of
 from netbox_aifabric.models import Fabric, FabricNode
 from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS
 from netbox_aifabric.validators import SNMP_USER
-
-from .base import FABRIC_SHAPE, make_world, own_pools
+from tests.integration.base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 

@@ -16,18 +16,17 @@ from core.models import ObjectType
 from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase, ViewTestCases
 
-from netbox_aifabric.apply.engine import plan_of
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.filtersets import TrafficFlowFilterSet
 from netbox_aifabric.graphql.types import TrafficFlowType
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.intake.traffic import fabric_bom
 from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
 from netbox_aifabric.planner.bom import management_ports
-from netbox_aifabric.seed import load_demo
-from netbox_aifabric.traffic import fabric_bom
-
-from . import base
-from .base import FABRIC_SHAPE, make_world, own_pools
-from .test_filtersets import PluginFilterSetTests
-from .test_hardware import HardwareFabricBase
+from tests.integration import base
+from tests.integration.base import FABRIC_SHAPE, make_world, own_pools
+from tests.integration.test_filtersets import PluginFilterSetTests
+from tests.integration.test_hardware import HardwareFabricBase
 
 pytestmark = pytest.mark.netbox
 

@@ -22,9 +22,9 @@ from django.urls import reverse
 
 from utilities.testing import TestCase
 
-from netbox_aifabric.apply.engine import plan_of
+from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
-from netbox_aifabric.seed import load_demo
 
 pytestmark = pytest.mark.netbox
 

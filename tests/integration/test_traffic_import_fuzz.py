@@ -25,9 +25,9 @@ from core.models import ObjectChange
 from users.models import User
 from utilities.testing import APITestCase
 
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.forms import TrafficFlowImportForm
 from netbox_aifabric.models import Fabric, TrafficClass, TrafficFlow
-from netbox_aifabric.seed import load_demo
 from tests.hypothesis_profiles import examples
 
 pytestmark = pytest.mark.netbox

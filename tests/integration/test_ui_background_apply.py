@@ -11,11 +11,10 @@ from users.constants import TOKEN_PREFIX
 from users.models import Token
 from utilities.testing import TestCase
 
-from netbox_aifabric.jobs import ApplyFabricJob, fabric_devices_count
+from netbox_aifabric.apply.jobs import ApplyFabricJob, fabric_devices_count
+from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_demo
-
-from .test_wizard import WizardBase, url
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

@@ -13,8 +13,7 @@ from users.models import Token
 from utilities.testing import TestCase
 
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-
-from .base import FABRIC_SHAPE, make_world
+from tests.integration.base import FABRIC_SHAPE, make_world
 
 pytestmark = pytest.mark.netbox
 

@@ -1,9 +1,8 @@
 import pytest
 
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-
-from . import base
-from .base import FABRIC_SHAPE, make_world, own_pools
+from tests.integration import base
+from tests.integration.base import FABRIC_SHAPE, make_world, own_pools
 
 pytestmark = pytest.mark.netbox
 

@@ -10,10 +10,9 @@ from dcim.models import Device, Interface
 from ipam.models import ASNRange, IPAddress, Prefix
 from users.models import ObjectPermission, User
 
+from netbox_aifabric.apply.seed import load_config_templates, load_demo
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from netbox_aifabric.seed import load_config_templates, load_demo
-
-from . import base
+from tests.integration import base
 
 pytestmark = pytest.mark.netbox
 

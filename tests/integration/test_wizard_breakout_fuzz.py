@@ -16,12 +16,11 @@ from core.models import ObjectChange
 from dcim.models import Device, DeviceType
 from ipam.models import ASNRange, Prefix
 
+from netbox_aifabric.apply.seed import load_device_types
 from netbox_aifabric.models import Fabric, FabricNode
-from netbox_aifabric.seed import load_device_types
 from tests.hypothesis_profiles import examples
-
-from .test_wizard import WizardBase, url
-from .test_wizard_fields import HARDWARE
+from tests.integration.test_wizard import WizardBase, url
+from tests.integration.test_wizard_fields import HARDWARE
 
 pytestmark = pytest.mark.netbox
 

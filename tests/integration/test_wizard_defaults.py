@@ -11,13 +11,13 @@ import pytest
 from dcim.models import Device, DeviceType, Interface
 from ipam.models import ASNRange, Prefix
 
+from netbox_aifabric.apply.seed import load_device_types
+from netbox_aifabric.apply.shape import fitting_shape
+from netbox_aifabric.facts.catalog import MANAGEMENT_DEVICE_TYPE, traffic_class_seed
 from netbox_aifabric.models import Fabric, QoSProfile
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
-from netbox_aifabric.seed import MANAGEMENT_DEVICE_TYPE, load_device_types, traffic_class_seed
-from netbox_aifabric.shape import fitting_shape
-from netbox_aifabric.wizard import SUBMISSION_TOKEN
-
-from .test_wizard import WizardBase, url
+from netbox_aifabric.views.wizard import SUBMISSION_TOKEN
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

@@ -18,13 +18,13 @@ from core.models import ObjectChange
 from dcim.models import Device, DeviceType
 from ipam.models import ASNRange, Prefix
 
+from netbox_aifabric.apply.seed import load_device_types
+from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE
 from netbox_aifabric.models import Fabric, FabricNode
 from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS
-from netbox_aifabric.seed import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE, load_device_types
 from tests.hypothesis_profiles import examples
-
-from .test_telemetry import fuzzed as fuzzed_telemetry
-from .test_wizard import WizardBase, url
+from tests.integration.test_telemetry import fuzzed as fuzzed_telemetry
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

@@ -12,11 +12,10 @@ from django.test import Client
 from dcim.models import Device
 from users.models import User
 
+from netbox_aifabric.apply.seed import load_config_templates, load_demo
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_config_templates, load_demo
-
-from .test_wizard import url
-from .test_wizard_defaults import NAMED, defaults
+from tests.integration.test_wizard import url
+from tests.integration.test_wizard_defaults import NAMED, defaults
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 

@@ -9,10 +9,9 @@ from django.urls import reverse
 
 from dcim.models import DeviceType
 
+from netbox_aifabric.apply.seed import load_device_types
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import load_device_types
-
-from .test_wizard import WizardBase, url
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

@@ -8,10 +8,9 @@ from rest_framework.test import APIClient
 from dcim.models import Device
 from utilities.testing import APITestCase
 
+from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
 from netbox_aifabric.models import Fabric
-from netbox_aifabric.seed import DEVICE_TEMPLATES
-
-from .test_wizard import WizardBase, url
+from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 
@@ -68,7 +67,7 @@ class DemoRendersTestCase(APITestCase):
 
         from django.core.management import call_command
 
-        from netbox_aifabric.apply.engine import apply_fabric
+        from netbox_aifabric.apply.writes import apply_fabric
 
         out = StringIO()
         call_command('aifabric_load_demo', stdout=out)
@@ -125,8 +124,8 @@ class DemoAppliedTestCase(APITestCase):
 
         from dcim.models import Cable, Interface
 
-        from netbox_aifabric.seed import MANAGEMENT_DEVICE_TYPE, device_type_seed
-        from netbox_aifabric.traffic import fabric_bom
+        from netbox_aifabric.facts.catalog import MANAGEMENT_DEVICE_TYPE, device_type_seed
+        from netbox_aifabric.intake.traffic import fabric_bom
 
         self.run_demo()
         fabric = Fabric.objects.get(slug='ai-lab-fabric')

@@ -5,8 +5,7 @@ not met later at the create (which would send the user back to a step that showe
 import pytest
 
 from netbox_aifabric.models import Fabric
-
-from . import test_wizard
+from tests.integration import test_wizard
 
 pytestmark = pytest.mark.netbox
 

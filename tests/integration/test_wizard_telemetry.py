@@ -15,12 +15,11 @@ from ipam.models import Prefix
 from netbox_aifabric.facts.telemetry import SERVICES, collectors_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS, TELEMETRY_FIELDS
+from tests.integration.base import GUIDE_COLLECTORS
+from tests.integration.test_observability_preview import COLLECTOR_FIELDS as COLLECTOR_FIELD_OF
+from tests.integration.test_observability_preview import WARNING
+from tests.integration.test_wizard import WizardBase, url
 from tests.unit.templates.helpers import render
-
-from .base import GUIDE_COLLECTORS
-from .test_observability_preview import COLLECTOR_FIELDS as COLLECTOR_FIELD_OF
-from .test_observability_preview import WARNING
-from .test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 

@@ -11,7 +11,7 @@ from hypothesis import example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from netbox_aifabric.apply.hardware import (
+from netbox_aifabric.facts.hardware import (
     Breakout,
     HardwarePort,
     RoleNeeds,
@@ -24,9 +24,8 @@ from netbox_aifabric.facts.platform_ports import SONIC_PORTS_DIR, breakout_facts
 from netbox_aifabric.planner import SpecError
 from tests.hypothesis_profiles import examples
 from tests.render_fixtures import guide_contexts
-
-from .templates.helpers import load_yaml, render
-from .templates.sonic_yang import violations
+from tests.unit.templates.helpers import load_yaml, render
+from tests.unit.templates.sonic_yang import violations
 
 pytestmark = pytest.mark.pure
 

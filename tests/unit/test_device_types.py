@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from netbox_aifabric.seed import device_type_seed, unverified_part_numbers
+from netbox_aifabric.facts.catalog import device_type_seed, unverified_part_numbers
 
 pytestmark = pytest.mark.pure
 

@@ -1,12 +1,12 @@
-"""The guide's cluster has one source (netbox_aifabric/guide.py); the standalone pynetbox example keeps a copy,
+"""The guide's cluster has one source (netbox_aifabric/planner/guide.py); the standalone pynetbox example keeps a copy,
 which must stay equal to it."""
 
 import importlib.util
 
 import pytest
 
-from netbox_aifabric.guide import GUIDE_OVERLAY, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_SIZES, GUIDE_TENANT
-from netbox_aifabric.seed import traffic_class_seed
+from netbox_aifabric.facts.catalog import traffic_class_seed
+from netbox_aifabric.planner.guide import GUIDE_OVERLAY, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_SIZES, GUIDE_TENANT
 from tests.render_fixtures import ROOT
 
 pytestmark = pytest.mark.pure

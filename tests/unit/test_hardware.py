@@ -3,7 +3,7 @@ types, the documented default split, stated ports, and the named errors."""
 
 import pytest
 
-from netbox_aifabric.apply.hardware import HardwarePort, RoleNeeds, assign_ports, check_port_map_shape, type_speed
+from netbox_aifabric.facts.hardware import HardwarePort, RoleNeeds, assign_ports, check_port_map_shape, type_speed
 from netbox_aifabric.planner import SpecError
 
 pytestmark = pytest.mark.pure

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from netbox_aifabric.apply.hardware import HardwarePort, RoleNeeds, assign_ports, held_uses
+from netbox_aifabric.facts.hardware import HardwarePort, RoleNeeds, assign_ports, held_uses
 from netbox_aifabric.planner import SpecError
 
 pytestmark = pytest.mark.pure

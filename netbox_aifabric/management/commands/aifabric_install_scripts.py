@@ -18,7 +18,7 @@ from core.choices import ManagedFileRootPathChoices
 from extras.models import ScriptModule
 from extras.utils import validate_script_content
 
-from ...checks import report_module
+from netbox_aifabric.checks import report_module
 
 MODULE_NAME = 'aifabric_compliance.py'
 

@@ -1,11 +1,13 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from netbox_aifabric.apply.engine import apply_fabric, summarize
-from netbox_aifabric.apply.service import after_apply
+from netbox_aifabric.apply.diff import summarize
+from netbox_aifabric.apply.lifecycle import after_apply
+from netbox_aifabric.apply.seed import demo_hardware, load_config_templates, load_demo, load_device_types
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
-from netbox_aifabric.seed import DEVICE_TEMPLATES, demo_hardware, load_config_templates, load_demo, load_device_types
 
 NOS = [t.platform_slug for t in DEVICE_TEMPLATES]
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from netbox_aifabric.seed import load_qos_presets, load_traffic_classes
+from netbox_aifabric.apply.seed import load_qos_presets, load_traffic_classes
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from netbox_aifabric.seed import load_config_templates
+from netbox_aifabric.apply.seed import load_config_templates
 
 
 class Command(BaseCommand):

@@ -13,7 +13,7 @@ from tests.render_fixtures import GUIDES, JUMP_HOSTS, guide_spec, observed_conte
 
 pytestmark = pytest.mark.pure
 
-# a lab run that passed after the last apply (checks.acceptance.acceptance_facts' shape; tested in test_acceptance.py)
+# a lab run that passed after the last apply (checks.compliance.acceptance_facts' shape; tested in test_acceptance.py)
 PROVEN = {
     'last_applied': datetime(2026, 1, 1, tzinfo=UTC),
     'latest': {

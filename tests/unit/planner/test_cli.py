@@ -8,12 +8,11 @@ from dataclasses import replace
 import pytest
 import yaml
 
-import netbox_aifabric.cli as cli_module
-from netbox_aifabric.cli import main
+import netbox_aifabric.intake.cli as cli_module
+from netbox_aifabric.intake.cli import main
 from netbox_aifabric.planner import PlanWarning
 from netbox_aifabric.planner.loader import FIELDS
-
-from .helpers import EXAMPLES, ROOT, example
+from tests.unit.planner.helpers import EXAMPLES, ROOT, example
 
 pytestmark = pytest.mark.pure
 GOLDEN = ROOT / 'tests' / 'unit' / 'planner' / 'golden'
@@ -22,7 +21,7 @@ NOT_A_PLAN = 'expected a plan (a mapping with an allocations mapping)'
 
 def cli(*args):
     """The command as a user runs it, in a process of its own, on this checkout's code (not an installed copy)."""
-    command = [sys.executable, '-m', 'netbox_aifabric.cli', *args]
+    command = [sys.executable, '-m', 'netbox_aifabric.intake.cli', *args]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={'PYTHONPATH': str(ROOT)})
 
 

@@ -3,8 +3,7 @@
 import pytest
 
 from netbox_aifabric.planner import load_spec, plan_fabric
-
-from .helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

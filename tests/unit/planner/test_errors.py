@@ -5,8 +5,7 @@ import pytest
 from netbox_aifabric.planner import PlanWarning, PoolExhaustedError, SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.previous import KNOWN_KINDS, check_previous
 from netbox_aifabric.planner.warnings import spec_warnings
-
-from .helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

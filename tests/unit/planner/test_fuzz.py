@@ -10,14 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netbox_aifabric.cli import main, render
+from netbox_aifabric.intake.cli import main, render
 from netbox_aifabric.planner import Plan, PlanError, load_spec, plan_fabric
 from netbox_aifabric.planner.loader import FIELDS
 from netbox_aifabric.planner.previous import KNOWN_KINDS, check_previous
 from netbox_aifabric.planner.warnings import spec_warnings
 from tests.hypothesis_profiles import examples
-
-from .helpers import EXAMPLES, GUIDES, example
+from tests.unit.planner.helpers import EXAMPLES, GUIDES, example
 
 pytestmark = pytest.mark.pure
 FUZZ = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])

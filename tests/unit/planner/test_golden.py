@@ -7,10 +7,9 @@ import sys
 
 import pytest
 
-from netbox_aifabric.cli import format_table
+from netbox_aifabric.intake.cli import format_table
 from netbox_aifabric.planner import load_spec, plan_fabric
-
-from .helpers import GUIDES, ROOT, example
+from tests.unit.planner.helpers import GUIDES, ROOT, example
 
 pytestmark = pytest.mark.pure
 GOLDEN = ROOT / 'tests' / 'unit' / 'planner' / 'golden'

@@ -6,8 +6,7 @@ import pytest
 
 from netbox_aifabric.planner import SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.spec import NON_DATA_PURPOSES
-
-from .helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 DESIGNS = ('mlag', 'routed', 'evpn-vxlan', 'evpn-mh')

@@ -6,8 +6,7 @@ import pytest
 from netbox_aifabric.planner import SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.validate import DEVICE_NAME_MAX, INTERFACE_NAME_MAX, VLAN_NAME_MAX, VRF_NAME_MAX
 from netbox_aifabric.planner.warnings import LOSSLESS_OVERSUBSCRIPTION_TARGET
-
-from .helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from netbox_aifabric.facts.cabling import cabling_facts
 from netbox_aifabric.planner import SpecError, fit_uplinks, leaf_port_demand, load_spec, plan_fabric
 from tests.hypothesis_profiles import examples
-
-from .helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.spec import ManagementSwitch, PortRange, Server
 from tests.hypothesis_profiles import examples
-
-from .helpers import GUIDES, example
+from tests.unit.planner.helpers import GUIDES, example
 
 pytestmark = pytest.mark.pure
 

@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 
 from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
 from tests.hypothesis_profiles import examples
-
-from .helpers import example
-from .test_oob import check_oob, rack_subnets
+from tests.unit.planner.helpers import example
+from tests.unit.planner.test_oob import check_oob, rack_subnets
 
 pytestmark = pytest.mark.pure
 

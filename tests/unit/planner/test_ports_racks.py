@@ -7,13 +7,12 @@ import os
 import netaddr
 import pytest
 
-from netbox_aifabric.cli import format_table
 from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.intake.cli import format_table
 from netbox_aifabric.planner import PoolExhaustedError, SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.ports import PORTS_MAX
 from tests.render_fixtures import guide_intent
-
-from .helpers import ROOT, example
+from tests.unit.planner.helpers import ROOT, example
 
 pytestmark = pytest.mark.pure
 GOLDEN = ROOT / 'tests' / 'unit' / 'planner' / 'golden'

@@ -12,12 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from netbox_aifabric.cli import main
+from netbox_aifabric.intake.cli import main
 from netbox_aifabric.planner import SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.previous import RELEASED_PIN, check_previous
-
-from .helpers import EXAMPLES, example
-from .test_fuzz import FUZZ, JSON_LIKE
+from tests.unit.planner.helpers import EXAMPLES, example
+from tests.unit.planner.test_fuzz import FUZZ, JSON_LIKE
 
 pytestmark = pytest.mark.pure
 

@@ -12,8 +12,7 @@ from netbox_aifabric.facts.routing import MLAG_SYSTEM_MAC, bgp_facts, host, loop
 from netbox_aifabric.facts.security import Management, class_acls, management_plane, reaches, security_classes
 from netbox_aifabric.facts.vlans import leaf_vlans
 from tests.render_fixtures import guide_intent
-
-from .test_facts import plan_of
+from tests.unit.planner.test_facts import plan_of
 
 pytestmark = pytest.mark.pure
 

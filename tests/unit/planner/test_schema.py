@@ -6,10 +6,9 @@ import jsonschema
 import pytest
 import yaml
 
-from netbox_aifabric.cli import YAML_LOADER
+from netbox_aifabric.intake.cli import YAML_LOADER
 from netbox_aifabric.planner.loader import FIELDS
-
-from .helpers import EXAMPLES, ROOT
+from tests.unit.planner.helpers import EXAMPLES, ROOT
 
 pytestmark = pytest.mark.pure
 SCHEMA = json.loads((ROOT / 'docs' / 'fabric-spec.schema.json').read_text())

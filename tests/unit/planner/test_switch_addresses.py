@@ -8,8 +8,7 @@ import netaddr
 import pytest
 
 from netbox_aifabric.planner import SpecError, load_spec, plan_fabric
-
-from .helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

@@ -18,8 +18,7 @@ import pytest
 
 from netbox_aifabric.render.avd import avd_structured_config
 from tests.render_fixtures import contexts_of, guide_spec, plan_of, single_leaf_racks_spec
-
-from .helpers import load_yaml, render
+from tests.unit.templates.helpers import load_yaml, render
 
 pytestmark = pytest.mark.pure
 

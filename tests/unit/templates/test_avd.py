@@ -6,8 +6,7 @@ import pytest
 from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.facts.telemetry import SECRETS
 from netbox_aifabric.render.avd import avd_structured_config
-
-from ...render_fixtures import (
+from tests.render_fixtures import (
     GUIDES,
     guide_contexts,
     guide_spec,
@@ -17,7 +16,7 @@ from ...render_fixtures import (
     plan_of,
     single_leaf_racks,
 )
-from .helpers import check_golden
+from tests.unit.templates.helpers import check_golden
 
 pyavd = pytest.importorskip('pyavd', reason='pyavd comes with the dev and benchmark extras')
 

@@ -18,8 +18,7 @@ from netbox_aifabric.render.avd import avd_structured_config
 from netbox_aifabric.render.filters import interface as nos_interface
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import DESIGNS, ROOT, guide_intent
-
-from .helpers import block, load_yaml, render
+from tests.unit.templates.helpers import block, load_yaml, render
 
 pytestmark = pytest.mark.pure
 

@@ -12,8 +12,7 @@ from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.planner.spec import DESIGNS as PLANNER_DESIGNS
 from tests.render_fixtures import DESIGNS, GUIDES, ROOT, guide_contexts, guide_intent, single_leaf_racks
-
-from .helpers import TEMPLATES, block, check_golden, load_yaml, render
+from tests.unit.templates.helpers import TEMPLATES, block, check_golden, load_yaml, render
 
 pytestmark = pytest.mark.pure
 

@@ -34,8 +34,7 @@ from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE
 from netbox_aifabric.render.avd import avd_structured_config
 from netbox_aifabric.render.filters import eos_management_vrf
-
-from ...render_fixtures import (
+from tests.render_fixtures import (
     GUIDES,
     contexts_of,
     design_of,
@@ -46,8 +45,8 @@ from ...render_fixtures import (
     ospf_spec,
     plan_of,
 )
-from .acl_eos_nvue import eos_readback
-from .helpers import render
+from tests.unit.templates.acl_eos_nvue import eos_readback
+from tests.unit.templates.helpers import render
 
 pytestmark = pytest.mark.pure
 

@@ -17,9 +17,8 @@ from netbox_aifabric.render.avd import avd_structured_config
 from netbox_aifabric.render.filters import UnsupportedFeature
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import guide_contexts, guide_intent, guide_spec, plan_of
-
-from .helpers import load_yaml, render
-from .segments import check_segments, esi_parts
+from tests.unit.templates.helpers import load_yaml, render
+from tests.unit.templates.segments import check_segments, esi_parts
 
 pytestmark = pytest.mark.pure
 

@@ -20,9 +20,8 @@ import pytest
 
 from benchmarks.sizes import SIZE_L, SIZE_M
 from tests.render_fixtures import ROOT, contexts_of, example_spec, ospf_spec
-
-from .helpers import render
-from .test_frr_sonic import assert_frr_accepts
+from tests.unit.templates.helpers import render
+from tests.unit.templates.test_frr_sonic import assert_frr_accepts
 
 pytestmark = pytest.mark.pure
 

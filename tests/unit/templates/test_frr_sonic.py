@@ -19,8 +19,7 @@ from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.planner import load_spec, plan_fabric
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import GUIDES, ROOT, guide_contexts, guide_intent
-
-from .helpers import TEMPLATES, check_golden, render
+from tests.unit.templates.helpers import TEMPLATES, check_golden, render
 
 pytestmark = pytest.mark.pure
 

@@ -21,8 +21,7 @@ import yaml
 from netbox_aifabric.render.filters import EOS_DESCRIPTION_MAX
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import GUIDES, guide_contexts
-
-from .helpers import render
+from tests.unit.templates.helpers import render
 
 pytestmark = pytest.mark.pure
 

@@ -21,10 +21,9 @@ import pytest
 from netbox_aifabric.render.filters import eos_management_vrf
 from tests.frr import frr_available
 from tests.render_fixtures import GUIDES, contexts_of, guide_contexts, guide_spec, ospf_spec
-
-from .acl_eos_nvue import NVUE_MGMT_PORTS, eos_readback, nvue_readback
-from .helpers import load_yaml, render
-from .test_frr_sonic import assert_frr_accepts
+from tests.unit.templates.acl_eos_nvue import NVUE_MGMT_PORTS, eos_readback, nvue_readback
+from tests.unit.templates.helpers import load_yaml, render
+from tests.unit.templates.test_frr_sonic import assert_frr_accepts
 
 pytestmark = pytest.mark.pure
 

@@ -8,8 +8,8 @@ on`` vs ``state: enabled``, which differ by object and release: nos-facts §9)."
 
 import pytest
 
-from ...render_fixtures import GUIDES, guide_contexts
-from .helpers import load_yaml, render
+from tests.render_fixtures import GUIDES, guide_contexts
+from tests.unit.templates.helpers import load_yaml, render
 
 pytestmark = pytest.mark.pure
 

@@ -25,9 +25,8 @@ import pytest
 from netbox_aifabric.render.avd import avd_structured_config
 from tests import frr
 from tests.render_fixtures import contexts_of, guide_spec, ospf_spec, plan_of, single_leaf_racks_spec
-
-from .helpers import check_golden, load_yaml, render
-from .test_advertised import announced, rack_subnets, unrouted_addresses
+from tests.unit.templates.helpers import check_golden, load_yaml, render
+from tests.unit.templates.test_advertised import announced, rack_subnets, unrouted_addresses
 
 pytestmark = pytest.mark.pure
 

@@ -16,9 +16,8 @@ import pytest
 from netbox_aifabric.checks.matrix import evaluate, management_violations, violations
 from netbox_aifabric.render.filters import eos_management_vrf
 from tests.render_fixtures import GUIDES, contexts_of, design_of, guide_contexts, guide_spec
-
-from .acl_eos_nvue import ANY_SOURCE, eos_readback, nvue_readback, readback_contexts
-from .helpers import block, load_yaml, render
+from tests.unit.templates.acl_eos_nvue import ANY_SOURCE, eos_readback, nvue_readback, readback_contexts
+from tests.unit.templates.helpers import block, load_yaml, render
 
 pytestmark = pytest.mark.pure
 

@@ -30,8 +30,7 @@ from netbox_aifabric.checks.matrix import evaluate, management_violations, viola
 from netbox_aifabric.render.avd import avd_structured_config
 from netbox_aifabric.render.filters import eos_management_vrf
 from tests.render_fixtures import GUIDES, guide_contexts
-
-from .helpers import render
+from tests.unit.templates.helpers import render
 
 pytestmark = pytest.mark.pure
 

@@ -10,8 +10,7 @@ import pytest
 
 from netbox_aifabric.render.avd import avd_structured_config
 from tests.render_fixtures import contexts_of, guide_spec
-
-from .helpers import block, load_yaml, render
+from tests.unit.templates.helpers import block, load_yaml, render
 
 pytestmark = pytest.mark.pure
 

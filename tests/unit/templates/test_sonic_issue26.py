@@ -14,8 +14,7 @@ import pytest
 from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.facts.sonic import SONIC_PLATFORMS
 from tests.render_fixtures import DESIGNS, guide_intent, guide_spec, ospf_spec, plan_of
-
-from .helpers import render
+from tests.unit.templates.helpers import render
 
 pytestmark = pytest.mark.pure
 
@@ -173,7 +172,7 @@ def test_bfd_is_admitted_by_the_control_plane_acl(design, underlay):
 def test_golden_on_the_shipped_device_types(device):
     """The guide's EVPN/VXLAN cluster on the shipped SONiC device types, BFD on: the buffer tables, DEVICE_METADATA
     and the BFD admission as a whole file."""
-    from .helpers import check_golden
+    from tests.unit.templates.helpers import check_golden
 
     check_golden(f'sonic/evpn-vxlan-{device}-shipped-bfd.json', render(SONIC, contexts(bfd=True)[device]))
 

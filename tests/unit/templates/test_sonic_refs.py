@@ -23,9 +23,8 @@ from tests.render_fixtures import (
     ospf_spec,
     plan_of,
 )
-
-from .helpers import render
-from .sonic_refs import MUSTS, REFS, TABLES, violations
+from tests.unit.templates.helpers import render
+from tests.unit.templates.sonic_refs import MUSTS, REFS, TABLES, violations
 
 pytestmark = pytest.mark.pure
 

@@ -18,9 +18,8 @@ from tests.render_fixtures import (
     ospf_spec,
     plan_of,
 )
-
-from .helpers import render
-from .sonic_yang import TABLES, UNREAD, violations
+from tests.unit.templates.helpers import render
+from tests.unit.templates.sonic_yang import TABLES, UNREAD, violations
 
 pytestmark = pytest.mark.pure
 

@@ -31,8 +31,7 @@ from netbox_aifabric.facts.telemetry import (
 from netbox_aifabric.render.filters import eos_management_vrf
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import GUIDES, JUMP_HOSTS, design_of, guide_intent, guide_spec, guide_telemetry, plan_of
-
-from .helpers import load_yaml, render
+from tests.unit.templates.helpers import load_yaml, render
 
 pytestmark = pytest.mark.pure
 
@@ -547,7 +546,7 @@ TELEMETRY_NVUE_PATHS = {
 
 
 def test_nvue_telemetry_paths_are_documented():
-    from .test_nvue_paths import NVUE_PATHS, paths
+    from tests.unit.templates.test_nvue_paths import NVUE_PATHS, paths
 
     for guide in GUIDES:
         for name, ctx in switches(guide, collectors()):
@@ -559,7 +558,7 @@ def telemetry_yang():
     """The telemetry tables' keys, fields and types as SONiC's YANG models define them (sonic-buildimage
     src/sonic-yang-models/yang-models: sonic-syslog, sonic-ntp, sonic-snmp, sonic-sflow, sonic-telemetry, sonic-gnmi,
     sonic-flex_counter), encoded by hand; only what the template renders."""
-    from .sonic_yang import ADMIN_STATUS, BOOLEAN, Table, enum, ip_address, pattern, uint
+    from tests.unit.templates.sonic_yang import ADMIN_STATUS, BOOLEAN, Table, enum, ip_address, pattern, uint
 
     port = uint(1, 65535)  # inet:port-number (0 excluded: never rendered)
     secret = pattern(r'[^ @:]{8,64}')  # SNMP_USER_*_PASSWORD: [^ @:]*, 8 characters at least with AuthNoPriv/Priv
@@ -630,7 +629,7 @@ def ours(violations: list[str]) -> list[str]:
 
 @pytest.mark.parametrize('version', ['v3', 'v2c'])
 def test_sonic_telemetry_tables_match_the_yang(monkeypatch, version):
-    from . import sonic_yang
+    from tests.unit.templates import sonic_yang
 
     for table, spec in telemetry_yang().items():
         monkeypatch.setitem(sonic_yang.TABLES, table, spec)
@@ -642,7 +641,7 @@ def test_sonic_telemetry_tables_match_the_yang(monkeypatch, version):
 
 
 def test_sonic_yang_negative_control(monkeypatch):
-    from . import sonic_yang
+    from tests.unit.templates import sonic_yang
 
     for table, spec in telemetry_yang().items():
         monkeypatch.setitem(sonic_yang.TABLES, table, spec)
@@ -657,7 +656,7 @@ def test_sonic_yang_negative_control(monkeypatch):
 
 def test_sonic_trap_types_negative_control(monkeypatch):
     """The v2c trap receiver passes its types; a VRF snmpd.conf.j2 cannot bind and a port of 0 are caught."""
-    from . import sonic_yang
+    from tests.unit.templates import sonic_yang
 
     for table, spec in telemetry_yang().items():
         monkeypatch.setitem(sonic_yang.TABLES, table, spec)

@@ -20,8 +20,7 @@ from netbox_aifabric.planner.bom import (
     medium,
 )
 from tests.hypothesis_profiles import examples
-
-from ..planner.helpers import GUIDES, example
+from tests.unit.planner.helpers import GUIDES, example
 
 pytestmark = pytest.mark.pure
 

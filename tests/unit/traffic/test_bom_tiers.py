@@ -7,11 +7,10 @@ import math
 
 import pytest
 
+from netbox_aifabric.facts.catalog import device_type_seed
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.planner.bom import TIERS, DeviceModel, bill_of_materials, medium
-from netbox_aifabric.seed import device_type_seed
-
-from ..planner.helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

@@ -5,9 +5,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from netbox_aifabric.planner.traffic import Flow, Load, TrafficResult, traffic_matrix
-from netbox_aifabric.traffic_chart import BAR_W, MAX_DRAWN, utilisation_svg
-
-from .test_traffic import PLAN
+from netbox_aifabric.ui.traffic_chart import BAR_W, MAX_DRAWN, utilisation_svg
+from tests.unit.traffic.test_traffic import PLAN
 
 pytestmark = pytest.mark.pure
 

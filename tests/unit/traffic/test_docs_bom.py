@@ -8,8 +8,7 @@ import os
 import pytest
 
 from netbox_aifabric.planner.bom import bill_of_materials
-
-from .cases import CASES, ROOT, matrix_of, plan_of
+from tests.unit.traffic.cases import CASES, ROOT, matrix_of, plan_of
 
 pytestmark = pytest.mark.pure
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from .cases import CASES, GOLDEN, GUIDE_FLOWS, M_FLOWS, golden_of, matrix_of, plan_of, spec_of
+from tests.unit.traffic.cases import CASES, GOLDEN, GUIDE_FLOWS, M_FLOWS, golden_of, matrix_of, plan_of, spec_of
 
 pytestmark = pytest.mark.pure
 

@@ -18,8 +18,7 @@ from netbox_aifabric.planner.bom import (
 )
 from netbox_aifabric.planner.traffic import BURSTINESS, Flow, TrafficError, traffic_matrix
 from tests.hypothesis_profiles import examples
-
-from ..planner.helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

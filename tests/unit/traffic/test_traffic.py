@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 from netbox_aifabric.planner import load_spec, plan_fabric
 from netbox_aifabric.planner.traffic import BURSTINESS, Flow, TrafficError, traffic_matrix
 from tests.hypothesis_profiles import examples
-
-from ..planner.helpers import example
+from tests.unit.planner.helpers import example
 
 pytestmark = pytest.mark.pure
 

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox.registry import registry
 
-from .facts.context import CONTEXT_KEY
+from netbox_aifabric.facts.context import CONTEXT_KEY
 
 __all__ = ('fabric_context_view', 'replace_device_context_view', 'sections_of', 'split_context')
 

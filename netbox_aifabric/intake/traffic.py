@@ -6,15 +6,14 @@ from collections.abc import Mapping
 from dcim.models import InterfaceTemplate
 from netbox.plugins import get_plugin_config
 
-from .apply.engine import plan_of
-from .apply.spec import role_ports
-from .facts.security import allowed
-from .models import TrafficFlow
-from .planner import PlanError
-from .planner.bom import DeviceModel, bill_of_materials
-from .planner.result import PlanWarning
-from .planner.traffic import Flow, TrafficError, traffic_matrix
-from .seed import unverified_part_numbers
+from netbox_aifabric.facts.catalog import unverified_part_numbers
+from netbox_aifabric.facts.security import allowed
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.intake.spec import role_ports
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.planner.bom import DeviceModel, bill_of_materials
+from netbox_aifabric.planner.result import PlanWarning
+from netbox_aifabric.planner.traffic import Flow, TrafficError, traffic_matrix
 
 __all__ = (
     'allowed_pairs',
@@ -29,7 +28,7 @@ __all__ = (
 )
 
 
-def flows_of(fabric) -> list[TrafficFlow]:
+def flows_of(fabric) -> list:
     return list(fabric.traffic_flows.select_related('source_class', 'destination_class').order_by('pk'))
 
 

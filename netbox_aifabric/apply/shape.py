@@ -5,11 +5,11 @@ assignment judges (``apply.spec.fabric_spec`` of a fabric with those maximums, a
 ports), so this follows the planner's rules as they are, including where a single-homed NIC takes its port.
 """
 
-from .apply.spec import fabric_spec
-from .choices import DesignOptionChoices, LeafPairingChoices
-from .guide import GUIDE_SHAPE
-from .models import Fabric
-from .planner import PlanError
+from netbox_aifabric.choices import DesignOptionChoices, LeafPairingChoices
+from netbox_aifabric.intake.spec import fabric_spec
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.planner.guide import GUIDE_SHAPE
 
 __all__ = ('SHAPE_CANDIDATES', 'fitting_shape')
 

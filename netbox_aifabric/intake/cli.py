@@ -14,8 +14,8 @@ from dataclasses import astuple
 
 import yaml
 
-from .planner import PlanError, SpecError, load_spec, plan_fabric
-from .planner.previous import check_previous
+from netbox_aifabric.planner import PlanError, SpecError, load_spec, plan_fabric
+from netbox_aifabric.planner.previous import check_previous
 
 __all__ = ('format_table', 'main')
 

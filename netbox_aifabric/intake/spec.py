@@ -16,9 +16,20 @@ which warns about the leaves above it.
 
 import re
 
-from ..choices import BmcAttachmentChoices, LeafPairingChoices
-from ..facts.platform_ports import breakout_modes, port_facts
-from ..planner import (
+from netbox_aifabric.choices import BmcAttachmentChoices, LeafPairingChoices
+from netbox_aifabric.facts.hardware import (
+    BREAKOUT,
+    USE_LABELS,
+    HardwarePort,
+    RoleNeeds,
+    apply_breakouts,
+    assign_ports,
+    held_uses,
+    natural_key,
+    type_speed,
+)
+from netbox_aifabric.facts.platform_ports import breakout_modes, port_facts
+from netbox_aifabric.planner import (
     FabricSpec,
     Maximums,
     NicLayout,
@@ -33,19 +44,8 @@ from ..planner import (
     leaf_port_demand,
     registry,
 )
-from ..planner.spec import ManagementSwitch
-from ..validators import m2m_members
-from .hardware import (
-    BREAKOUT,
-    USE_LABELS,
-    HardwarePort,
-    RoleNeeds,
-    apply_breakouts,
-    assign_ports,
-    held_uses,
-    natural_key,
-    type_speed,
-)
+from netbox_aifabric.planner.spec import ManagementSwitch
+from netbox_aifabric.validators import m2m_members
 
 __all__ = (
     'SERVERS_PER_LEAF',

@@ -19,10 +19,10 @@ import netaddr
 
 from dcim.models import DeviceType
 
-from .guide import GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_TENANT
-from .models import EVPNTenant, QoSProfile, TrafficClass
-from .seed import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE, traffic_class_seed
-from .shape import fitting_shape
+from netbox_aifabric.apply.shape import fitting_shape
+from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE, traffic_class_seed
+from netbox_aifabric.models import EVPNTenant, QoSProfile, TrafficClass
+from netbox_aifabric.planner.guide import GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_TENANT
 
 __all__ = (
     'DEFAULT_NOS',

@@ -5,8 +5,8 @@ the apply created), so the REST API, GraphQL and the tables show what the switch
 
 from ipam.models import RouteTarget
 
-from ..planner import PlanError
-from .engine import plan_of
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.planner import PlanError
 
 __all__ = ('planned_route_targets', 'sync_tenant_route_targets')
 

@@ -5,8 +5,9 @@ QoS profile, traffic classes, name/design/underlay/MTU, BFD, management jump hos
 platform facts of the chosen device types. Everything downstream of it is pure.
 """
 
-from .facts.platform_ports import breakout_facts, breakout_modes, port_facts
-from .planner import registry
+from netbox_aifabric.facts.platform_ports import breakout_facts, breakout_modes, port_facts
+from netbox_aifabric.intake.spec import role_ports
+from netbox_aifabric.planner import SpecError, registry
 
 __all__ = ('intent_of',)
 
@@ -90,8 +91,6 @@ def _platform_facts(fabric) -> dict:
     """``hardware``: role -> {port: platform facts (SONiC lanes/alias/index)} of the leaf and spine device types when
     shipped, lane ports of a breakout included; ``breakouts``: role -> {lane port: its parent and mode};
     ``device_types``: role -> device type slug (the SONiC platform facts of facts/sonic.py)."""
-    from .apply.spec import role_ports  # the spec imports the planner: import when called
-    from .planner import SpecError
 
     hardware, breakouts, device_types = {}, {}, {}
     for role in ('leaf', 'spine'):

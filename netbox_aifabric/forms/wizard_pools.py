@@ -11,8 +11,8 @@ import netaddr
 
 from ipam.models import ASN, IPAddress, Prefix
 
-from .models import Fabric
-from .models.fabrics import POOL_FIELDS
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.models.fabrics import POOL_FIELDS
 
 __all__ = ('POOL_DEFAULTS', 'free_pool_defaults')
 

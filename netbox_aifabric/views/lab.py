@@ -12,11 +12,11 @@ from django.utils.translation import gettext_lazy as _
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
-from .lab.jobs import FabricLabJob, request_lab
-from .models import Fabric
-from .models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
-from .tables import AcceptanceRunTable
-from .ui.jobs import last_fabric_job
+from netbox_aifabric.lab.jobs import FabricLabJob, request_lab
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
+from netbox_aifabric.tables import AcceptanceRunTable
+from netbox_aifabric.ui.jobs import last_fabric_job
 
 __all__ = ('FabricLabRunView', 'FabricLabView')
 

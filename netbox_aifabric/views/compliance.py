@@ -14,13 +14,13 @@ from netbox.ui.panels import ObjectsTablePanel
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
-from . import filtersets, forms, tables
-from .checks.compliance import run_compliance
-from .checks.job import ComplianceJob, CompliancePermissionError, request_compliance
-from .checks.trend import trend_svg
-from .forms.compliance_tab import ComplianceTabFilterForm
-from .models import ComplianceFinding, ComplianceRun, Fabric
-from .ui.jobs import last_fabric_job
+from netbox_aifabric import filtersets, forms, tables
+from netbox_aifabric.checks.compliance import run_compliance
+from netbox_aifabric.checks.job import ComplianceJob, CompliancePermissionError, request_compliance
+from netbox_aifabric.checks.trend import trend_svg
+from netbox_aifabric.forms.compliance_tab import ComplianceTabFilterForm
+from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
+from netbox_aifabric.ui.jobs import last_fabric_job
 
 __all__ = (
     'ComplianceFindingBulkDeleteView',

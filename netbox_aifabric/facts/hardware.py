@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..facts.platform_ports import offered_mode
-from ..planner import SpecError
+from netbox_aifabric.facts.platform_ports import offered_mode
+from netbox_aifabric.planner import SpecError
 
 __all__ = (
     'BREAKOUT',

@@ -22,9 +22,9 @@ from dataclasses import replace
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils.translation import gettext as _
 
-from ..planner import PlanError, asn_need, plan_fabric
-from ..planner.asns import PRIVATE_ASNS
-from .spec import fabric_spec
+from netbox_aifabric.intake.spec import fabric_spec
+from netbox_aifabric.planner import PlanError, asn_need, plan_fabric
+from netbox_aifabric.planner.asns import PRIVATE_ASNS
 
 __all__ = ('NODES_MAX', 'model_field', 'plan_errors', 'pools_left_for_later')
 

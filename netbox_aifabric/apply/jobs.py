@@ -9,10 +9,12 @@ from netbox.jobs import JobRunner
 from netbox.plugins import get_plugin_config
 from utilities.request import apply_request_processors
 
-from .apply.engine import ApplyConflictError, apply_fabric, summarize
-from .apply.permissions import ObjectPermissionError
-from .planner import PlanError
-from .request import job_request
+from netbox_aifabric.apply.diff import ApplyConflictError, summarize
+from netbox_aifabric.apply.lifecycle import after_apply, check_job_apply
+from netbox_aifabric.apply.permissions import ObjectPermissionError
+from netbox_aifabric.apply.request import job_request
+from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.planner import PlanError
 
 __all__ = (
     'ApplyFabricJob',
@@ -90,8 +92,6 @@ class ApplyFabricJob(JobRunner):
                 plan, changes = apply_fabric(
                     fabric, confirm_delete=confirm_delete, progress=self.progress, user=self.job.user
                 )
-                from .apply.service import after_apply, check_job_apply  # (the service queues this job: imported here)
-
                 check_job_apply(plan, changes, self.job.user, confirm_delete)  # raises: the transaction rolls back
                 after_apply(fabric, plan, self.job.user, changes)
         except (PlanError, ApplyConflictError, ObjectPermissionError) as e:

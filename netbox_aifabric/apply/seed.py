@@ -5,13 +5,8 @@ that exists with the shipped values is left untouched (nothing is written, no ch
 was edited locally and is kept as it is, unless ``force=True`` resets it to the shipped values.
 """
 
-import functools
-import json
 from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
 
-import yaml
 from django.db import transaction
 
 from dcim.models import ConsolePortTemplate, DeviceType, InterfaceTemplate, Manufacturer, Platform, Site
@@ -19,108 +14,35 @@ from extras.models import ConfigTemplate
 from ipam.models import RIR, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 
-from .guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_SITE, GUIDE_TENANT
-from .models import EVPNTenant, Fabric, QoSProfile, TrafficClass
-from .shape import fitting_shape
+from netbox_aifabric.apply.shape import fitting_shape
+from netbox_aifabric.facts.catalog import (
+    DEVICE_TEMPLATES,
+    MANAGEMENT_DEVICE_TYPE,
+    device_template_code,
+    device_type_seed,
+    qos_presets,
+    traffic_class_seed,
+)
+from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
+from netbox_aifabric.planner.guide import (
+    GUIDE_ASN,
+    GUIDE_OVERLAY,
+    GUIDE_POOLS,
+    GUIDE_QOS_PRESET,
+    GUIDE_SHAPE,
+    GUIDE_SITE,
+    GUIDE_TENANT,
+)
 
 __all__ = (
-    'DEVICE_TEMPLATES',
-    'MANAGEMENT_DEVICE_TYPE',
     'LoadReport',
     'demo_hardware',
-    'device_type_seed',
     'load_config_templates',
     'load_demo',
     'load_device_types',
     'load_qos_presets',
     'load_traffic_classes',
-    'qos_presets',
-    'traffic_class_seed',
-    'unverified_part_numbers',
 )
-
-DATA = Path(__file__).parent / 'data'
-
-
-def qos_presets():
-    """The shipped RoCE QoS presets (``data/qos_presets.json``), values exactly as sourced."""
-    return json.loads((DATA / 'qos_presets.json').read_text())
-
-
-def device_type_seed():
-    """The shipped switch device types (``data/device_types/*.yaml``, the NetBox device-type library's format)."""
-    return [yaml.safe_load(path.read_text()) for path in sorted((DATA / 'device_types').glob('*.yaml'))]
-
-
-@functools.cache
-def unverified_part_numbers():
-    """The part numbers of the shipped device types that no vendor source confirmed (``part_number_verified: false``
-    in their file, which names what was checked): the BOM marks them unverified."""
-    return frozenset(entry['part_number'] for entry in device_type_seed() if entry.get('part_number_verified') is False)
-
-
-def traffic_class_seed():
-    """The guide's traffic inventory (``data/traffic_classes.json``)."""
-    return json.loads((DATA / 'traffic_classes.json').read_text())
-
-
-@dataclass(frozen=True)
-class DeviceTemplate:
-    """A shipped device-config template (top-level ``templates/``, installed as ``netbox_aifabric.device_templates``)
-    and the NetBox platform whose devices it renders for."""
-
-    path: str
-    name: str
-    mime_type: str
-    file_extension: str
-    platform: str
-    platform_slug: str
-    # The shipped device types (data/device_types/, by slug) this NOS runs on: the guide's 48x25G + 8x100G ToR and a
-    # 32x100G spine; the wizard and the demo choose them with the NOS (FRR runs on servers or any box: none)
-    leaf_device_type: str = ''
-    spine_device_type: str = ''
-
-
-DEVICE_TEMPLATES = (
-    DeviceTemplate(
-        'sonic/config_db.json.j2',
-        'AI fabric SONiC',
-        'application/json',
-        'json',
-        'SONiC',
-        'sonic',
-        'arista-dcs-7050sx3-48yc8-sonic',
-        '7726-32x-o',
-    ),
-    DeviceTemplate(
-        'cumulus/startup.yaml.j2',
-        'AI fabric NVIDIA Cumulus NVUE',
-        'text/yaml',
-        'yaml',
-        'NVIDIA Cumulus Linux',
-        'cumulus',
-        'msn2410-bb2fc',
-        'sn2700',
-    ),
-    DeviceTemplate(
-        'eos/eos.cfg.j2',
-        'AI fabric Arista EOS',
-        'text/plain',
-        'cfg',
-        'Arista EOS',
-        'arista-eos',
-        'arista-dcs-7050sx3-48yc8',
-        'arista-dcs-7060cx-32s',
-    ),
-    DeviceTemplate('frr/frr.conf.j2', 'AI fabric FRR', 'text/plain', 'conf', 'FRR', 'frr'),
-)
-# The shipped 1G management (out-of-band) switch (data/device_types/, by slug): the wizard proposes it and the demo
-# chooses it whatever the NOS, since it carries no fabric config (BMCs and management ports only)
-MANAGEMENT_DEVICE_TYPE = 'arista-dcs-7010tx-48'
-
-
-def device_template_code(path: str) -> str:
-    return resources.files('netbox_aifabric.device_templates').joinpath(path).read_text()
 
 
 @dataclass

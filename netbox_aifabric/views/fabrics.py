@@ -24,25 +24,27 @@ from netbox.views import generic
 from netbox.views.generic.feature_views import ObjectChangeLogView
 from utilities.views import ViewTab, get_default_template, register_model_view
 
-from . import filtersets, forms, tables
-from .apply.engine import ApplyConflictError, diff_fabric, plan_of, summarize
-from .apply.permissions import ObjectPermissionError, visible_changes
-from .apply.removal import objects_to_delete
-from .apply.route_targets import planned_route_targets
-from .apply.service import apply_blockers, request_apply
-from .checks.intent import intent_warnings
-from .checks.matrix import security_matrix
-from .checks.observability import observability_warning
-from .diff import readable_diff
-from .facts.context import build_contexts
-from .intent import intent_of, telemetry_of
-from .jobs import PLAN_MAX_NODES, plan_size_error, ui_runs_in_background
-from .models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
-from .planner import PlanError
-from .render.configs import ConfigRenderer, configs_archive, fabric_devices
-from .topology import topology_svg
-from .traffic import fabric_traffic_warnings
-from .ui import panels
+from netbox_aifabric import filtersets, forms, tables
+from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric, summarize
+from netbox_aifabric.apply.jobs import PLAN_MAX_NODES, plan_size_error, ui_runs_in_background
+from netbox_aifabric.apply.lifecycle import apply_blockers
+from netbox_aifabric.apply.permissions import ObjectPermissionError, visible_changes
+from netbox_aifabric.apply.removal import objects_to_delete
+from netbox_aifabric.apply.service import request_apply
+from netbox_aifabric.checks.intent import intent_warnings
+from netbox_aifabric.checks.matrix import security_matrix
+from netbox_aifabric.checks.observability import observability_warning
+from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.intake.intent import intent_of, telemetry_of
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.intake.route_targets import planned_route_targets
+from netbox_aifabric.intake.traffic import fabric_traffic_warnings
+from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.render.configs import ConfigRenderer, configs_archive, fabric_devices
+from netbox_aifabric.ui import panels
+from netbox_aifabric.ui.diff import readable_diff
+from netbox_aifabric.ui.topology import topology_svg
 
 #
 # Traffic classes

@@ -13,15 +13,15 @@ from netbox.ui import attrs, layout, panels
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
-from . import filtersets, forms, tables
-from .acceptance.chart import bars_of, throughput_svg
-from .acceptance.fabric import fabric_runbook
-from .acceptance.judge import UploadError
-from .acceptance.runbook import runbook_script
-from .acceptance.store import upload_result
-from .models import Fabric
-from .models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
-from .planner import PlanError
+from netbox_aifabric import filtersets, forms, tables
+from netbox_aifabric.acceptance.chart import bars_of, throughput_svg
+from netbox_aifabric.acceptance.fabric import fabric_runbook
+from netbox_aifabric.acceptance.judge import UploadError
+from netbox_aifabric.acceptance.runbook import runbook_script
+from netbox_aifabric.acceptance.store import upload_result
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
+from netbox_aifabric.planner import PlanError
 
 __all__ = (
     'AcceptanceResultBulkDeleteView',

@@ -4,7 +4,7 @@ traffic, drawn from a :class:`~netbox_aifabric.planner.traffic.TrafficResult` wi
 
 import svgwrite
 
-from .planner.traffic import TrafficResult
+from netbox_aifabric.planner.traffic import TrafficResult
 
 __all__ = ('bar_color', 'utilisation_svg')
 

@@ -12,11 +12,11 @@ from netbox.ui import attrs, layout, panels
 from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
-from . import filtersets, forms, tables
-from .models import Fabric, TrafficFlow
-from .planner import PlanError
-from .traffic import fabric_bom, fabric_traffic
-from .traffic_chart import utilisation_svg
+from netbox_aifabric import filtersets, forms, tables
+from netbox_aifabric.intake.traffic import fabric_bom, fabric_traffic
+from netbox_aifabric.models import Fabric, TrafficFlow
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.ui.traffic_chart import utilisation_svg
 
 __all__ = (
     'FabricBomView',

@@ -1,0 +1,66 @@
+"""The plan of a stored fabric, as an apply would use it: its spec planned with the last apply's allocations and the
+adopted switches' loopbacks pinned. An adopted switch's router-id address is pinned when it lies in the loopback pool
+and is a conflict (of the apply) when it does not."""
+
+from dataclasses import dataclass
+
+import netaddr
+from django.contrib.contenttypes.models import ContentType
+
+from dcim.models import Interface
+from ipam.models import IPAddress
+
+from netbox_aifabric.intake.spec import fabric_spec
+from netbox_aifabric.planner import Plan, plan_fabric
+
+__all__ = ('AdoptionConflict', 'plan_of', 'stored_plan')
+
+
+@dataclass(frozen=True)
+class AdoptionConflict:
+    """An adopted switch whose existing router-id address the plan cannot keep (the apply's diff names it)."""
+
+    device: str
+    reason: str
+
+
+def _adoption(fabric) -> tuple[dict[str, str], list[AdoptionConflict]]:
+    """Pins and conflicts of adopted devices: a switch's existing router-id address (its primary IPv4, else the
+    address on Loopback0) is kept when it lies in the loopback pool and is a conflict when it does not."""
+    pins, conflicts = {}, []
+    pool = netaddr.IPNetwork(str(fabric.loopback_pool.prefix)) if fabric.loopback_pool else None
+    applied = fabric.applied_pins()
+    for node in fabric.nodes.filter(device__isnull=False).select_related('device__primary_ip4'):
+        if not node.is_switch:
+            continue
+        key = f'loopback:{node.group}:{node.node_id}'
+        if key in applied:
+            continue
+        address = node.device.primary_ip4
+        if address is None:
+            address = IPAddress.objects.filter(
+                assigned_object_type=ContentType.objects.get_for_model(Interface),
+                assigned_object_id__in=Interface.objects.filter(device=node.device, name='Loopback0').values('pk'),
+            ).first()
+        if address is None:
+            continue
+        host = netaddr.IPNetwork(str(address.address)).ip
+        if pool is not None and host in pool:
+            pins[key] = f'{host}/32'
+        else:
+            conflicts.append(
+                AdoptionConflict(node.name, f'its router-id address {address} is outside the loopback pool {pool}')
+            )
+    return pins, conflicts
+
+
+def plan_of(fabric):
+    """The plan an apply would use: the last apply's allocations and adopted loopbacks pinned."""
+    return stored_plan(fabric)[0]
+
+
+def stored_plan(fabric) -> tuple[Plan, list[AdoptionConflict]]:
+    """The plan an apply would use and the adopted switches whose router-id it cannot keep."""
+    pins, conflicts = _adoption(fabric)
+    previous = {**pins, **fabric.applied_pins()}
+    return plan_fabric(fabric_spec(fabric), previous=previous or None), conflicts
