@@ -54,6 +54,7 @@ SPEC_FIELDS = {
     'pools.p2p': 'p2p_pool',
     'pools.vtep': 'vtep_pool',
     'pools.mlag_peer': 'mlag_peer_pool',
+    'pools.management': 'management_pool',
     'nics.count': 'server_nic_count',
     'nics.speed': 'server_nic_speed',
     'nics.rdma_count': 'rdma_nic_count',
@@ -74,6 +75,11 @@ SPEC_FIELDS = {
     'management_switch': 'management_device_type',
 }
 POOLS = {name: field for name, field in SPEC_FIELDS.items() if name.startswith('pools.')}
+# The spec paths that are a Fabric field by another name (a message naming them names that field)
+SAID_AS = {
+    **POOLS,
+    **{name: SPEC_FIELDS[name] for name in ('maximums.spines', 'maximums.leaves', 'maximums.parallel_uplinks')},
+}
 
 # Set only while the wizard checks a fabric it does not save (see the module's docstring)
 _POOLS_LATER: ContextVar[bool] = ContextVar('aifabric_pools_left_for_later', default=False)
@@ -88,6 +94,24 @@ def pools_left_for_later() -> Iterator[None]:
         yield
     finally:
         _POOLS_LATER.reset(token)
+
+
+# A spec path the planner's message names (``pools.loopback``, ``maximums.spines``): said as the form says it
+SPEC_PATH = re.compile(r'\b(?:pools|maximums)\.[a-z_]+')
+
+
+def _said_as_the_form_says(fabric, message: str) -> str:
+    """The planner's message with each spec path it names replaced by the Fabric field's verbose name."""
+
+    def verbose(match: re.Match) -> str:
+        field = SAID_AS.get(match.group(0))
+        return str(fabric._meta.get_field(field).verbose_name) if field else match.group(0)
+
+    return SPEC_PATH.sub(verbose, message)
+
+
+def _refusal(fabric, error: PlanError) -> dict[str, str]:
+    return {model_field(error.field): _said_as_the_form_says(fabric, error.message)}
 
 
 def model_field(spec_field: str) -> str:
@@ -134,7 +158,7 @@ def plan_errors(fabric) -> dict[str, str]:
     try:
         spec = fabric_spec(fabric, pending=True)  # the chosen device types' ports are checked here
     except PlanError as e:
-        return {model_field(e.field): e.message}
+        return _refusal(fabric, e)
     later = _POOLS_LATER.get()
     stand_ins = _stand_ins(spec) if later else None
     try:
@@ -143,5 +167,5 @@ def plan_errors(fabric) -> dict[str, str]:
     except PlanError as e:
         if later and e.field in POOLS and getattr(fabric, POOLS[e.field]) is None:
             return {}  # the wizard asks for the pool at its pools step
-        return {model_field(e.field): e.message}
+        return _refusal(fabric, e)
     return {}

@@ -28,7 +28,7 @@ from netbox_aifabric.constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX, MTU_MAX,
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
 from netbox_aifabric.intake.validation import plan_errors
 from netbox_aifabric.models.nodes import COUNT_FIELDS, FabricNode, default_pair, node_name, place_servers
-from netbox_aifabric.planner import SpecError, asn_need, pool_needs
+from netbox_aifabric.planner import SpecError, pool_needs
 from netbox_aifabric.validators import (
     check_pool,
     find_vni_reuse,
@@ -747,16 +747,6 @@ class Fabric(JobsMixin, PrimaryModel):
         errors = {}
         self._clean_lengths(errors)
 
-        # Counts never exceed their declared maximums
-        for count, maximum in (
-            ('spine_count', 'max_spines'),
-            ('leaf_count', 'max_leaves'),
-            ('uplinks_per_spine', 'max_parallel_uplinks'),
-        ):
-            if getattr(self, count) > getattr(self, maximum):
-                errors[count] = _('{count} is above the declared maximum {field} = {maximum}.').format(
-                    count=getattr(self, count), field=maximum, maximum=getattr(self, maximum)
-                )
         if self.max_leaves < 1:
             errors['max_leaves'] = _('A fabric needs room for at least one leaf.')
         if self.spine_count and self.uplinks_per_spine < 1:
@@ -776,35 +766,11 @@ class Fabric(JobsMixin, PrimaryModel):
                         ),
                     )
 
-        # Pools: IPv4, big enough for the maximums, not overlapping each other
+        # Pools: IPv4 and big enough for the maximums, field by field; another fabric's pools are NetBox's state. How
+        # the fabric's own pools, counts and ASNs fit together is the planner's rule, asked below (one source)
         for field, need in self.pool_needs().items():
             errors.update(check_pool(field, getattr(self, field), need))
-        seen = {}
-        for field in POOL_FIELDS:
-            prefix = getattr(self, field)
-            if prefix is None or field in errors:
-                continue
-            network = netaddr.IPNetwork(str(prefix.prefix))
-            for other, other_network in seen.items():
-                if network in other_network or other_network in network:
-                    errors[field] = _('Pool {pool} overlaps the {other} {other_pool}.').format(
-                        pool=network, other=self._meta.get_field(other).verbose_name, other_pool=other_network
-                    )
-                    break
-            seen[field] = network
-        self._clean_shared_pools(seen, errors)
-
-        # ASNs
-        if self.underlay == UnderlayChoices.EBGP and self.leaf_asn_range is not None:
-            size = self.leaf_asn_range.end - self.leaf_asn_range.start + 1
-            if size < asn_need(self.max_leaves):
-                errors['leaf_asn_range'] = _(
-                    'ASN range {range} holds {size} ASNs; the declared maximum of {n} leaves needs {need}.'
-                ).format(range=self.leaf_asn_range, size=size, n=self.max_leaves, need=asn_need(self.max_leaves))
-            elif self.spine_asn is not None and self.leaf_asn_range.start <= self.spine_asn <= self.leaf_asn_range.end:
-                errors['spine_asn'] = _('Spine ASN {asn} lies inside the leaf ASN range {range}.').format(
-                    asn=self.spine_asn, range=self.leaf_asn_range
-                )
+        self._clean_shared_pools(self._pool_networks(errors), errors)
 
         if self.anycast_gateway_mac and 'anycast_gateway_mac' not in errors:
             self.anycast_gateway_mac = normalize_mac(self.anycast_gateway_mac)
@@ -815,6 +781,14 @@ class Fabric(JobsMixin, PrimaryModel):
             errors.update(plan_errors(self))
         if errors:
             raise ValidationError(errors)
+
+    def _pool_networks(self, errors) -> dict:
+        """``{pool field: its network}`` of the pools set and without an error of their own."""
+        return {
+            field: netaddr.IPNetwork(str(getattr(self, field).prefix))
+            for field in POOL_FIELDS
+            if getattr(self, field) is not None and field not in errors
+        }
 
     def _clean_lengths(self, errors):
         """The slug and name fit the names the apply derives from them (see ``constants.FABRIC_SLUG_MAX``)."""

@@ -290,7 +290,7 @@ class ValidationTestCase(TestCase):
     def test_pools_overlap(self):
         pool = self.world['prefixes']['10.255.0.0/24']
         self.assertRejected(
-            Fabric, {'vtep_pool': pool.pk}, 'vtep_pool', 'Pool 10.255.0.0/24 overlaps the loopback pool 10.255.0.0/24.'
+            Fabric, {'vtep_pool': pool.pk}, 'vtep_pool', 'pool 10.255.0.0/24 overlaps loopback pool 10.255.0.0/24'
         )
 
     def test_asn_range_too_small(self):
@@ -299,19 +299,21 @@ class ValidationTestCase(TestCase):
             Fabric,
             {'leaf_asn_range': tiny.pk},
             'leaf_asn_range',
-            'holds 2 ASNs; the declared maximum of 8 leaves needs 8.',
+            'ASN range 65001–65002 holds 2 ASNs; the declared maximum of 8 leaves needs 8',
         )
 
     def test_counts_above_maximums(self):
         self.assertRejected(
-            Fabric, {'spine_count': 5}, 'spine_count', '5 is above the declared maximum max_spines = 4.'
+            Fabric, {'spine_count': 5}, 'spine_count', '5 spines declared, above the maximum of 4 (max spines)'
         )
-        self.assertRejected(Fabric, {'leaf_count': 9}, 'leaf_count', '9 is above the declared maximum max_leaves = 8.')
+        self.assertRejected(
+            Fabric, {'leaf_count': 9}, 'leaf_count', '9 leaves declared, above the maximum of 8 (max leaves)'
+        )
         self.assertRejected(
             Fabric,
             {'uplinks_per_spine': 3},
             'uplinks_per_spine',
-            '3 is above the declared maximum max_parallel_uplinks = 2.',
+            '3 uplinks per spine, outside 1–2 (max parallel uplinks)',
         )
 
     def test_mlag_needs_pairs(self):
@@ -432,5 +434,5 @@ class ValidationTestCase(TestCase):
             Fabric,
             {'management_pool': loopbacks.pk},
             'management_pool',
-            'Pool 10.255.0.0/24 overlaps the loopback pool 10.255.0.0/24.',
+            'management network 10.255.0.0/24 overlaps loopback pool 10.255.0.0/24',
         )
