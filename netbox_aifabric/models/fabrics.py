@@ -749,8 +749,6 @@ class Fabric(JobsMixin, PrimaryModel):
 
         if self.max_leaves < 1:
             errors['max_leaves'] = _('A fabric needs room for at least one leaf.')
-        if self.spine_count and self.uplinks_per_spine < 1:
-            errors['uplinks_per_spine'] = _('Each leaf needs at least one uplink to each spine.')
         if self.is_evpn_mh and not self.is_evpn:
             errors['leaf_pairing'] = _(
                 'EVPN multihoming pairs leaves through the EVPN control plane, so it needs the EVPN/VXLAN design '

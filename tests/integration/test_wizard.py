@@ -284,7 +284,7 @@ BAD_INPUTS = [
     ('topology', {'spine_count': 5}, 'spine_count', 'above the maximum of 4 (max spines)'),
     ('topology', {'leaf_count': 9}, 'leaf_count', 'above the maximum of 8 (max leaves)'),
     ('topology', {'max_leaves': 0}, 'max_leaves', 'greater than or equal to 1'),
-    ('topology', {'uplinks_per_spine': 0}, 'uplinks_per_spine', 'at least one uplink to each spine'),
+    ('topology', {'uplinks_per_spine': 0}, 'uplinks_per_spine', '0 uplinks per spine, outside 1–2'),
     ('topology', {'mtu': 65}, 'mtu', 'greater than or equal to 68'),
     ('topology', {'mtu': 9300}, 'mtu', 'less than or equal to 9216'),
     ('topology', {'uplink_speed': 7}, 'uplink_speed', 'Select a valid choice'),
