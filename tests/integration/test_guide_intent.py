@@ -6,10 +6,12 @@ import pytest
 from django.test import TestCase
 
 from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.facts.intent import FabricIntent
 from netbox_aifabric.intake.intent import intent_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import registry
 from tests.render_fixtures import guide_intent
+from tests.unit.test_intent_shape import mismatches
 
 pytestmark = pytest.mark.netbox
 
@@ -26,6 +28,12 @@ class GuideIntentTestCase(TestCase):
         for key in ('traffic_classes', 'qos', 'management', 'telemetry'):
             with self.subTest(key=key):
                 self.assertEqual(copy[key], real[key])
+
+    def test_the_real_intent_has_the_typed_shape_with_every_key(self):
+        """facts/intent.py's FabricIntent, the keys a spec-file intent may leave out included."""
+        real = intent_of(self.fabric)
+        self.assertEqual(mismatches(real, FabricIntent), [])
+        self.assertEqual(set(real), set(FabricIntent.__annotations__))
 
     def test_the_fabric_keys_the_templates_read_are_equal(self):
         real, copy = intent_of(self.fabric)['fabric'], guide_intent(self.fabric.design_option)['fabric']
