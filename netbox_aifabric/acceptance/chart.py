@@ -3,7 +3,9 @@ each bar the received Gbit/s of one pair with the pair's line rate and the pass 
 svgwrite, as the topology diagram is. Pure."""
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import svgwrite
 
@@ -21,6 +23,21 @@ COLORS = {'passed': '#2fb344', 'failed': '#d63939'}
 _LINE_RATE = re.compile(r'of (\d+(?:\.\d+)?) Gbit/s')  # judge_iperf3's expected text: '>= 90% of 50 Gbit/s (…)'
 
 
+class Result(Protocol):
+    """What a bar is drawn from: a judged ``Verdict``, or the ``AcceptanceResult`` stored from one."""
+
+    @property
+    def category(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def value(self) -> float | None: ...
+    @property
+    def expected(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Bar:
     group: str
@@ -30,7 +47,7 @@ class Bar:
     status: str
 
 
-def bars_of(results) -> list[Bar]:
+def bars_of(results: Iterable[Result]) -> list[Bar]:
     """The throughput results (objects with category, subject, value, expected, status) as bars, grouped in order."""
     order = {key: n for n, (key, _) in enumerate(GROUPS)}
     bars = []
@@ -55,7 +72,7 @@ def throughput_svg(bars: list[Bar]) -> str | None:
     drawing.viewbox(0, 0, width, height)
     drawing.add(drawing.style('text { font-family: sans-serif; font-size: 11px; } .small { font-size: 9px; }'))
 
-    def y(gbps):
+    def y(gbps: float) -> float:
         return TOP + PLOT_H - PLOT_H * gbps / top
 
     for tick in (0, top / 2.2, top / 1.1):
@@ -70,10 +87,10 @@ def throughput_svg(bars: list[Bar]) -> str | None:
             x += BAR_W + BAR_GAP
         drawing.add(drawing.text(label, insert=((start + x - BAR_GAP) / 2, height - 8), text_anchor='middle'))
         x += GROUP_GAP
-    return drawing.tostring()
+    return str(drawing.tostring())
 
 
-def _bar(drawing, bar, x, y):
+def _bar(drawing: svgwrite.Drawing, bar: Bar, x: float, y: Callable[[float], float]) -> svgwrite.container.Group:
     group = drawing.g(class_=f'bar {bar.status}')
     group.add(drawing.rect((x, y(bar.gbps)), (BAR_W, y(0) - y(bar.gbps)), fill=COLORS.get(bar.status, '#adb5bd')))
     group.add(drawing.text(f'{bar.gbps:.1f}', insert=(x + BAR_W / 2, y(bar.gbps) - 3), text_anchor='middle'))

@@ -13,6 +13,9 @@ import math
 import re
 import statistics
 from dataclasses import dataclass
+from typing import Any
+
+from netbox_aifabric.planner import Plan
 
 __all__ = (
     'MIN_LINE_RATE_FRACTION',
@@ -69,7 +72,7 @@ class PairRate:
     why: str
 
 
-def _text(output) -> str:
+def _text(output: object) -> str:
     if not isinstance(output, str) or not output.strip():
         raise UploadError('output', 'empty: paste or upload what the tool printed')
     if len(output) > MAX_OUTPUT:
@@ -79,7 +82,7 @@ def _text(output) -> str:
     return output
 
 
-def parse_iperf3(output) -> dict:
+def parse_iperf3(output: object) -> dict[str, Any]:
     """``{'bps', 'streams', 'protocol', 'seconds'}`` from iperf3 ``--json`` output."""
     text = _text(output)
     try:
@@ -92,11 +95,15 @@ def parse_iperf3(output) -> dict:
         raise UploadError('output', f'iperf3 reported an error, nothing measured: {str(data["error"])[:200]}')
     end = data.get('end')
     received = end.get('sum_received') if isinstance(end, dict) else None
-    bps = received.get('bits_per_second') if isinstance(received, dict) else None
+    if not isinstance(received, dict):
+        received = {}  # no end.sum_received: no bits_per_second either
+    bps = received.get('bits_per_second')
     if isinstance(bps, bool) or not isinstance(bps, int | float) or not 0 <= bps < math.inf:
         raise UploadError('output', 'no end.sum_received.bits_per_second: run the TCP test with iperf3 --json')
-    start = data.get('start') if isinstance(data.get('start'), dict) else {}
-    test = start.get('test_start') if isinstance(start.get('test_start'), dict) else {}
+    start = data.get('start')
+    start = start if isinstance(start, dict) else {}
+    test = start.get('test_start')
+    test = test if isinstance(test, dict) else {}
     seconds = received.get('seconds')
     return {
         'bps': float(bps),
@@ -106,7 +113,7 @@ def parse_iperf3(output) -> dict:
     }
 
 
-def judge_iperf3(output, rate: PairRate, fraction: float = MIN_LINE_RATE_FRACTION) -> Verdict:
+def judge_iperf3(output: object, rate: PairRate, fraction: float = MIN_LINE_RATE_FRACTION) -> Verdict:
     found = parse_iperf3(output)
     gbps = found['bps'] / 1e9
     share = gbps / rate.gbps
@@ -128,7 +135,7 @@ _REPLY = re.compile(r'time[=<]([\d.]+) ?ms')
 _HEADER = re.compile(r'^PING (\S+) \(([^)]+)\) (\d+)\((\d+)\) bytes', re.M)
 
 
-def parse_ping(output) -> dict:
+def parse_ping(output: object) -> dict[str, Any]:
     """``{'target', 'size', 'ip_size', 'sent', 'received', 'loss', 'min', 'avg', 'max', 'replies', 'error'}`` from
     Linux ``ping`` output (iputils; ``-q`` too: the summary lines suffice)."""
     text = _text(output)
@@ -157,7 +164,7 @@ def parse_ping(output) -> dict:
     }
 
 
-def judge_ping(output, subject: str, spike_ms: float = SPIKE_MS) -> Verdict:
+def judge_ping(output: object, subject: str, spike_ms: float = SPIKE_MS) -> Verdict:
     """Loss 0 % and no spike: max - min <= ``spike_ms``. A jumbo ping (above 1500 bytes) is an MTU check."""
     found = parse_ping(output)
     jumbo = (found['ip_size'] or 0) > 1500
@@ -188,9 +195,9 @@ def judge_ping(output, subject: str, spike_ms: float = SPIKE_MS) -> Verdict:
     )
 
 
-def _server_view(plan):
+def _server_view(plan: Plan) -> dict[str, tuple[int, set[str], str | None]]:
     """{server: (bond Gbit/s, leaves, kind)} from the plan's server links and attachments."""
-    out = {}
+    out: dict[str, tuple[int, set[str], str | None]] = {}
     kinds = {a.server: a.kind for a in plan.attachments}
     for link in plan.links:
         if link.kind != 'server':
@@ -200,7 +207,7 @@ def _server_view(plan):
     return out
 
 
-def pair_rate(plan, source: str, destination: str) -> PairRate:
+def pair_rate(plan: Plan, source: str, destination: str) -> PairRate:
     """The line rate of an iperf3 pair (the slower bond of the two) and the kind of pair, from the plan."""
     servers = _server_view(plan)
     for field, name in (('source', source), ('destination', destination)):

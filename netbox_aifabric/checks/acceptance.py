@@ -7,7 +7,9 @@ of each kind there is must have passed: a failed one is a finding, as is one tha
 results not verified here). A run older than the last apply proves an older fabric and does not count. Pure.
 """
 
+from collections.abc import Iterator, Mapping
 from datetime import datetime
+from typing import Any
 
 from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
 
@@ -16,15 +18,15 @@ __all__ = ('RULES', 'check_latest_acceptance')
 PROVEN = 'passed'
 
 
-def _run_obj(run: dict) -> Obj:
+def _run_obj(run: Mapping[str, Any]) -> Obj:
     return Obj('netbox_aifabric.acceptancerun', run['name'], pk=run['id'])
 
 
-def _since(run: dict, last_applied: datetime | None) -> bool:
+def _since(run: Mapping[str, Any], last_applied: datetime | None) -> bool:
     return last_applied is None or run['time'] >= last_applied
 
 
-def check_latest_acceptance(facts: Facts):
+def check_latest_acceptance(facts: Facts) -> Iterator[Finding]:
     """The latest lab and manual acceptance runs since the last apply: at least one, and each passed."""
     if facts.context_source != 'devices':
         raise Skip('the fabric has not been applied: there is nothing to accept yet')

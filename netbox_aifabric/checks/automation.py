@@ -5,12 +5,13 @@ template and its render succeeds. Pure: ``checks.compliance`` gathers the device
 :class:`~.engine.DeviceAutomation` facts."""
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 import jsonschema
 
-from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.checks.engine import DeviceAutomation, Facts, Finding, Obj, Rule, Skip
 
 __all__ = ('RULES', 'SCHEMA_PATH', 'context_errors')
 
@@ -18,22 +19,22 @@ SCHEMA_PATH = Path(__file__).resolve().parents[1] / 'data' / 'aifabric-context.v
 
 
 @cache
-def _validator():
+def _validator() -> jsonschema.Draft202012Validator:
     schema = json.loads(SCHEMA_PATH.read_text())
     return jsonschema.Draft202012Validator(schema)
 
 
-def context_errors(context) -> list[str]:
+def context_errors(context: object) -> list[str]:
     """The schema's complaints about ``context`` (``path: message``), in path order; none for a valid one."""
     errors = sorted(_validator().iter_errors(context), key=lambda e: [str(p) for p in e.absolute_path])
     return [f'{"/".join(str(p) for p in e.absolute_path) or "(top)"}: {e.message}' for e in errors]
 
 
-def _device(name):
+def _device(name: str) -> Obj:
     return Obj('dcim.device', name)
 
 
-def _needs_devices(facts: Facts):
+def _needs_devices(facts: Facts) -> dict[str, DeviceAutomation]:
     """The devices' automation facts; rules on the devices skip for a fabric never applied (no devices, the contexts
     are the plan's own) or when the facts could not be gathered."""
     if facts.context_source != 'devices':
@@ -43,7 +44,7 @@ def _needs_devices(facts: Facts):
     return facts.automation
 
 
-def check_context(facts: Facts):
+def check_context(facts: Facts) -> Iterator[Finding]:
     """Every device the plan gives a context has an ``aifabric`` context valid against schema v1."""
     devices = _needs_devices(facts)
     for name in sorted(devices):
@@ -57,7 +58,7 @@ def check_context(facts: Facts):
             yield Finding((_device(name),), 'valid against aifabric-context.v1', errors[0] + more)
 
 
-def check_template(facts: Facts):
+def check_template(facts: Facts) -> Iterator[Finding]:
     """Every switch has a config template (its own, its role's or its platform's, as NetBox resolves it)."""
     devices = _needs_devices(facts)
     for name in sorted(devices):
@@ -66,7 +67,7 @@ def check_template(facts: Facts):
             yield Finding((_device(name),), 'a config template (device, role or platform)', 'none')
 
 
-def check_render(facts: Facts):
+def check_render(facts: Facts) -> Iterator[Finding]:
     """Every switch with a config template renders without error."""
     devices = _needs_devices(facts)
     for name in sorted(devices):
@@ -75,7 +76,7 @@ def check_render(facts: Facts):
             yield Finding((_device(name),), f'{state.config_template} renders', state.render_error)
 
 
-def check_stale(facts: Facts):
+def check_stale(facts: Facts) -> Iterator[Finding]:
     """Every stored context equals the one the plan and intent build now (none changed since the last apply)."""
     devices = _needs_devices(facts)
     if facts.planned is None:

@@ -2,48 +2,51 @@
 what it cannot see (foreign objects inside the pools), turned into
 :class:`~.engine.DriftItem` s by ``checks.compliance``. Pure."""
 
-from netbox_aifabric.checks.engine import Facts, Finding, Rule, Skip
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from netbox_aifabric.checks.engine import DriftItem, Facts, Finding, Rule, Skip
 
 __all__ = ('RULES',)
 
 
-def _items(facts: Facts, action):
+def _items(facts: Facts, action: str) -> list[DriftItem]:
     if facts.drift is None:
         raise Skip(facts.errors.get('drift') or 'the fabric has not been applied: nothing can have drifted')
     return [item for item in facts.drift if item.action == action]
 
 
-def _fields(values: dict) -> str:
+def _fields(values: Mapping[str, Any]) -> str:
     return ', '.join(f'{k}={v}' for k, v in sorted(values.items())) or '—'
 
 
-def check_edited(facts: Facts):
+def check_edited(facts: Facts) -> Iterator[Finding]:
     """Owned objects whose fields differ from what the plan wants (edited by hand, or the intent changed since)."""
     for item in _items(facts, 'update'):
         yield Finding((item.obj,), _fields(item.expected), _fields(item.found))
 
 
-def check_missing(facts: Facts):
+def check_missing(facts: Facts) -> Iterator[Finding]:
     """Objects the plan wants that NetBox lacks: owned ones deleted by hand, and ones never applied."""
     for item in _items(facts, 'create'):
         found = 'deleted from NetBox' if item.deleted else 'not in NetBox (not applied yet)'
         yield Finding((item.obj,), f'{item.obj.model} {item.obj} ({item.key})', found)
 
 
-def check_extra(facts: Facts):
+def check_extra(facts: Facts) -> Iterator[Finding]:
     """Objects the fabric owns that the plan no longer has."""
     for item in _items(facts, 'delete'):
         yield Finding((item.obj,), f'no {item.obj.model} {item.obj} ({item.key})', item.reason or 'still in NetBox')
 
 
-def check_conflicts(facts: Facts):
+def check_conflicts(facts: Facts) -> Iterator[Finding]:
     """Objects the fabric does not own where the plan wants its own (an address, /31 or ASN of its pools used
     elsewhere)."""
     for item in _items(facts, 'conflict'):
         yield Finding((item.obj,), f'{item.key} owned by the fabric', f'{item.obj}: {item.reason}')
 
 
-def check_foreign(facts: Facts):
+def check_foreign(facts: Facts) -> Iterator[Finding]:
     """Objects the fabric does not own inside its pools (a Prefix or address in its loopback, VTEP, point-to-point or
     MLAG peer pool, a Prefix in a server pool, an ASN in its leaf range), beyond those the plan wants now."""
     for item in _items(facts, 'foreign'):

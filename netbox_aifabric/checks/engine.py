@@ -11,6 +11,10 @@ findings' objects (URL, last change-log entry) afterwards.
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
+
+from netbox_aifabric.planner import Plan, PlanWarning
+from netbox_aifabric.planner.traffic import Flow
 
 __all__ = (
     'FAMILIES',
@@ -52,12 +56,12 @@ class Obj:
     device: str | None = None
     pk: int | None = None
     url: str | None = None
-    change: dict | None = None
+    change: dict[str, Any] | None = None
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f'{self.device} {self.name}' if self.device else self.name
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             'model': self.model,
             'name': self.name,
@@ -76,7 +80,7 @@ class Finding:
     expected: str
     found: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {'objects': [o.to_dict() for o in self.objects], 'expected': self.expected, 'found': self.found}
 
 
@@ -90,7 +94,7 @@ class Rule:
     fix: str
     check: Callable[['Facts'], Iterable[Finding]] = field(repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.severity not in SEVERITIES or self.family not in FAMILIES:
             raise ValueError(f'{self.id}: unknown severity {self.severity!r} or family {self.family!r}')
 
@@ -105,8 +109,8 @@ class DriftItem:
     action: str
     key: str
     obj: Obj
-    expected: dict = field(default_factory=dict)
-    found: dict = field(default_factory=dict)
+    expected: dict[str, Any] = field(default_factory=dict)
+    found: dict[str, Any] = field(default_factory=dict)
     reason: str = ''
     deleted: bool = False
 
@@ -135,18 +139,18 @@ class Facts:
     None when not gathered."""
 
     fabric: str
-    contexts: dict
-    intent: dict | None = None
-    plan: object | None = None
+    contexts: dict[str, dict[str, Any]]
+    intent: dict[str, Any] | None = None
+    plan: Plan | None = None
     drift: list[DriftItem] | None = None
     oversubscription_target: float | None = None
     context_source: str = 'devices'
-    errors: dict = field(default_factory=dict)
-    planned: dict | None = None
-    automation: dict | None = None
-    traffic: list | None = None
-    flows: list | None = None
-    acceptance: dict | None = None
+    errors: dict[str, str] = field(default_factory=dict)
+    planned: dict[str, dict[str, Any]] | None = None
+    automation: dict[str, DeviceAutomation] | None = None
+    traffic: list[PlanWarning] | None = None
+    flows: list[Flow] | None = None
+    acceptance: dict[str, Any] | None = None
 
 
 @dataclass
@@ -156,7 +160,7 @@ class RuleResult:
     findings: list[Finding] = field(default_factory=list)
     note: str = ''
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         r = self.rule
         return {
             'id': r.id,
@@ -178,7 +182,7 @@ class ComplianceResult:
     context_source: str = 'devices'
 
     @property
-    def counts(self) -> dict:
+    def counts(self) -> dict[str, int]:
         counts = {'rules': len(self.results), 'pass': 0, 'fail': 0, 'skip': 0, 'error': 0, 'findings': 0}
         for result in self.results:
             counts[result.status] += 1
@@ -198,7 +202,7 @@ class ComplianceResult:
             if any(r.rule.family == family for r in self.results)
         ]
 
-    def findings(self):
+    def findings(self) -> list[tuple[Rule, Finding]]:
         """``(rule, finding)`` for every finding."""
         return [(r.rule, f) for r in self.results for f in r.findings]
 
@@ -210,7 +214,7 @@ class ComplianceResult:
         ]
         return replace(self, results=results)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             'fabric': self.fabric,
             'ok': self.ok,

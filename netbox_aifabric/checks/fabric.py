@@ -1,6 +1,8 @@
 """Fabric rules: the underlay's shape on the devices' ``aifabric`` contexts, with the plan's pools and capacity."""
 
 from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
 
 import netaddr
 
@@ -11,35 +13,35 @@ __all__ = ('RULES', 'device', 'interface', 'leaves', 'spines', 'switches')
 LEAF_ROLES = ('leaf', 'border')
 
 
-def device(name):
+def device(name: str) -> Obj:
     return Obj('dcim.device', name)
 
 
-def interface(dev, name):
+def interface(dev: str, name: str) -> Obj:
     return Obj('dcim.interface', name, device=dev)
 
 
-def switches(facts: Facts) -> dict:
+def switches(facts: Facts) -> dict[str, dict[str, Any]]:
     return {n: c for n, c in sorted(facts.contexts.items()) if c.get('node_id') is not None}
 
 
-def leaves(facts: Facts) -> dict:
+def leaves(facts: Facts) -> dict[str, dict[str, Any]]:
     return {n: c for n, c in switches(facts).items() if c['role'] in LEAF_ROLES or c.get('vlans')}
 
 
-def spines(facts: Facts) -> dict:
+def spines(facts: Facts) -> dict[str, dict[str, Any]]:
     return {n: c for n, c in switches(facts).items() if n not in leaves(facts)}
 
 
-def _need_switches(facts):
+def _need_switches(facts: Facts) -> None:
     if not switches(facts):
         raise Skip('no switch has an aifabric context (the fabric has not been applied)')
 
 
-def check_uplinks(facts: Facts):
+def check_uplinks(facts: Facts) -> Iterator[Finding]:
     """Every leaf has its uplinks to every spine, as many as the plan says, and each is seen from both ends."""
     _need_switches(facts)
-    planned = defaultdict(int)
+    planned: defaultdict[frozenset[str], int] = defaultdict(int)
     for link in getattr(facts.plan, 'links', ()):
         if link.kind == 'uplink':
             planned[frozenset((link.a_node, link.b_node))] += 1
@@ -64,7 +66,7 @@ def check_uplinks(facts: Facts):
                     )
 
 
-def _p2p_ends(facts):
+def _p2p_ends(facts: Facts) -> list[tuple[str, str, str, str | None]]:
     """``[(device, port, address, peer device)]`` of every numbered switch-to-switch port (uplinks, MLAG peer links)."""
     ends = []
     for name, ctx in switches(facts).items():
@@ -78,7 +80,7 @@ def _p2p_ends(facts):
     return ends
 
 
-def check_p2p(facts: Facts):
+def check_p2p(facts: Facts) -> Iterator[Finding]:
     """Each /31 is unique: on exactly two ends, which are each other's peers; an uplink numbered on one end only
     is caught too."""
     _need_switches(facts)
@@ -112,14 +114,14 @@ def check_p2p(facts: Facts):
                 )
 
 
-def _pool(facts, name):
+def _pool(facts: Facts, name: str) -> netaddr.IPNetwork | None:
     for pool in getattr(facts.plan, 'pools', ()):
         if pool.name == name:
             return netaddr.IPNetwork(pool.prefix)
     return None
 
 
-def check_loopbacks(facts: Facts):
+def check_loopbacks(facts: Facts) -> Iterator[Finding]:
     """Router-id loopbacks unique; VTEPs unique (an MLAG pair shares one) and apart from the loopbacks; both inside
     their pools."""
     _need_switches(facts)
@@ -157,7 +159,7 @@ def check_loopbacks(facts: Facts):
                 )
 
 
-def check_vnis(facts: Facts):
+def check_vnis(facts: Facts) -> Iterator[Finding]:
     """L2VNIs: one per VLAN on every leaf, as planned, never shared; L3VNIs: one per VRF; the two sets apart."""
     _need_switches(facts)
     vni_of_vlan, vlans_of_vni, vni_of_vrf, vrfs_of_vni = (defaultdict(set) for _ in range(4))
@@ -201,11 +203,11 @@ def check_vnis(facts: Facts):
             )
 
 
-def _mac(value):
+def _mac(value: str) -> str:
     return str(netaddr.EUI(value, dialect=netaddr.mac_unix_expanded))
 
 
-def check_gateway_mac(facts: Facts):
+def check_gateway_mac(facts: Facts) -> Iterator[Finding]:
     """One anycast gateway MAC on every leaf (MLAG pairs' virtual MAC and the VRFs')."""
     _need_switches(facts)
     macs = defaultdict(set)
@@ -222,7 +224,7 @@ def check_gateway_mac(facts: Facts):
                 yield Finding(tuple(device(n) for n in sorted(names)), f'anycast gateway MAC {common}', mac)
 
 
-def check_pairs(facts: Facts):
+def check_pairs(facts: Facts) -> Iterator[Finding]:
     """MLAG pairs complete (each the other's peer, one primary and one secondary, a peer link, one VTEP) and the
     planned pairs present; EVPN multihoming pairs with the same Ethernet segments on both leaves."""
     _need_switches(facts)
@@ -234,8 +236,8 @@ def check_pairs(facts: Facts):
     for name, ctx in contexts.items():
         mlag = ctx.get('mlag')
         if mlag:
-            peer = contexts.get(mlag['peer'])
-            other = (peer or {}).get('mlag') or {}
+            peer = contexts.get(mlag['peer']) or {}
+            other = peer.get('mlag') or {}
             if other.get('peer') != name:
                 yield Finding(
                     (device(name), device(mlag['peer'])), f'{mlag["peer"]} has {name} as its MLAG peer', str(other)
@@ -260,11 +262,11 @@ def check_pairs(facts: Facts):
             if peer_mh.get('peer') != name:
                 yield Finding((device(name), device(mh['peer'])), f'{mh["peer"]} paired with {name}', str(peer_mh))
                 continue
-            mine = {s['esi']: s['lag'] for s in mh['segments']}
-            theirs = {s['esi']: s['lag'] for s in peer_mh['segments']}
+            mine: dict[str, str] = {s['esi']: s['lag'] for s in mh['segments']}
+            theirs: dict[str, str] = {s['esi']: s['lag'] for s in peer_mh['segments']}
             for esi in sorted(set(mine) ^ set(theirs)):
                 holder = name if esi in mine else mh['peer']
-                lag = mine.get(esi) or theirs.get(esi)
+                lag = mine[esi] if esi in mine else theirs[esi]  # in one of the two
                 yield Finding(
                     (interface(holder, lag), device(name if holder != name else mh['peer'])),
                     f'Ethernet segment {esi} on both leaves of the pair',
@@ -272,7 +274,7 @@ def check_pairs(facts: Facts):
                 )
 
 
-def check_oversubscription(facts: Facts):
+def check_oversubscription(facts: Facts) -> Iterator[Finding]:
     """Each leaf's downlink:uplink ratio within the fabric's target (the planner's capacity)."""
     if facts.plan is None:
         raise Skip(facts.errors.get('plan') or 'no plan')

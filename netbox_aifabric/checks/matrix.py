@@ -13,11 +13,16 @@ delivers. :func:`violations` lists the pairs that reach each other against the i
 20 users cannot reach VLAN 10 BMC addresses") and the management planes open beyond the jump-host subnets.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import netaddr
 
 __all__ = ('Verdict', 'evaluate', 'management_violations', 'security_matrix', 'violations')
+
+Contexts = Mapping[str, Mapping[str, Any]]  # {device name: aifabric context}
+Gateways = dict[str, dict[str, dict[str, Any]]]  # {class name: {leaf: vlan entry}}
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,7 @@ def _within(inner: str, outer: str) -> bool:
     return netaddr.IPNetwork(inner) in netaddr.IPNetwork(outer)
 
 
-def acl_decision(acl: dict | None, source: str, destination: str) -> tuple[bool, str]:
+def acl_decision(acl: Mapping[str, Any] | None, source: str, destination: str) -> tuple[bool, str]:
     """First matching rule of ``acl`` for a packet from ``source`` to ``destination`` (prefixes), else deny."""
     if acl is None:
         return True, 'no ACL on the gateway'
@@ -46,9 +51,9 @@ def acl_decision(acl: dict | None, source: str, destination: str) -> tuple[bool,
     return False, f'{acl["name"]}: no rule matches (implicit deny)'
 
 
-def _gateways(contexts: dict) -> dict[str, dict[str, dict]]:
+def _gateways(contexts: Contexts) -> Gateways:
     """``{class name: {leaf: vlan entry}}`` of the VLANs with a gateway."""
-    found: dict[str, dict[str, dict]] = {}
+    found: Gateways = {}
     for name, ctx in contexts.items():
         for vlan in ctx.get('vlans') or ():
             if vlan.get('gateway'):
@@ -56,7 +61,7 @@ def _gateways(contexts: dict) -> dict[str, dict[str, dict]]:
     return found
 
 
-def _routed_to(contexts, gateways, leaf, vrf, destination) -> str | None:
+def _routed_to(contexts: Contexts, gateways: Gateways, leaf: str, vrf: str | None, destination: str) -> str | None:
     """How ``leaf`` routes to ``destination`` in ``vrf`` (None: it has no route)."""
     travels = vrf is None or vrf in {v['name'] for v in contexts[leaf].get('vrfs') or ()}
     for other, vlan in gateways.get(destination, {}).items():
@@ -69,7 +74,9 @@ def _routed_to(contexts, gateways, leaf, vrf, destination) -> str | None:
     return None
 
 
-def _verdict(contexts, gateways, source: dict, destination: dict) -> Verdict:
+def _verdict(
+    contexts: Contexts, gateways: Gateways, source: Mapping[str, Any], destination: Mapping[str, Any]
+) -> Verdict:
     name, target = source['name'], destination['name']
     if not gateways.get(name):
         return Verdict(name, target, False, f'{name} has no gateway: it stays in its VLAN')
@@ -91,14 +98,15 @@ def _verdict(contexts, gateways, source: dict, destination: dict) -> Verdict:
     return Verdict(name, target, False, '; '.join(reasons))
 
 
-def _classes(contexts: dict) -> list[dict]:
+def _classes(contexts: Contexts) -> list[dict[str, Any]]:
     for ctx in contexts.values():
         if ctx.get('security') and ctx['security']['classes']:
-            return ctx['security']['classes']
+            classes: list[dict[str, Any]] = ctx['security']['classes']
+            return classes
     return []
 
 
-def evaluate(contexts: dict) -> dict[tuple[str, str], Verdict]:
+def evaluate(contexts: Contexts) -> dict[tuple[str, str], Verdict]:
     """``{(source class, destination class): Verdict}`` for every ordered pair of classes with a prefix."""
     gateways = _gateways(contexts)
     classes = [c for c in _classes(contexts) if c['prefix']]
@@ -110,13 +118,13 @@ def evaluate(contexts: dict) -> dict[tuple[str, str], Verdict]:
     }
 
 
-def _allowed(source: dict, destination: dict) -> bool:
+def _allowed(source: Mapping[str, Any], destination: Mapping[str, Any]) -> bool:
     if source['name'] == destination['name'] or destination['reachability'] == 'any':
         return True
     return destination['reachability'] == 'listed' and source['name'] in destination['reachable_from']
 
 
-def violations(contexts: dict) -> list[str]:
+def violations(contexts: Contexts) -> list[str]:
     """Pairs that reach each other though neither may reach the other (the stateless fabric lets an allowed pair talk
     both ways), and the management planes that violate the jump-host rule."""
     by_name = {c['name']: c for c in _classes(contexts)}
@@ -128,7 +136,7 @@ def violations(contexts: dict) -> list[str]:
     return found + management_violations(contexts)
 
 
-def management_violations(contexts: dict) -> list[str]:
+def management_violations(contexts: Contexts) -> list[str]:
     """Switches whose management services accept sources other than the jump-host subnets, or listen outside the
     management VRF (no VRF), or have no jump-host subnet at all."""
     found = []
@@ -146,7 +154,7 @@ def management_violations(contexts: dict) -> list[str]:
     return found
 
 
-def _cell(source: dict, destination: dict, verdict: Verdict | None) -> dict:
+def _cell(source: Mapping[str, Any], destination: Mapping[str, Any], verdict: Verdict | None) -> dict[str, Any]:
     """One cell of the matrix: the intent, what the fabric does, and the state a reader needs (``ok``: both agree
     the pair talks; ``blocked``: both agree it does not; ``violation``: it talks though it may not; ``unreachable``:
     allowed, but the design gives it no path, e.g. a class that is not routed)."""
@@ -161,7 +169,7 @@ def _cell(source: dict, destination: dict, verdict: Verdict | None) -> dict:
     return {'state': state, 'allowed': allowed_here, 'reaches': verdict.reaches, 'reason': verdict.reason}
 
 
-def security_matrix(contexts: dict) -> dict:
+def security_matrix(contexts: Contexts) -> dict[str, Any]:
     """What the fabric's Security tab shows: ``classes``, ``rows`` (source class, its cells by destination),
     ``violations`` and each switch's management plane."""
     classes = [c for c in _classes(contexts) if c['prefix']]

@@ -1,6 +1,7 @@
 """Every compliance rule, by family (the order the Compliance tab, the API and the report show them in)."""
 
 from netbox_aifabric.checks import acceptance, automation, drift, fabric, roce, security, telemetry, traffic
+from netbox_aifabric.checks.engine import Rule
 
 __all__ = ('RULES', 'rule')
 
@@ -18,6 +19,6 @@ _BY_ID = {r.id: r for r in RULES}
 assert len(_BY_ID) == len(RULES), 'rule ids are unique'
 
 
-def rule(rule_id: str):
+def rule(rule_id: str) -> Rule:
     """The rule with this id."""
     return _BY_ID[rule_id]

@@ -2,6 +2,9 @@
 matrix proof in :mod:`.matrix`: USERS never reaches MGMT, no class reaches one it may not, management only from the
 jump hosts, the management VLAN never on a server's data ports. Pure."""
 
+from collections.abc import Iterator
+from typing import Any
+
 from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
 from netbox_aifabric.checks.fabric import device, interface, switches
 from netbox_aifabric.checks.matrix import evaluate, management_violations, violations
@@ -12,24 +15,24 @@ __all__ = ('RULES',)
 HIDDEN_PURPOSES = ('management', 'telemetry')  # never on a server's data bond
 
 
-def _classes(facts):
+def _classes(facts: Facts) -> dict[str, dict[str, Any]]:
     for ctx in facts.contexts.values():
         if (ctx.get('security') or {}).get('classes'):
             return {c['name']: c for c in ctx['security']['classes']}
     raise Skip('no context carries the security matrix (the fabric has not been applied)')
 
 
-def _class(name):
+def _class(name: str) -> Obj:
     return Obj('netbox_aifabric.trafficclass', name)
 
 
-def _leaf_of(reason, facts):
+def _leaf_of(reason: str, facts: Facts) -> tuple[Obj, ...]:
     """The leaf a verdict's reason starts with (``leaf1: …``), when it names one."""
     head = reason.split(':', 1)[0]
     return (device(head),) if head in facts.contexts else ()
 
 
-def check_users_mgmt(facts: Facts):
+def check_users_mgmt(facts: Facts) -> Iterator[Finding]:
     """The guide's acceptance test: no user-access class reaches a management class, whatever the intent allows."""
     classes = _classes(facts)
     for (source, destination), verdict in sorted(evaluate(facts.contexts).items()):
@@ -45,7 +48,7 @@ def check_users_mgmt(facts: Facts):
             )
 
 
-def check_matrix(facts: Facts):
+def check_matrix(facts: Facts) -> Iterator[Finding]:
     """Pairs that reach each other though neither may reach the other (``matrix.violations``)."""
     _classes(facts)
     planes = set(management_violations(facts.contexts))
@@ -62,7 +65,7 @@ def check_matrix(facts: Facts):
         )
 
 
-def check_management_plane(facts: Facts):
+def check_management_plane(facts: Facts) -> Iterator[Finding]:
     """Every switch's management services only from the jump-host subnets, in the management VRF
     (``matrix.management_violations``)."""
     if not switches(facts):
@@ -77,7 +80,7 @@ def check_management_plane(facts: Facts):
         )
 
 
-def check_bmc_vlan(facts: Facts):
+def check_bmc_vlan(facts: Facts) -> Iterator[Finding]:
     """No management or telemetry VLAN on a server's data port or bond (a BMC port on a leaf is its own port)."""
     classes = _classes(facts)
     hidden = {c['vid']: name for name, c in classes.items() if c['purpose'] in HIDDEN_PURPOSES}

@@ -3,6 +3,8 @@
 through its control-plane ACLs (SNMP polling from the jump hosts and the managers, gNMI from the streaming
 collectors). Pure."""
 
+from collections.abc import Iterator
+
 from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
 from netbox_aifabric.checks.fabric import device, switches
 from netbox_aifabric.checks.observability import intended_collectors, missing_collectors
@@ -22,7 +24,7 @@ def _intended(facts: Facts) -> dict[str, list[str]] | None:
     return intended_collectors(facts.intent.get('telemetry'))
 
 
-def check_observable(facts: Facts):
+def check_observable(facts: Facts) -> Iterator[Finding]:
     """The fabric has a collector for each of syslog, NTP, SNMP, sFlow and streaming telemetry."""
     intended = _intended(facts)
     if intended is None:
@@ -45,7 +47,7 @@ def check_observable(facts: Facts):
         )
 
 
-def _compare(name: str, what: str, expected: list[str], found: list[str]):
+def _compare(name: str, what: str, expected: list[str], found: list[str]) -> Iterator[Finding]:
     missing = [s for s in expected if s not in found]
     extra = [s for s in found if s not in expected]
     if missing or extra:
@@ -55,7 +57,7 @@ def _compare(name: str, what: str, expected: list[str], found: list[str]):
         yield Finding((device(name),), f'{what} exactly from {", ".join(expected) or "nobody"}', '; '.join(parts))
 
 
-def check_admission(facts: Facts):
+def check_admission(facts: Facts) -> Iterator[Finding]:
     """Every switch sends to the fabric's collectors, in its management VRF, and its control-plane ACLs admit the
     SNMP managers (besides the jump hosts) and the streaming collectors, and no other source."""
     if not switches(facts):

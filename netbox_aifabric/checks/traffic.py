@@ -4,21 +4,24 @@ the warnings and the flows in :class:`~.engine.Facts`; the rules only sort them 
 """
 
 import re
+from collections.abc import Collection, Iterator, Sequence
 
 from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.planner import PlanWarning
+from netbox_aifabric.planner.traffic import Flow
 
 __all__ = ('RULES', 'warning_objects')
 
 FLOW_FIELD = re.compile(r'^flows\[(\d+)\]$')
 
 
-def _warnings(facts: Facts, codes):
+def _warnings(facts: Facts, codes: Collection[str]) -> list[PlanWarning]:
     if facts.traffic is None:
         raise Skip(facts.errors.get('traffic') or 'the traffic matrix was not computed')
     return [w for w in facts.traffic if w.code in codes]
 
 
-def _flow_obj(flow) -> Obj:
+def _flow_obj(flow: Flow) -> Obj:
     """A flow of the matrix as the NetBox traffic flow it came from (its ``name`` is the row's pk)."""
     label = f'{flow.source_group} → {flow.destination_group}'
     if flow.source_class or flow.destination_class:
@@ -35,7 +38,7 @@ def _end(part: str) -> Obj:
     return Obj('dcim.device', part.split(' ')[0])
 
 
-def warning_objects(field: str, flows) -> tuple[Obj, ...]:
+def warning_objects(field: str, flows: Sequence[Flow] | None) -> tuple[Obj, ...]:
     """The objects a matrix warning is about, from its ``field``: ``flows[i]`` (the flow), ``uplink:<leaf:port> –
     <spine:port>`` (the link's two interfaces), ``<kind>:<element>`` (the device: a server port's server, a leaf's
     downlinks or uplinks, a spine, an MLAG pair's two leaves)."""
@@ -47,23 +50,23 @@ def warning_objects(field: str, flows) -> tuple[Obj, ...]:
     return tuple(_end(part) for part in element.split(' – ') if part)
 
 
-def _findings(facts: Facts, codes, expected):
+def _findings(facts: Facts, codes: Collection[str], expected: str) -> Iterator[Finding]:
     for warning in _warnings(facts, codes):
         yield Finding(warning_objects(warning.field, facts.flows), expected, warning.message)
 
 
-def check_capacity(facts: Facts):
+def check_capacity(facts: Facts) -> Iterator[Finding]:
     """No link, port, leaf or spine carries more than its capacity (sustained, or with the bursty flows)."""
     yield from _findings(facts, ('over-capacity', 'over-capacity-bursty'), 'the flows within its capacity')
 
 
-def check_pfc_headroom(facts: Facts):
+def check_pfc_headroom(facts: Facts) -> Iterator[Finding]:
     """No lossless class sends more than PFC headroom can absorb where it is carried (incast, oversubscribed
     uplinks)."""
     yield from _findings(facts, ('pfc-headroom',), 'lossless plus lossy sustained flows within the capacity')
 
 
-def check_forbidden(facts: Facts):
+def check_forbidden(facts: Facts) -> Iterator[Finding]:
     """No flow from a class to a class the security matrix does not let it reach."""
     yield from _findings(facts, ('forbidden-flow',), 'only flows the security matrix allows')
 

@@ -10,9 +10,11 @@ transmit and receive, multiplier 3 (FRR's BFD documentation, docs.frrouting.org/
 
 import ipaddress
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from netbox_aifabric.lab.checks import FAILED, NOT_VERIFIED, PASSED, Check
+from netbox_aifabric.lab.checks import FAILED, NOT_VERIFIED, PASSED, Check, State
 from netbox_aifabric.lab.topology import Topology
 
 __all__ = ('BfdSession', 'bfd_converged', 'bfd_expectations', 'evaluate_bfd', 'parse_bfd_config', 'wants_bfd')
@@ -36,9 +38,10 @@ def wants_bfd(config: str) -> bool:
     return bool(re.search(r'^bfd$', config, re.M))
 
 
-def _blocks(config: str):
+def _blocks(config: str) -> Iterator[tuple[str, list[str]]]:
     """``(header, [indented lines])`` for every top-level block."""
-    header, body = None, []
+    header: str | None = None
+    body: list[str] = []
     for line in config.splitlines():
         if not line.strip() or line.startswith('!'):
             continue
@@ -52,10 +55,14 @@ def _blocks(config: str):
         yield header, body
 
 
-def parse_bfd_config(config: str) -> dict:
+def parse_bfd_config(config: str) -> dict[str, Any]:
     """``{'profiles': {name: timers}, 'bgp': {address: profile or ''}, 'ospf': {interface: profile or ''}}``: the
     BFD a config asks for ('' = BFD without a profile)."""
-    profiles, groups, members, direct, ospf = {}, {}, {}, {}, {}
+    profiles: dict[str, list[int]] = {}
+    groups: dict[str, str] = {}  # peer-group: profile or ''
+    members: dict[str, str] = {}  # address: peer-group
+    direct: dict[str, str] = {}  # address or peer-group: profile or ''
+    ospf: dict[str, str] = {}  # interface: profile or ''
     for header, body in _blocks(config):
         if header == 'bfd':
             name = None
@@ -88,7 +95,7 @@ def parse_bfd_config(config: str) -> dict:
     return {'profiles': {k: tuple(v) for k, v in profiles.items()}, 'bgp': bgp, 'ospf': ospf}
 
 
-def _is_address(text):
+def _is_address(text: str) -> bool:
     try:
         ipaddress.ip_address(text)
     except ValueError:
@@ -96,10 +103,11 @@ def _is_address(text):
     return True
 
 
-def _timers(parsed, profile):
+def _timers(parsed: Mapping[str, Any], profile: str | None) -> tuple[int, int, int] | None:
     if not profile:
         return FRR_DEFAULT_TIMERS
-    return parsed['profiles'].get(profile)
+    timers: tuple[int, int, int] | None = parsed['profiles'].get(profile)
+    return timers
 
 
 def bfd_expectations(topology: Topology, configs: dict[str, str]) -> list[BfdSession]:
@@ -137,14 +145,14 @@ def bfd_expectations(topology: Topology, configs: dict[str, str]) -> list[BfdSes
     return out
 
 
-def _peer_entry(state, session):
+def _peer_entry(state: State, session: BfdSession) -> dict[str, Any] | None:
     peers = (state.get(session.switch) or {}).get('bfd')
     if not isinstance(peers, list):
         return None
     return next((p for p in peers if isinstance(p, dict) and p.get('peer') == session.address), None)
 
 
-def _judge(state, session):
+def _judge(state: State, session: BfdSession) -> tuple[bool, str]:
     """(passed, seen)."""
     entry = _peer_entry(state, session)
     if entry is None:
@@ -161,11 +169,11 @@ def _judge(state, session):
     return entry.get('status') == 'up' and got == session.timers, seen
 
 
-def bfd_converged(sessions: list[BfdSession], state) -> bool:
-    return all(_peer_entry(state, s) and _peer_entry(state, s).get('status') == 'up' for s in sessions if s.built)
+def bfd_converged(sessions: list[BfdSession], state: State) -> bool:
+    return all((_peer_entry(state, s) or {}).get('status') == 'up' for s in sessions if s.built)
 
 
-def evaluate_bfd(sessions: list[BfdSession], state) -> list[Check]:
+def evaluate_bfd(sessions: list[BfdSession], state: State) -> list[Check]:
     results = []
     for s in sessions:
         name = f'bfd {s.switch} -> {s.peer} {s.address} ({s.why})'

@@ -6,7 +6,9 @@ what was seen; ``not-verified-here`` marks what this host cannot build (a missin
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from netbox_aifabric.lab.topology import Topology
 
@@ -16,6 +18,7 @@ __all__ = (
     'PASSED',
     'Check',
     'Expectations',
+    'State',
     'converged',
     'convergence_check',
     'evaluate',
@@ -25,6 +28,7 @@ __all__ = (
 )
 
 PASSED, FAILED, NOT_VERIFIED = 'passed', 'failed', 'not-verified-here'
+State = Mapping[str, Any]  # {switch: {'neighbors', 'routes', 'type3', 'bfd': the parsed vtysh JSON}}
 
 
 @dataclass
@@ -35,7 +39,7 @@ class Check:
     expected: str
     seen: str
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -61,8 +65,8 @@ class Route:
 class Type3:
     switch: str
     origin: str
-    router_id: str
-    vtep: str
+    router_id: str | None
+    vtep: str | None
     vni: int
 
 
@@ -154,7 +158,7 @@ def expectations(topology: Topology) -> Expectations:
     return exp
 
 
-def _neighbor_state(state, session):
+def _neighbor_state(state: State, session: Session) -> tuple[str | None, str]:
     n = ((state.get(session.switch) or {}).get('neighbors') or {}).get(session.address)
     if not n:
         return None, 'not configured in bgpd'
@@ -166,7 +170,7 @@ def _neighbor_state(state, session):
     return n.get('bgpState'), seen
 
 
-def _active_nexthops(state, route):
+def _active_nexthops(state: State, route: Route) -> tuple[int | None, str]:
     entries = ((state.get(route.switch) or {}).get('routes') or {}).get(route.prefix) or []
     chosen = next((e for e in entries if e.get('selected')), None)
     if not chosen:
@@ -176,7 +180,7 @@ def _active_nexthops(state, route):
     return len(hops), f'{chosen.get("protocol")}: {len(hops)} next hop(s) in the FIB: {where}'
 
 
-def _type3_seen(state, t):
+def _type3_seen(state: State, t: Type3) -> tuple[bool, str]:
     table = (state.get(t.switch) or {}).get('type3') or {}
     for rd, routes in table.items():
         if not isinstance(routes, dict) or not rd.startswith(f'{t.router_id}:'):
@@ -192,7 +196,7 @@ def _type3_seen(state, t):
     return False, f'no type-3 route with RD {t.router_id}:* for VTEP {t.vtep} and VNI {t.vni}'
 
 
-def converged(exp: Expectations, state) -> bool:
+def converged(exp: Expectations, state: State) -> bool:
     """Every session Established, every route with its next hops, every type-3 route there."""
     return (
         all(_neighbor_state(state, s)[0] == 'Established' for s in exp.sessions)
@@ -201,37 +205,37 @@ def converged(exp: Expectations, state) -> bool:
     )
 
 
-def evaluate(exp: Expectations, state) -> list[Check]:
+def evaluate(exp: Expectations, state: State) -> list[Check]:
     results = []
     for s in exp.sessions:
-        got, seen = _neighbor_state(state, s)
+        bgp_state, seen = _neighbor_state(state, s)
         results.append(
             Check(
                 name=f'bgp {s.switch} -> {s.peer} {s.address} ({s.what})',
                 kind='bgp',
-                status=PASSED if got == 'Established' else FAILED,
+                status=PASSED if bgp_state == 'Established' else FAILED,
                 expected=f'Established, remote AS {s.remote_asn}',
                 seen=seen,
             )
         )
     for r in exp.routes:
-        got, seen = _active_nexthops(state, r)
+        nexthops, seen = _active_nexthops(state, r)
         results.append(
             Check(
                 name=f'route {r.switch} -> {r.owner} {r.prefix}',
                 kind='route',
-                status=PASSED if got == r.nexthops else FAILED,
+                status=PASSED if nexthops == r.nexthops else FAILED,
                 expected=f'{r.nexthops} next hop(s): {r.why}',
                 seen=seen,
             )
         )
     for t in exp.type3:
-        got, seen = _type3_seen(state, t)
+        found, seen = _type3_seen(state, t)
         results.append(
             Check(
                 name=f'evpn type-3 {t.switch} <- {t.origin} VNI {t.vni}',
                 kind='evpn',
-                status=PASSED if got else FAILED,
+                status=PASSED if found else FAILED,
                 expected=f'an IMET route from {t.origin} (RD {t.router_id}:*, VTEP {t.vtep}) for VNI {t.vni}',
                 seen=seen,
             )
@@ -239,7 +243,7 @@ def evaluate(exp: Expectations, state) -> list[Check]:
     return results + exp.unverified
 
 
-def leaf_pings(topology: Topology, exp: Expectations):
+def leaf_pings(topology: Topology, exp: Expectations) -> list[tuple[str, str, str, str | None, int]]:
     """(leaf, other leaf, source, target, MTU) for each leaf-to-leaf router-id route the lab expects."""
     out = []
     for r in exp.routes:
@@ -251,7 +255,7 @@ def leaf_pings(topology: Topology, exp: Expectations):
     return out
 
 
-def convergence_check(done: bool, seconds, timeout) -> Check:
+def convergence_check(done: bool, seconds: float, timeout: float) -> Check:
     return Check(
         name='convergence',
         kind='convergence',

@@ -7,6 +7,7 @@ because this kind of link needs a kernel driver the lab checks for (a LAG member
 
 import ipaddress
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ('IFNAMSIZ', 'Link', 'Skipped', 'Switch', 'Topology', 'build_topology')
 
@@ -50,7 +51,7 @@ class Switch:
     loopbacks: list[tuple[str, str]]  # (interface name, address with prefix length)
     vtep: str | None  # address without prefix length
     l2vnis: list[tuple[int, int]]  # (VID, VNI)
-    context: dict = field(repr=False)
+    context: dict[str, Any] = field(repr=False)
 
     @property
     def loopback_addresses(self) -> set[str]:
@@ -94,7 +95,7 @@ class Topology:
         return [name for name, s in self.switches.items() if s.role != 'spine']
 
 
-def build_topology(contexts: dict[str, dict], lacks: frozenset[str] = LAB_DRIVERS) -> Topology:
+def build_topology(contexts: dict[str, dict[str, Any]], lacks: frozenset[str] = LAB_DRIVERS) -> Topology:
     """The lab's topology from ``{device name: aifabric context}`` (servers' contexts are ignored); ``lacks``: the
     kernel drivers the host lacks."""
     switches = {}
