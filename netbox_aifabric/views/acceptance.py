@@ -14,7 +14,6 @@ from netbox.views import generic
 from utilities.views import ViewTab, register_model_view
 
 from netbox_aifabric import filtersets, forms, tables
-from netbox_aifabric.acceptance.chart import bars_of, throughput_svg
 from netbox_aifabric.acceptance.fabric import fabric_runbook
 from netbox_aifabric.acceptance.judge import UploadError
 from netbox_aifabric.acceptance.runbook import runbook_script
@@ -22,6 +21,7 @@ from netbox_aifabric.acceptance.store import upload_result
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
 from netbox_aifabric.planner import PlanError
+from netbox_aifabric.ui.acceptance_chart import bars_of, throughput_svg
 
 __all__ = (
     'AcceptanceResultBulkDeleteView',

@@ -17,9 +17,9 @@ from utilities.views import ViewTab, register_model_view
 from netbox_aifabric import filtersets, forms, tables
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob, CompliancePermissionError, request_compliance
-from netbox_aifabric.checks.trend import trend_svg
 from netbox_aifabric.forms.compliance_tab import ComplianceTabFilterForm
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
+from netbox_aifabric.ui.compliance_trend import trend_svg
 from netbox_aifabric.ui.jobs import last_fabric_job
 
 __all__ = (

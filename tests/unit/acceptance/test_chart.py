@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from netbox_aifabric.acceptance.chart import COLORS, bars_of, throughput_svg
 from netbox_aifabric.acceptance.judge import PairRate, judge_iperf3
+from netbox_aifabric.ui.acceptance_chart import COLORS, bars_of, throughput_svg
 
 pytestmark = pytest.mark.pure
 

@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from netbox_aifabric.checks.trend import COLORS, HEIGHT, PAD, trend_svg
+from netbox_aifabric.ui.compliance_trend import COLORS, HEIGHT, PAD, trend_svg
 
 pytestmark = pytest.mark.pure
 
