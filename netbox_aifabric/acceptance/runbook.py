@@ -22,66 +22,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from netbox_aifabric.checks.matrix import security_matrix
+from netbox_aifabric.facts.nos import acceptance_nos
 
 if TYPE_CHECKING:
     from netbox_aifabric.planner.result import Plan
 
 __all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
 
-NOS_COMMANDS = {  # per port: speed and FEC, error counters (CRC/FCS), link flaps; the "| json" / NVUE error counters
-    # are uploaded and judged (counters.py: eos-errors, nvue-errors), the rest saved for review
-    'eos': (
-        'show interfaces {port} status',
-        'show interfaces {port} phy detail',
-        'show interfaces {port} counters errors | json',
-        'show interfaces {port} | include (CRC|link status changes)',
-    ),
-    'nvue': (
-        'nv show interface {port} link',
-        'nv show interface {port} counters',
-        'nv show interface {port} counters errors',
-        'nv show interface {port} link state',
-    ),
-    'sonic': (
-        'show interfaces status {port}',
-        'show interfaces fec status {port}',
-        'show interfaces counters errors',
-        'show interfaces flap {port}',
-    ),
-}
-EVPN_COMMANDS = {  # per switch: EVPN sessions, VNI state, MAC/IP (type-2) and IMET (type-3) routes
-    'eos': (
-        'show bgp evpn summary',
-        'show vxlan vni',
-        'show bgp evpn route-type mac-ip',
-        'show bgp evpn route-type imet',
-    ),
-    'nvue': ('nv show evpn vni', 'nv show vrf default router bgp neighbor', 'vtysh -c "show bgp l2vpn evpn route"'),
-    'sonic': (
-        'vtysh -c "show bgp l2vpn evpn summary"',
-        'vtysh -c "show evpn vni"',
-        'vtysh -c "show bgp l2vpn evpn route"',
-    ),
-}
-# RoCE counters per switch, snapshotted before and after the load (the throughput section): PFC pause frames, queue
-# drops, ECN marks. SONiC: sonic-utilities doc/Command-Reference.md (show pfc counters, show queue counters, show queue
-# wredcounters); NVUE: the NVUE command reference (nv show interface <port> counters qos pfc-stats /
-# egress-queue-stats / port-stats, Cumulus Linux 5.5 and later); EOS: the JSON of the per-priority PFC counters and
-# the ECN counters per queue (the sources of each field: counters_nos.py); EOS queue drops are saved for review (no
-# documented JSON found).
-ROCE_COMMANDS = {
-    'eos': (
-        'show interfaces {port} priority-flow-control counters detail | json',
-        'show interfaces counters queue drops',
-        'show qos interfaces ecn counters queue | json',
-    ),
-    'nvue': (
-        'nv show interface {port} counters qos pfc-stats',
-        'nv show interface {port} counters qos egress-queue-stats',
-        'nv show interface {port} counters qos port-stats',
-    ),
-    'sonic': ('show pfc counters', 'show queue counters', 'show queue wredcounters'),
-}
+# The commands of each NOS with a switch runbook (facts/nos.py, each NOS's sources there): per port, speed and FEC,
+# error counters (CRC/FCS), link flaps; per switch, EVPN sessions, VNIs and routes; RoCE counters (PFC pause frames,
+# queue drops, ECN marks) snapshotted before and after the load (the throughput section). The "| json" and NVUE
+# counters are uploaded and judged (counters.py, the NOS's counter_tools), the rest saved for review.
+NOS_COMMANDS = {nos.key: nos.runbook.physical for nos in acceptance_nos() if nos.runbook}
+EVPN_COMMANDS = {nos.key: nos.runbook.evpn for nos in acceptance_nos() if nos.runbook}
+ROCE_COMMANDS = {nos.key: nos.runbook.roce for nos in acceptance_nos() if nos.runbook}
 # the server NIC (NVIDIA ConnectX, mlx5): ethtool -S, the counters of NVIDIA's mlx5 counters documentation
 NIC_COMMAND = 'ethtool -S {nic}'
 ANSIBLE_PLAYBOOK = 'examples/ansible/playbook.yml'  # shipped with the plugin's examples; the step skips without it
