@@ -13,6 +13,7 @@ from netbox_aifabric.facts.vlans import LeafVlan
 from netbox_aifabric.planner.result import NodePlan, Plan
 
 __all__ = (
+    'L3VNI_VLAN_FIRST',
     'MLAG_RELOAD_DELAY',
     'MLAG_SYSTEM_MAC',
     'OSPF_AREA',
@@ -40,6 +41,9 @@ OSPF_AREA = '0.0.0.0'  # one backbone area: the underlay is a single two-tier Cl
 MLAG_SYSTEM_MAC = '44:38:39:ff:{high:02x}:{low:02x}'
 # AVD's default platform_settings reload delays (s) of an MLAG pair: mlag 300, non-mlag 330 (pyavd 6.4.0
 # _eos_designs/schema platform_settings "default"; 900/1020 on the 7280R/7500R families only).
+# The switch-local VLAN of each L3VNI VRF where the NOS binds a VNI to a VLAN (SONiC): 4000, 4001, … in the order of
+# the VRFs, below 4094 (the MLAG peer link); a traffic class on one of them is refused (UnsupportedFeature)
+L3VNI_VLAN_FIRST = 4000
 MLAG_RELOAD_DELAY = {'mlag': 300, 'non_mlag': 330}
 
 
@@ -148,7 +152,7 @@ def ospf_facts(
 
 @dataclass(frozen=True)
 class VrfFacts:
-    """A leaf's L3VNI VRF with the leaf's own route distinguisher."""
+    """A leaf's L3VNI VRF with the leaf's own route distinguisher and the local VLAN its L3VNI maps to."""
 
     name: str
     tenant: str
@@ -156,6 +160,7 @@ class VrfFacts:
     rd: str | None
     route_target: str
     anycast_gateway_mac: str | None
+    l3vni_vlan: int
 
     def as_context(self) -> dict[str, Any]:
         return asdict(self)
@@ -171,8 +176,9 @@ def vrf_facts(plan: Plan, node: NodePlan) -> tuple[VrfFacts, ...]:
             rd=dict(vrf.route_distinguishers).get(node.name),
             route_target=vrf.route_target,
             anycast_gateway_mac=vrf.anycast_gateway_mac,
+            l3vni_vlan=L3VNI_VLAN_FIRST + index,
         )
-        for vrf in plan.vrfs
+        for index, vrf in enumerate(plan.vrfs)
     )
 
 
