@@ -153,7 +153,7 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
     vlans = leaf_vlans(plan, node.name, shared.purpose_of, shared.class_mtu, fabric_mtu) if is_leaf else ()
     acls = class_acls(shared.classes, vlans)
     acl_of = {acl.vlan: acl.name for acl in acls}
-    bgp = bgp_facts(plan, node, cabling, shared.evpn, shared.ebgp)
+    bgp = bgp_facts(plan, node, cabling, shared.evpn, shared.ebgp, own_loopbacks, vlans, [v.name for v in vrfs])
     mlag = mlag_facts(shared.nodes, node, cabling, shared.gateway_mac)
     evpn_mh = evpn_mh_facts(node, cabling.lags)
     ospf = None if shared.ebgp else ospf_facts(node, cabling, own_loopbacks, vlans, [v.name for v in vrfs])

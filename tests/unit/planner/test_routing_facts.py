@@ -127,6 +127,29 @@ def test_one_table_priorities_keep_each_acl_first_match_then_the_passes(design):
     assert pass_rules(classes, (), vlans) == []
 
 
+@pytest.mark.parametrize('design', ['routed', 'evpn-vxlan'])
+def test_bgp_numbers_what_the_switch_originates(design):
+    """Prefix-list entries 10, 20, …: the loopbacks, then the advertised default-VRF subnets; per VRF its own; the
+    underlay's distinct remote ASNs at 5, 10, … (FRR prints them as they are)."""
+    plan = plan_of(f'guide-{design}')
+    cabling = cabling_facts(plan)
+    classes = security_classes(guide_intent(design), plan)
+    purpose, mtu = {c.name: c.purpose or '' for c in classes}, {c.name: 9000 for c in classes}
+    for node in plan.nodes:
+        vlans = leaf_vlans(plan, node.name, purpose, mtu, 9000) if node.role == 'leaf' else ()
+        vrfs = sorted({v.vrf for v in vlans if v.vrf})
+        context = bgp_facts(plan, node, cabling[node.name], True, True, loopbacks(node), vlans, vrfs).as_context()
+        default = [lo.address for lo in loopbacks(node)]
+        default += [v.subnet for v in vlans if v.advertise and not v.l2vni and not v.vrf]
+        assert context['advertise'] == [{'seq': 10 * (i + 1), 'prefix': p} for i, p in enumerate(default)]
+        for entry, vrf in zip(context['vrf_advertise'], vrfs, strict=True):
+            own = [v.subnet for v in vlans if v.advertise and v.vrf == vrf]
+            assert entry == {'vrf': vrf, 'prefixes': [{'seq': 10 * (i + 1), 'prefix': p} for i, p in enumerate(own)]}
+        asns = [n['remote_asn'] for n in context['neighbors']]
+        assert [a['asn'] for a in context['remote_asns']] == sorted(set(asns), key=asns.index)
+        assert [a['seq'] for a in context['remote_asns']] == [5 * (i + 1) for i in range(len(set(asns)))]
+
+
 def test_the_management_plane_admits_only_the_jump_hosts():
     plan = plan_of('guide-routed')
     jump = ('192.0.2.0/28', '198.51.100.0/29')
