@@ -3,9 +3,10 @@
 One entry per NOS: its ``key`` (the templates' ``aifabric_interface('<key>')`` argument, the runbook's and the
 counter uploads' name for it), the NetBox platform it renders for, its ConfigTemplate (a file of the top-level
 ``templates/``, installed as ``netbox_aifabric.device_templates``), the shipped device types it runs on, how it names
-LAGs and ports, and its acceptance runbook's commands and judged counter tools. ``apply/seed.py`` loads the platforms
-and templates, ``render/filters.py`` reads the naming, ``acceptance/`` the commands (its parsers stay there, keyed by
-``key`` and ``counter_tools``). Adding a NOS starts here; docs/development.md, "Adding a NOS", lists the rest.
+LAGs and ports, its acceptance runbook's commands and which of them NetBox judges. ``apply/seed.py`` loads the
+platforms and templates, ``render/filters.py`` reads the naming, ``acceptance/`` the commands (its parsers stay
+there, keyed by ``key`` and the kinds of ``judged``). Adding a NOS starts here; docs/development.md, "Adding a NOS",
+lists the rest.
 """
 
 from dataclasses import dataclass
@@ -53,8 +54,14 @@ class Nos:
     # platforms, Ethernet<n> ports): prefix -> its own prefix, the number kept
     interface_naming: tuple[tuple[str, str], ...] = ()
     runbook: RunbookCommands | None = None
-    # The counter uploads NetBox judges (tool '<key>-<kind>'; acceptance/counters.py holds a parser for each)
-    counter_tools: tuple[str, ...] = ()
+    # (kind, command): the runbook commands whose output NetBox judges, uploaded as tool '<key>-<kind>' (the runbook
+    # script's counter_tool; acceptance/counters.py holds a parser for each kind)
+    judged: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def counter_tools(self) -> tuple[str, ...]:
+        """The kinds of the judged counter uploads (tool ``<key>-<kind>``)."""
+        return tuple(kind for kind, _ in self.judged)
 
 
 SONIC = Nos(
@@ -83,7 +90,7 @@ SONIC = Nos(
         # sonic-utilities doc/Command-Reference.md (show pfc counters, show queue counters, show queue wredcounters)
         roce=('show pfc counters', 'show queue counters', 'show queue wredcounters'),
     ),
-    counter_tools=('pfc', 'queue'),
+    judged=(('pfc', 'show pfc counters'), ('queue', 'show queue counters')),
 )
 NVUE = Nos(
     key='nvue',
@@ -111,7 +118,12 @@ NVUE = Nos(
             'nv show interface {port} counters qos port-stats',
         ),
     ),
-    counter_tools=('errors', 'pfc', 'queue', 'ecn'),
+    judged=(
+        ('errors', 'nv show interface {port} counters errors'),
+        ('pfc', 'nv show interface {port} counters qos pfc-stats'),
+        ('queue', 'nv show interface {port} counters qos egress-queue-stats'),
+        ('ecn', 'nv show interface {port} counters qos port-stats'),
+    ),
 )
 EOS = Nos(
     key='eos',
@@ -144,7 +156,11 @@ EOS = Nos(
             'show qos interfaces ecn counters queue | json',
         ),
     ),
-    counter_tools=('errors', 'pfc', 'ecn'),
+    judged=(
+        ('errors', 'show interfaces {port} counters errors | json'),
+        ('pfc', 'show interfaces {port} priority-flow-control counters detail | json'),
+        ('ecn', 'show qos interfaces ecn counters queue | json'),
+    ),
 )
 FRR = Nos(
     key='frr',

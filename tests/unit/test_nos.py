@@ -11,7 +11,7 @@ import pytest
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS, NOS_PARSERS, PARSERS
 from netbox_aifabric.acceptance.fabric import PLATFORM_NOS
 from netbox_aifabric.acceptance.judge import TOOLS
-from netbox_aifabric.acceptance.runbook import EVPN_COMMANDS, NOS_COMMANDS, ROCE_COMMANDS
+from netbox_aifabric.acceptance.runbook import EVPN_COMMANDS, NOS_COMMANDS, ROCE_COMMANDS, Runbook, runbook_script
 from netbox_aifabric.facts.catalog import device_type_seed
 from netbox_aifabric.facts.nos import (
     NOS_REGISTRY,
@@ -53,6 +53,10 @@ def problems(entry: Nos, device_types: set[str]) -> list[str]:
             found.append(f'{entry.key}: no commands for the runbook check {check}')
     if entry.runbook and set(entry.counter_tools) != set(NOS_PARSERS.get(entry.key, ())):
         found.append(f'{entry.key}: counter tools {entry.counter_tools} without their parsers (acceptance/counters.py)')
+    commands = {c for check in RUNBOOK_CHECKS for c in getattr(entry.runbook, check)} if entry.runbook else set()
+    for kind, command in entry.judged:
+        if command not in commands or "'" in command:
+            found.append(f'{entry.key}: judged {kind} command "{command}" is not one of its runbook commands')
     if path.is_file() and set(_INTERFACE_KEY.findall(path.read_text())) - {entry.key}:
         found.append(f'{entry.key}: its template names interfaces as another NOS does')
     return found
@@ -84,7 +88,11 @@ def test_keys_platforms_templates_and_names_are_unique():
             {'runbook': RunbookCommands(physical=('show interfaces status {port}',))},
             'sonic: no commands for the runbook check evpn',
         ),
-        ({'counter_tools': ('pfc', 'queue', 'errors')}, 'sonic: counter tools'),
+        (
+            {'judged': (('pfc', 'show pfc counters'), ('errors', 'show interfaces counters errors'))},
+            'sonic: counter tools',
+        ),
+        ({'judged': (('pfc', 'show pfc counters -a'), ('queue', 'show queue counters'))}, 'sonic: judged pfc command'),
         ({'template': 'cumulus/startup.yaml.j2'}, 'sonic: its template names interfaces as another NOS does'),
     ],
 )
@@ -121,3 +129,18 @@ def test_lookups():
     with pytest.raises(KeyError, match="'junos' is not a NOS: one of sonic, nvue, eos, frr"):
         nos_by_key('junos')
     assert [nos.key for nos in acceptance_nos()] == ['sonic', 'nvue', 'eos']
+
+
+def test_the_runbook_script_maps_each_judged_command_to_its_tool():
+    """The script's counter_tool case: one pattern per judged command ({port}: any port), and the NIC's ethtool."""
+    script = runbook_script(Runbook('f'))
+    case = script[script.index('counter_tool() {') : script.index('esac', script.index('counter_tool() {'))]
+    tools = re.findall(r'^    (.+)\) echo (\S+) ;;$', case, re.M)
+    expected = [("'ethtool -S '*", 'ethtool')] + [
+        ("'" + command.replace('{port}', "'*'") + "'", f'{nos.key}-{kind}')
+        for nos in acceptance_nos()
+        for kind, command in nos.judged
+    ]
+    assert tools == expected
+    assert ("'show interfaces '*' counters errors | json'", 'eos-errors') in tools
+    assert 'set NOS=eos|nvue|sonic"' in script and 'NOS: eos, nvue or sonic for switches' in script
