@@ -532,7 +532,7 @@ def bench_configs(fabrics, pyavd_per_switch, runs):
     from users.models import Token
 
     from netbox_aifabric.apply.seed import load_config_templates
-    from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
+    from netbox_aifabric.facts.nos import NOS_REGISTRY
     from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 
     print(f'\n== Configurations from the database: every switch, one template each ({load()}) ==')
@@ -554,7 +554,7 @@ def bench_configs(fabrics, pyavd_per_switch, runs):
         ]
         n = runs or RUNS.get(size, 3)
         pyavd_ms = pyavd_per_switch.get(size)
-        for entry in DEVICE_TEMPLATES:
+        for entry in NOS_REGISTRY:
             Device.objects.filter(pk__in=[d.pk for d in switches]).update(
                 platform=Platform.objects.get(slug=entry.platform_slug)
             )

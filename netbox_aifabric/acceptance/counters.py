@@ -41,14 +41,11 @@ from netbox_aifabric.acceptance.counters_nos import (
     parse_nvue_pfc,
     parse_nvue_queue,
 )
-from netbox_aifabric.acceptance.judge import FAILED, PASSED, UploadError, Verdict, _text
+from netbox_aifabric.acceptance.judge import FAILED, PASSED, TOOLS, UploadError, Verdict, _text
 
-__all__ = ('COUNTER_TOOLS', 'judge_counters', 'parse_ethtool', 'parse_sonic_pfc', 'parse_sonic_queue')
+__all__ = ('COUNTER_TOOLS', 'NOS_PARSERS', 'judge_counters', 'parse_ethtool', 'parse_sonic_pfc', 'parse_sonic_queue')
 
-COUNTER_TOOLS = (
-    'ethtool', 'sonic-pfc', 'sonic-queue', 'eos-errors', 'eos-pfc', 'eos-ecn', 'nvue-errors', 'nvue-pfc', 'nvue-queue',
-    'nvue-ecn',
-)  # fmt: skip
+COUNTER_TOOLS = tuple(tool for tool in TOOLS if tool not in ('iperf3', 'ping'))  # '<NOS key>-<kind>': facts/nos.py
 _ETHTOOL_LINE = re.compile(r'^\s+([A-Za-z0-9_.\-\[\]]+):\s+(\d+)\s*$', re.M)
 _NUMBER = re.compile(r'^\d[\d,]*$')
 
@@ -265,18 +262,24 @@ def _judge_nvue_ecn(after, before, lossless, subject):
     return _judge_ecn({PORT: after}, {PORT: before} if before is not None else None, subject, 'transmitted')
 
 
-PARSERS = {
-    'ethtool': parse_ethtool, 'sonic-pfc': parse_sonic_pfc, 'sonic-queue': parse_sonic_queue,
-    'eos-errors': parse_eos_errors, 'eos-pfc': parse_eos_pfc, 'eos-ecn': parse_eos_ecn,
-    'nvue-errors': parse_nvue_errors, 'nvue-pfc': parse_nvue_pfc, 'nvue-queue': parse_nvue_queue,
-    'nvue-ecn': parse_nvue_ecn,
+# Per NOS key, per counter kind (the registry's counter_tools, facts/nos.py): (parser, judge); the upload tool is
+# '<key>-<kind>'. A test holds these keys and kinds equal to the registry's.
+NOS_PARSERS = {
+    'sonic': {'pfc': (parse_sonic_pfc, _judge_pfc), 'queue': (parse_sonic_queue, _judge_sonic_queue)},
+    'eos': {
+        'errors': (parse_eos_errors, _judge_eos_errors), 'pfc': (parse_eos_pfc, _judge_pfc),
+        'ecn': (parse_eos_ecn, _judge_eos_ecn),
+    },
+    'nvue': {
+        'errors': (parse_nvue_errors, _judge_nvue_errors), 'pfc': (parse_nvue_pfc, _judge_pfc),
+        'queue': (parse_nvue_queue, _judge_nvue_queue), 'ecn': (parse_nvue_ecn, _judge_nvue_ecn),
+    },
 }  # fmt: skip
-JUDGES = {
-    'ethtool': _judge_ethtool, 'sonic-pfc': _judge_pfc, 'sonic-queue': _judge_sonic_queue,
-    'eos-errors': _judge_eos_errors, 'eos-pfc': _judge_pfc, 'eos-ecn': _judge_eos_ecn,
-    'nvue-errors': _judge_nvue_errors, 'nvue-pfc': _judge_pfc, 'nvue-queue': _judge_nvue_queue,
-    'nvue-ecn': _judge_nvue_ecn,
-}  # fmt: skip
+_BY_TOOL = {'ethtool': (parse_ethtool, _judge_ethtool)} | {
+    f'{key}-{kind}': pair for key, kinds in NOS_PARSERS.items() for kind, pair in kinds.items()
+}
+PARSERS = {tool: parse for tool, (parse, _) in _BY_TOOL.items()}
+JUDGES = {tool: judge for tool, (_, judge) in _BY_TOOL.items()}
 
 
 # Counters kept per egress queue (traffic class), not per priority: judged on the queues the lossless priorities map to

@@ -3,13 +3,15 @@ writes), and each switch's NOS from its NetBox platform where the fabric's devic
 
 from netbox_aifabric.acceptance.runbook import build_runbook
 from netbox_aifabric.facts.context import build_contexts
+from netbox_aifabric.facts.nos import acceptance_nos
 from netbox_aifabric.intake.intent import intent_of
 from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.render.configs import fabric_devices
 
 __all__ = ('PLATFORM_NOS', 'fabric_runbook')
 
-PLATFORM_NOS = {'arista-eos': 'eos', 'cumulus': 'nvue', 'sonic': 'sonic'}  # the platforms seed.DEVICE_TEMPLATES uses
+# NetBox platform slug -> the runbook's NOS key, for the NOSes with a switch runbook (facts/nos.py)
+PLATFORM_NOS = {nos.platform_slug: nos.key for nos in acceptance_nos()}
 
 
 def nos_of(fabric) -> dict[str, str]:

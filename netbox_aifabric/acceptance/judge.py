@@ -17,6 +17,8 @@ from typing import Any
 
 from netbox_aifabric.planner import Plan
 
+from netbox_aifabric.facts.nos import acceptance_nos
+
 __all__ = (
     'MIN_LINE_RATE_FRACTION',
     'SPIKE_MS',
@@ -34,10 +36,9 @@ __all__ = (
 MIN_LINE_RATE_FRACTION = 0.9  # iperf3 -P 8 between two servers: at least 90 % of the pair's line rate
 SPIKE_MS = 1.0  # a fabric round trip is tens of microseconds; a max this far above the min is a queue building up
 MAX_OUTPUT = 2_000_000  # characters: an iperf3 -P 8 --json of a minute is ~200 kB
-TOOLS = (  # all but iperf3 and ping: counter snapshots (counters.py)
-    'iperf3', 'ping', 'ethtool', 'sonic-pfc', 'sonic-queue', 'eos-errors', 'eos-pfc', 'eos-ecn', 'nvue-errors',
-    'nvue-pfc', 'nvue-queue', 'nvue-ecn',
-)  # fmt: skip
+# All but iperf3 and ping: counter snapshots (counters.py), the NIC's ethtool -S and each NOS's '<key>-<kind>'
+# (facts/nos.py, counter_tools)
+TOOLS = ('iperf3', 'ping', 'ethtool', *(f'{nos.key}-{kind}' for nos in acceptance_nos() for kind in nos.counter_tools))
 PASSED, FAILED = 'passed', 'failed'
 
 

@@ -22,66 +22,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from netbox_aifabric.checks.matrix import security_matrix
+from netbox_aifabric.facts.nos import acceptance_nos
 
 if TYPE_CHECKING:
     from netbox_aifabric.planner.result import Plan
 
 __all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
 
-NOS_COMMANDS = {  # per port: speed and FEC, error counters (CRC/FCS), link flaps; the "| json" / NVUE error counters
-    # are uploaded and judged (counters.py: eos-errors, nvue-errors), the rest saved for review
-    'eos': (
-        'show interfaces {port} status',
-        'show interfaces {port} phy detail',
-        'show interfaces {port} counters errors | json',
-        'show interfaces {port} | include (CRC|link status changes)',
-    ),
-    'nvue': (
-        'nv show interface {port} link',
-        'nv show interface {port} counters',
-        'nv show interface {port} counters errors',
-        'nv show interface {port} link state',
-    ),
-    'sonic': (
-        'show interfaces status {port}',
-        'show interfaces fec status {port}',
-        'show interfaces counters errors',
-        'show interfaces flap {port}',
-    ),
-}
-EVPN_COMMANDS = {  # per switch: EVPN sessions, VNI state, MAC/IP (type-2) and IMET (type-3) routes
-    'eos': (
-        'show bgp evpn summary',
-        'show vxlan vni',
-        'show bgp evpn route-type mac-ip',
-        'show bgp evpn route-type imet',
-    ),
-    'nvue': ('nv show evpn vni', 'nv show vrf default router bgp neighbor', 'vtysh -c "show bgp l2vpn evpn route"'),
-    'sonic': (
-        'vtysh -c "show bgp l2vpn evpn summary"',
-        'vtysh -c "show evpn vni"',
-        'vtysh -c "show bgp l2vpn evpn route"',
-    ),
-}
-# RoCE counters per switch, snapshotted before and after the load (the throughput section): PFC pause frames, queue
-# drops, ECN marks. SONiC: sonic-utilities doc/Command-Reference.md (show pfc counters, show queue counters, show queue
-# wredcounters); NVUE: the NVUE command reference (nv show interface <port> counters qos pfc-stats /
-# egress-queue-stats / port-stats, Cumulus Linux 5.5 and later); EOS: the JSON of the per-priority PFC counters and
-# the ECN counters per queue (the sources of each field: counters_nos.py); EOS queue drops are saved for review (no
-# documented JSON found).
-ROCE_COMMANDS = {
-    'eos': (
-        'show interfaces {port} priority-flow-control counters detail | json',
-        'show interfaces counters queue drops',
-        'show qos interfaces ecn counters queue | json',
-    ),
-    'nvue': (
-        'nv show interface {port} counters qos pfc-stats',
-        'nv show interface {port} counters qos egress-queue-stats',
-        'nv show interface {port} counters qos port-stats',
-    ),
-    'sonic': ('show pfc counters', 'show queue counters', 'show queue wredcounters'),
-}
+# The commands of each NOS with a switch runbook (facts/nos.py, each NOS's sources there): per port, speed and FEC,
+# error counters (CRC/FCS), link flaps; per switch, EVPN sessions, VNIs and routes; RoCE counters (PFC pause frames,
+# queue drops, ECN marks) snapshotted before and after the load (the throughput section). The "| json" and NVUE
+# counters are uploaded and judged (counters.py; the NOS's judged commands), the rest saved for review.
+NOS_COMMANDS = {nos.key: nos.runbook.physical for nos in acceptance_nos() if nos.runbook}
+EVPN_COMMANDS = {nos.key: nos.runbook.evpn for nos in acceptance_nos() if nos.runbook}
+ROCE_COMMANDS = {nos.key: nos.runbook.roce for nos in acceptance_nos() if nos.runbook}
 # the server NIC (NVIDIA ConnectX, mlx5): ethtool -S, the counters of NVIDIA's mlx5 counters documentation
 NIC_COMMAND = 'ethtool -S {nic}'
 ANSIBLE_PLAYBOOK = 'examples/ansible/playbook.yml'  # shipped with the plugin's examples; the step skips without it
@@ -340,7 +294,7 @@ SCRIPT_HEAD = r"""#!/usr/bin/env bash
 #   ./{filename} [physical] [mtu] [evpn] [roce] [throughput] [security] [ansible]   (every section when none is named)
 #
 # SWITCH_SSH / HOST_SSH: how to run a command on a switch / a server (default: ssh); a switch's login must land in
-#   a Linux shell for the MTU pings (ping -M do). NOS: eos, nvue or sonic for switches whose platform NetBox does not
+#   a Linux shell for the MTU pings (ping -M do). NOS: {nos_names} for switches whose platform NetBox does not
 #   know. Security matrix: HOST_<CLASS> (a host in the class to ssh to) and ADDR_<CLASS> (an address in it).
 # NETBOX_URL, NETBOX_TOKEN (sent as Bearer for nbt_ tokens, else Token; or NETBOX_TOKEN_SCHEME), RUN_ID: upload the
 #   iperf3 and ping output and the counter snapshots to that manual acceptance run, where it is judged against the
@@ -398,7 +352,7 @@ collect() {{ # collect physical|evpn <switch> <port or switch> <its NOS or ''> '
   shift 4
   file="$OUT/${{section}}_$(safe "$switch")_$(safe "$what").txt"
   if [[ -z $nos ]]; then
-    result skip "$section $switch $what: NetBox does not know its NOS, set NOS=eos|nvue|sonic"
+    result skip "$section $switch $what: NetBox does not know its NOS, set NOS={nos_keys}"
     return
   fi
   for line in "$@"; do
@@ -446,16 +400,7 @@ throughput() {{ # throughput <kind> <source> <destination>
 
 counter_tool() {{ # the upload tool NetBox judges a counter command's output with ('' for the others: to review)
   case $1 in
-    'show pfc counters') echo sonic-pfc ;;
-    'show queue counters') echo sonic-queue ;;
-    'ethtool -S '*) echo ethtool ;;
-    'show interfaces '*' counters errors | json') echo eos-errors ;;
-    'show interfaces '*' priority-flow-control counters detail | json') echo eos-pfc ;;
-    'show qos interfaces ecn counters queue | json') echo eos-ecn ;;
-    'nv show interface '*' counters errors') echo nvue-errors ;;
-    'nv show interface '*' counters qos pfc-stats') echo nvue-pfc ;;
-    'nv show interface '*' counters qos egress-queue-stats') echo nvue-queue ;;
-    'nv show interface '*' counters qos port-stats') echo nvue-ecn ;;
+{counter_cases}
   esac
 }}
 
@@ -463,7 +408,7 @@ roce() {{ # roce before|after switch|nic <host> <what> <its NOS or ''> '<nos>: <
   local when=$1 kind=$2 host=$3 what=$4 nos=${{5:-$NOS}} line command file tool n=0
   shift 5
   if [[ $kind == switch && -z $nos ]]; then
-    [[ $when == after ]] && result skip "roce $host: NetBox does not know its NOS, set NOS=eos|nvue|sonic"
+    [[ $when == after ]] && result skip "roce $host: NetBox does not know its NOS, set NOS={nos_keys}"
     return
   fi
   for line in "$@"; do
@@ -562,13 +507,24 @@ def _roce_lines(steps: list[Step], when: str) -> list[str]:
     return [*lines, 'fi']
 
 
+def _counter_cases() -> str:
+    """The script's ``case`` from a judged command to its upload tool: the NIC's ``ethtool -S``, then each NOS's
+    judged commands (facts/nos.py), ``{port}`` matching any port."""
+    cases = [("'ethtool -S '*", 'ethtool')]
+    for nos in acceptance_nos():
+        cases += [("'" + command.replace('{port}', "'*'") + "'", f'{nos.key}-{kind}') for kind, command in nos.judged]
+    return '\n'.join(f'    {pattern}) echo {tool} ;;' for pattern, tool in cases)
+
+
 def runbook_script(book: Runbook, filename: str = 'acceptance.sh') -> str:
     """The runbook as a bash script (values shell-quoted; nothing taken from the fabric is ever evaluated)."""
     counts = ', '.join(f'{len(book.section(s))} {s}' for s in SECTIONS)
+    keys = sorted(NOS_COMMANDS)  # the NOS names $NOS takes
     lines = [
         SCRIPT_HEAD.format(
             fabric=' '.join(book.fabric.split()), counts=counts, filename=filename,
-            ping_count=IPERF_SECONDS * 2, seconds=IPERF_SECONDS,
+            ping_count=IPERF_SECONDS * 2, seconds=IPERF_SECONDS, nos_keys='|'.join(keys),
+            nos_names=f'{", ".join(keys[:-1])} or {keys[-1]}', counter_cases=_counter_cases(),
         )
     ]  # fmt: skip
     for section in SECTIONS:

@@ -16,13 +16,13 @@ from tenancy.models import Tenant
 
 from netbox_aifabric.apply.shape import fitting_shape
 from netbox_aifabric.facts.catalog import (
-    DEVICE_TEMPLATES,
     MANAGEMENT_DEVICE_TYPE,
     device_template_code,
     device_type_seed,
     qos_presets,
     traffic_class_seed,
 )
+from netbox_aifabric.facts.nos import NOS_REGISTRY, nos_by_platform
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.planner.guide import (
     GUIDE_ASN,
@@ -286,7 +286,9 @@ def demo_hardware(fabric, nos):
     Device types that the guide's cluster does not fit (the planner's port check, a named error) are left out: the
     fabric keeps the generic ports. Returns the lines to print, one per change or refusal."""
     lines = []
-    entry = next(t for t in DEVICE_TEMPLATES if t.platform_slug == nos)
+    entry = nos_by_platform(nos)
+    if entry is None:
+        raise KeyError(f'{nos!r} is not the platform of a shipped NOS')
     fabric.snapshot()
     if fabric.platform is None:
         fabric.platform = Platform.objects.get(slug=nos)
@@ -323,15 +325,15 @@ def load_config_templates(force=False, platforms=True):
     ``platforms``, one platform per NOS that uses its template, so that ``render-config`` works for every device
     with that platform. Idempotent; a template or platform edited locally is kept unless ``force``."""
     report = LoadReport()
-    for entry in DEVICE_TEMPLATES:
+    for entry in NOS_REGISTRY:
         template = _sync(
             ConfigTemplate,
-            {'name': entry.name},
+            {'name': entry.template_name},
             {
-                'template_code': device_template_code(entry.path),
+                'template_code': device_template_code(entry.template),
                 'mime_type': entry.mime_type,
                 'file_extension': entry.file_extension,
-                'description': f'netbox-aifabric: {entry.path}, rendered from the aifabric config context',
+                'description': f'netbox-aifabric: {entry.template}, rendered from the aifabric config context',
             },
             report,
             force,

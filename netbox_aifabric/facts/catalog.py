@@ -1,10 +1,9 @@
 """The shipped catalogue, read from the package (pure: the standard library and yaml): the RoCE QoS presets, the
-switch device types, the guide's traffic classes, and the device-config template of each NOS with the NetBox platform
-it renders for. ``apply/seed.py`` loads them into NetBox."""
+switch device types, the guide's traffic classes and the device-config templates' code (which template each NOS
+renders with, and for which NetBox platform: ``facts/nos.py``). ``apply/seed.py`` loads them into NetBox."""
 
 import functools
 import json
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,7 @@ import yaml
 
 __all__ = (
     'DATA',
-    'DEVICE_TEMPLATES',
     'MANAGEMENT_DEVICE_TYPE',
-    'DeviceTemplate',
     'device_template_code',
     'device_type_seed',
     'qos_presets',
@@ -50,60 +47,11 @@ def traffic_class_seed() -> list[dict[str, Any]]:
     return classes
 
 
-@dataclass(frozen=True)
-class DeviceTemplate:
-    """A shipped device-config template (top-level ``templates/``, installed as ``netbox_aifabric.device_templates``)
-    and the NetBox platform whose devices it renders for."""
-
-    path: str
-    name: str
-    mime_type: str
-    file_extension: str
-    platform: str
-    platform_slug: str
-    # The shipped device types (data/device_types/, by slug) this NOS runs on: the guide's 48x25G + 8x100G ToR and a
-    # 32x100G spine; the wizard and the demo choose them with the NOS (FRR runs on servers or any box: none)
-    leaf_device_type: str = ''
-    spine_device_type: str = ''
-
-
-DEVICE_TEMPLATES = (
-    DeviceTemplate(
-        'sonic/config_db.json.j2',
-        'AI fabric SONiC',
-        'application/json',
-        'json',
-        'SONiC',
-        'sonic',
-        'arista-dcs-7050sx3-48yc8-sonic',
-        '7726-32x-o',
-    ),
-    DeviceTemplate(
-        'cumulus/startup.yaml.j2',
-        'AI fabric NVIDIA Cumulus NVUE',
-        'text/yaml',
-        'yaml',
-        'NVIDIA Cumulus Linux',
-        'cumulus',
-        'msn2410-bb2fc',
-        'sn2700',
-    ),
-    DeviceTemplate(
-        'eos/eos.cfg.j2',
-        'AI fabric Arista EOS',
-        'text/plain',
-        'cfg',
-        'Arista EOS',
-        'arista-eos',
-        'arista-dcs-7050sx3-48yc8',
-        'arista-dcs-7060cx-32s',
-    ),
-    DeviceTemplate('frr/frr.conf.j2', 'AI fabric FRR', 'text/plain', 'conf', 'FRR', 'frr'),
-)
 # The shipped 1G management (out-of-band) switch (data/device_types/, by slug): the wizard proposes it and the demo
 # chooses it whatever the NOS, since it carries no fabric config (BMCs and management ports only)
 MANAGEMENT_DEVICE_TYPE = 'arista-dcs-7010tx-48'
 
 
 def device_template_code(path: str) -> str:
+    """The code of the shipped device-config template ``path`` (a ``Nos.template``)."""
     return resources.files('netbox_aifabric.device_templates').joinpath(path).read_text()

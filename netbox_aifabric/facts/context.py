@@ -44,6 +44,7 @@ from netbox_aifabric.facts.security import (
     class_acls,
     cnp_policer,
     management_plane,
+    pass_rules,
     security_classes,
 )
 from netbox_aifabric.facts.sonic import buffer_facts, cable_length, control_plane, platform_facts, system_mac
@@ -152,7 +153,7 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
     vlans = leaf_vlans(plan, node.name, shared.purpose_of, shared.class_mtu, fabric_mtu) if is_leaf else ()
     acls = class_acls(shared.classes, vlans)
     acl_of = {acl.vlan: acl.name for acl in acls}
-    bgp = bgp_facts(plan, node, cabling, shared.evpn, shared.ebgp)
+    bgp = bgp_facts(plan, node, cabling, shared.evpn, shared.ebgp, own_loopbacks, vlans, [v.name for v in vrfs])
     mlag = mlag_facts(shared.nodes, node, cabling, shared.gateway_mac)
     evpn_mh = evpn_mh_facts(node, cabling.lags)
     ospf = None if shared.ebgp else ospf_facts(node, cabling, own_loopbacks, vlans, [v.name for v in vrfs])
@@ -189,7 +190,7 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
         'control_plane': control_plane(
             management, mlag.peer_address if mlag else None, ospf_links, bfd_peers, telemetry
         ),
-        'security': _security(shared, [acl.as_context() for acl in acls]),
+        'security': _security(shared, [acl.as_context() for acl in acls], pass_rules(shared.classes, acls, vlans)),
         'telemetry': telemetry,
     }
 
@@ -266,8 +267,13 @@ def _identity(shared: _Fabric, name: str, role: str) -> Context:
     }
 
 
-def _security(shared: _Fabric, acls: list[Context]) -> Context:
-    return {'default': 'deny', 'classes': [c.as_context() for c in shared.classes], 'acls': acls}
+def _security(shared: _Fabric, acls: list[Context], passes: list[Context] | None = None) -> Context:
+    return {
+        'default': 'deny',
+        'classes': [c.as_context() for c in shared.classes],
+        'acls': acls,
+        'passes': passes or [],
+    }
 
 
 def _telemetry(shared: _Fabric, node: NodePlan) -> Context | None:

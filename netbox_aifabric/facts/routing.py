@@ -13,9 +13,12 @@ from netbox_aifabric.facts.vlans import LeafVlan
 from netbox_aifabric.planner.result import NodePlan, Plan
 
 __all__ = (
+    'AS_PATH_STEP',
+    'L3VNI_VLAN_FIRST',
     'MLAG_RELOAD_DELAY',
     'MLAG_SYSTEM_MAC',
     'OSPF_AREA',
+    'PREFIX_LIST_STEP',
     'BgpFacts',
     'EvpnMhFacts',
     'EvpnPeer',
@@ -23,6 +26,7 @@ __all__ = (
     'MlagFacts',
     'OspfFacts',
     'VrfFacts',
+    'advertised_prefixes',
     'bgp_facts',
     'evpn_mh_facts',
     'host',
@@ -40,6 +44,12 @@ OSPF_AREA = '0.0.0.0'  # one backbone area: the underlay is a single two-tier Cl
 MLAG_SYSTEM_MAC = '44:38:39:ff:{high:02x}:{low:02x}'
 # AVD's default platform_settings reload delays (s) of an MLAG pair: mlag 300, non-mlag 330 (pyavd 6.4.0
 # _eos_designs/schema platform_settings "default"; 900/1020 on the 7280R/7500R families only).
+# The switch-local VLAN of each L3VNI VRF where the NOS binds a VNI to a VLAN (SONiC): 4000, 4001, … in the order of
+# the VRFs, below 4094 (the MLAG peer link); a traffic class on one of them is refused (UnsupportedFeature)
+L3VNI_VLAN_FIRST = 4000
+# Entries of the prefix lists (10, 20, …) and AS-path lists (5, 10, …) a NOS numbers (FRR): room to insert by hand
+PREFIX_LIST_STEP = 10
+AS_PATH_STEP = 5
 MLAG_RELOAD_DELAY = {'mlag': 300, 'non_mlag': 330}
 
 
@@ -89,32 +99,74 @@ class BgpFacts:
     neighbors: tuple[NeighborFacts, ...]  # the underlay sessions the links carry (eBGP, the MLAG peer)
     evpn_peers: tuple[EvpnPeer, ...]
     address_families: tuple[str, ...]
+    # What the switch originates, numbered as prefix-list entries (advertised_prefixes)
+    advertise: tuple[tuple[int, str], ...] = ()
+    vrf_advertise: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
 
     def as_context(self) -> dict[str, Any]:
+        # the distinct remote ASNs of the underlay sessions in session order (a spine's: its leaves'), numbered
+        asns = list(dict.fromkeys(n.remote_asn for n in self.neighbors))
         return {
             'asn': self.asn,
             'router_id': self.router_id,
             'neighbors': [asdict(n) for n in self.neighbors],
             'evpn_peers': [p.as_context() for p in self.evpn_peers],
             'address_families': list(self.address_families),
+            'advertise': [{'seq': seq, 'prefix': prefix} for seq, prefix in self.advertise],
+            'vrf_advertise': [
+                {'vrf': vrf, 'prefixes': [{'seq': seq, 'prefix': prefix} for seq, prefix in entries]}
+                for vrf, entries in self.vrf_advertise
+            ],
+            'remote_asns': [{'seq': AS_PATH_STEP * (i + 1), 'asn': asn} for i, asn in enumerate(asns)],
         }
 
 
-def bgp_facts(plan: Plan, node: NodePlan, cabling: DeviceCabling, evpn: bool, ebgp: bool) -> BgpFacts | None:
-    """A switch's BGP: its underlay neighbours (eBGP, the MLAG peer) and, with EVPN, the overlay peers (leaves peer
-    with the spines, spines with the leaves). None without BGP (an OSPF underlay without EVPN)."""
+def _numbered(prefixes: Sequence[str]) -> tuple[tuple[int, str], ...]:
+    return tuple((PREFIX_LIST_STEP * (i + 1), prefix) for i, prefix in enumerate(prefixes))
+
+
+def advertised_prefixes(
+    own: Sequence['Loopback'], vlans: Sequence[LeafVlan], vrfs: Sequence[str]
+) -> tuple[tuple[tuple[int, str], ...], tuple[tuple[str, tuple[tuple[int, str], ...]], ...]]:
+    """``(default, per_vrf)``: what the switch originates as numbered prefix-list entries: in the default VRF its
+    loopbacks, then the subnets of its advertised VLANs without L2VNI or VRF; per L3VNI VRF (``vrfs``, in order) the
+    subnets of its advertised VLANs (none: an empty list)."""
+    default = [lo.address for lo in own]
+    default += [v.subnet for v in vlans if v.advertise and not v.l2vni and not v.vrf and v.subnet]
+    per_vrf = tuple(
+        (vrf, _numbered([v.subnet for v in vlans if v.advertise and v.vrf == vrf and v.subnet])) for vrf in vrfs
+    )
+    return _numbered(default), per_vrf
+
+
+def bgp_facts(
+    plan: Plan,
+    node: NodePlan,
+    cabling: DeviceCabling,
+    evpn: bool,
+    ebgp: bool,
+    own: Sequence['Loopback'] = (),
+    vlans: Sequence[LeafVlan] = (),
+    vrfs: Sequence[str] = (),
+) -> BgpFacts | None:
+    """A switch's BGP: its underlay neighbours (eBGP, the MLAG peer), with EVPN the overlay peers (leaves peer with
+    the spines, spines with the leaves) and what it originates from its loopbacks (``own``), ``vlans`` and L3VNI
+    ``vrfs`` (``advertised_prefixes``). None without BGP (an OSPF underlay without EVPN)."""
     if not (ebgp or evpn):
         return None
     evpn_peers: tuple[EvpnPeer, ...] = ()
     if evpn:
         others = {'spine': 'leaf', 'leaf': 'spine'}.get(node.role)
         evpn_peers = tuple(EvpnPeer(host(o.loopback), o.asn, o.name) for o in plan.nodes if o.role == others)
+    default, per_vrf = advertised_prefixes(own, vlans, vrfs)
     return BgpFacts(
         asn=node.asn,
         router_id=host(node.loopback),
         neighbors=tuple(sorted(cabling.neighbors, key=lambda n: (n.kind, n.interface))),
         evpn_peers=evpn_peers,
         address_families=('ipv4-unicast', 'l2vpn-evpn') if evpn else ('ipv4-unicast',),
+        advertise=default,
+        vrf_advertise=per_vrf,
     )
 
 
@@ -148,7 +200,7 @@ def ospf_facts(
 
 @dataclass(frozen=True)
 class VrfFacts:
-    """A leaf's L3VNI VRF with the leaf's own route distinguisher."""
+    """A leaf's L3VNI VRF with the leaf's own route distinguisher and the local VLAN its L3VNI maps to."""
 
     name: str
     tenant: str
@@ -156,6 +208,7 @@ class VrfFacts:
     rd: str | None
     route_target: str
     anycast_gateway_mac: str | None
+    l3vni_vlan: int
 
     def as_context(self) -> dict[str, Any]:
         return asdict(self)
@@ -171,8 +224,9 @@ def vrf_facts(plan: Plan, node: NodePlan) -> tuple[VrfFacts, ...]:
             rd=dict(vrf.route_distinguishers).get(node.name),
             route_target=vrf.route_target,
             anycast_gateway_mac=vrf.anycast_gateway_mac,
+            l3vni_vlan=L3VNI_VLAN_FIRST + index,
         )
-        for vrf in plan.vrfs
+        for index, vrf in enumerate(plan.vrfs)
     )
 
 

@@ -29,9 +29,12 @@ from netbox_aifabric.planner.result import NodePlan, Plan
 
 __all__ = (
     'ACL_PREFIX',
+    'ACL_PRIORITY_STEP',
+    'ACL_PRIORITY_TOP',
     'CNP_POLICER_BURST_BYTES',
     'CNP_POLICER_PERCENT',
     'LOCAL_PURPOSES',
+    'PASS_PRIORITY_TOP',
     'TRUSTED_KINDS',
     'Acl',
     'AclRule',
@@ -42,6 +45,7 @@ __all__ = (
     'class_acls',
     'cnp_policer',
     'management_plane',
+    'pass_rules',
     'reaches',
     'security_classes',
     'vlan_is_advertised',
@@ -49,6 +53,13 @@ __all__ = (
 
 TRUSTED_KINDS = ('uplink', 'mlag-peer', 'rdma', 'rail')  # ports whose DSCP marking the switch trusts
 ACL_PREFIX = 'AIFABRIC-'
+# Priorities (higher first) where a NOS holds every gateway's ACL in one table (SONiC's AIFABRIC_MATRIX): rule ``seq``
+# of the ACL on VLAN ``vid`` at ACL_PRIORITY_TOP - ACL_PRIORITY_STEP * vid - seq (descending in rule order, a block of
+# 200 per VLAN, above 171000 for VID 4094); then a pass per class without an ACL at PASS_PRIORITY_TOP, 999, … (below
+# every ACL rule, above the table's DHCP and default rules at 2 and 1)
+ACL_PRIORITY_TOP = 990000
+ACL_PRIORITY_STEP = 200
+PASS_PRIORITY_TOP = 1000
 # The CNP policer on RDMA ports: a plugin default, not a vendor figure (no vendor documents one). CNPs are
 # minimum-size frames sent at most once per congestion-notification interval per flow; 1 % of the port's speed is far
 # above what a healthy NIC sends and bounds what a faulty or hostile one can push into the strict-priority queue.
@@ -125,6 +136,7 @@ class AclRule:
     source: str
     destination: str
     remark: str
+    priority: int  # its place among every ACL rule of the switch in one table (ACL_PRIORITY_TOP), higher first
 
 
 @dataclass(frozen=True)
@@ -150,18 +162,32 @@ def class_acls(classes: Sequence[SecurityClass], vlans: Sequence[LeafVlan]) -> t
             continue
         others = [c for c in classes if c.name != me.name and c.vrf == me.vrf and c.prefix]
         if others:
-            acls.append(Acl(acl_name(vlan), vlan.vid, vlan.vrf, _acl_rules(me, me.prefix, others)))
+            acls.append(Acl(acl_name(vlan), vlan.vid, vlan.vrf, _acl_rules(me, me.prefix, others, vlan.vid)))
     return tuple(acls)
 
 
-def _acl_rules(me: SecurityClass, source: str, others: Sequence[SecurityClass]) -> tuple[AclRule, ...]:
+def _acl_rules(me: SecurityClass, source: str, others: Sequence[SecurityClass], vid: int) -> tuple[AclRule, ...]:
     rules = []
     for other in others:
         action = 'permit' if pair_allowed(me, other) else 'deny'
         verb = 'may reach' if action == 'permit' else 'may not reach'
         rules.append((action, other.prefix or 'any', f'{me.name} {verb} {other.name}'))
     rules.append(('permit', 'any', 'traffic leaving the fabric classes'))
-    return tuple(AclRule(10 * (i + 1), a, source, d, r) for i, (a, d, r) in enumerate(rules))
+    top = ACL_PRIORITY_TOP - ACL_PRIORITY_STEP * vid
+    return tuple(AclRule(10 * (i + 1), a, source, d, r, top - 10 * (i + 1)) for i, (a, d, r) in enumerate(rules))
+
+
+def pass_rules(
+    classes: Sequence[SecurityClass], acls: Sequence[Acl], vlans: Sequence[LeafVlan]
+) -> list[dict[str, Any]]:
+    """Where a NOS binds one ACL table to every gateway's ports (SONiC): a pass of each class with a prefix but no
+    ACL of its own on this switch (its VLAN may share a bond), ``{name, prefix, priority}`` below every ACL rule;
+    none without ACLs (no table)."""
+    if not acls:
+        return []
+    with_acl = {vlan.name for vlan in vlans if vlan.vid in {acl.vlan for acl in acls}}
+    passing = [c for c in classes if c.prefix and c.name not in with_acl]
+    return [{'name': c.name, 'prefix': c.prefix, 'priority': PASS_PRIORITY_TOP - i} for i, c in enumerate(passing)]
 
 
 @dataclass(frozen=True)

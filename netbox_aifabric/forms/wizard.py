@@ -19,8 +19,8 @@ from netbox_aifabric.choices import (
     LinkSpeedChoices,
     UnderlayChoices,
 )
-from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
 from netbox_aifabric.facts.hardware import BREAKOUT, check_port_map_shape
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.forms.fields import InvalidFieldsMixin
 from netbox_aifabric.forms.model_forms import (
     FABRIC_DEVICES_FIELDSET,
@@ -122,7 +122,7 @@ def _optional(model, label, **kwargs):
 NOS_FIELDS = {'leaf_nos': 'platform', 'spine_nos': 'spine_platform'}
 
 
-NOS_CHOICES = [(t.platform_slug, t.platform) for t in DEVICE_TEMPLATES] + [
+NOS_CHOICES = [(t.platform_slug, t.platform) for t in NOS_REGISTRY] + [
     ('', _('None: the platform chosen below (it needs a config template, or no switch renders)'))
 ]
 

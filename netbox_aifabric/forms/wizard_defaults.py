@@ -1,7 +1,7 @@
 """What the fabric wizard proposes before the user types anything: defaults that plan, render and close management.
 
 - **NOS and device types**: the default NOS (:data:`DEFAULT_NOS`) with the shipped leaf and spine device types it
-  runs on (``seed.DEVICE_TEMPLATES``), when they are loaded (``aifabric_load_device_types`` or the demo).
+  runs on (``facts.nos.NOS_REGISTRY``), when they are loaded (``aifabric_load_device_types`` or the demo).
 - **Shape**: the maximums the leaf's ports leave room for (:func:`.shape.fitting_shape`), found by the planner's own
   port assignment (``apply.spec.fabric_spec``), so that the default plans on the chosen hardware; when no shape fits the
   shipped device types, none is preselected (the generic port blocks plan) and the reason is kept for the help text.
@@ -20,7 +20,8 @@ import netaddr
 from dcim.models import DeviceType
 
 from netbox_aifabric.apply.shape import fitting_shape
-from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE, traffic_class_seed
+from netbox_aifabric.facts.catalog import MANAGEMENT_DEVICE_TYPE, traffic_class_seed
+from netbox_aifabric.facts.nos import nos_by_platform
 from netbox_aifabric.models import EVPNTenant, QoSProfile, TrafficClass
 from netbox_aifabric.planner.guide import GUIDE_POOLS, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_TENANT
 
@@ -39,7 +40,7 @@ JUMP_HOST_LENGTH = 28
 
 def nos_device_types(nos):
     """``(leaf, spine)`` DeviceTypes the shipped NOS ``nos`` runs on, each None when not loaded (or none shipped)."""
-    entry = next((t for t in DEVICE_TEMPLATES if t.platform_slug == nos), None)
+    entry = nos_by_platform(nos)
     if entry is None:
         return None, None
     found = []

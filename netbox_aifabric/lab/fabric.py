@@ -8,11 +8,12 @@ ConfigTemplate the devices use for their own NOS: the lab boots FRR.
 from utilities.jinja2 import render_jinja2
 
 from netbox_aifabric.facts.catalog import device_template_code
+from netbox_aifabric.facts.nos import FRR
 from netbox_aifabric.render.configs import fabric_devices
 
 __all__ = ('FRR_TEMPLATE', 'lab_inputs', 'render_frr')
 
-FRR_TEMPLATE = 'frr/frr.conf.j2'
+FRR_TEMPLATE = FRR.template
 SWITCH_ROLES = ('spine', 'leaf', 'border')
 
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 import netaddr
 from jinja2.exceptions import TemplateRuntimeError
 
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.validators import CONTROL_CHARACTERS
 
 __all__ = (
@@ -165,13 +166,8 @@ def egress_scheduler(qos):
 
 
 # How each NOS names what the context names generically (the planner's ``Port-Channel<n>`` LAGs and, for generic
-# platforms, ``Ethernet<n>`` ports): one table instead of string replaces in every template.
-INTERFACE_NAMING = {
-    'eos': {},
-    'sonic': {'Port-Channel': 'PortChannel'},
-    'frr': {'Port-Channel': 'PortChannel'},  # FRR runs on SONiC here: SONiC's kernel names
-    'nvue': {'Port-Channel': 'bond', 'Ethernet': 'swp'},
-}
+# platforms, ``Ethernet<n>`` ports), from the NOS registry: one table instead of string replaces in every template.
+INTERFACE_NAMING = {nos.key: dict(nos.interface_naming) for nos in NOS_REGISTRY}
 _TRAILING_NUMBER = re.compile(r'(\d+)\Z')
 
 

@@ -100,6 +100,7 @@ class ContextTestCase(APITestCase):
                     'rd': '10.255.0.5:50001',
                     'route_target': '50001:50001',
                     'anycast_gateway_mac': '02:00:00:00:00:aa',
+                    'l3vni_vlan': 4000,
                 }
             ],
         )

@@ -15,7 +15,7 @@ from utilities.testing import APITestCase
 
 from netbox_aifabric.apply.seed import load_config_templates, load_demo
 from netbox_aifabric.apply.writes import apply_fabric
-from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 
 pytestmark = pytest.mark.netbox
@@ -40,13 +40,22 @@ class RenderConfigTestCase(APITestCase):
         return response.data['content']
 
     def test_command_is_idempotent(self):
-        self.assertEqual(ConfigTemplate.objects.filter(name__startswith='AI fabric ').count(), len(DEVICE_TEMPLATES))
+        self.assertEqual(ConfigTemplate.objects.filter(name__startswith='AI fabric ').count(), len(NOS_REGISTRY))
         report = load_config_templates()
         self.assertEqual(report.created, [])
         self.assertEqual(Platform.objects.get(slug='arista-eos').config_template.name, 'AI fabric Arista EOS')
 
+    def test_every_registry_nos_has_its_platform_and_template(self):
+        for entry in NOS_REGISTRY:
+            with self.subTest(nos=entry.key):
+                platform = Platform.objects.get(slug=entry.platform_slug)
+                self.assertEqual(platform.name, entry.platform)
+                self.assertEqual(platform.config_template.name, entry.template_name)
+                self.assertEqual(platform.config_template.mime_type, entry.mime_type)
+                self.assertEqual(platform.config_template.file_extension, entry.file_extension)
+
     def test_every_nos_renders_a_spine_and_a_leaf(self):
-        for entry in DEVICE_TEMPLATES:
+        for entry in NOS_REGISTRY:
             for device in ('ai-lab-fabric-spine1', 'ai-lab-fabric-leaf1'):
                 with self.subTest(nos=entry.platform_slug, device=device):
                     content = self.render(device, entry.platform_slug)
@@ -131,7 +140,7 @@ class RenderConfigPerDesignTestCase(APITestCase):
         Fabric.objects.filter(pk=self.fabric.pk).update(design_option=design)
         self.fabric.refresh_from_db()
         apply_fabric(self.fabric)
-        for entry in DEVICE_TEMPLATES:
+        for entry in NOS_REGISTRY:
             for name in ('ai-lab-fabric-spine1', 'ai-lab-fabric-leaf1'):
                 device = Device.objects.get(name=name)
                 Device.objects.filter(pk=device.pk).update(platform=Platform.objects.get(slug=entry.platform_slug))

@@ -21,7 +21,7 @@ from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.apply.writes import apply_fabric
-from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 
@@ -71,7 +71,7 @@ class FabricRenderConfigAPITestCase(APITestCase):
         return response.data['content']
 
     def test_every_nos_matches_netboxs_render_config_byte_for_byte(self):
-        for entry in DEVICE_TEMPLATES:
+        for entry in NOS_REGISTRY:
             with self.subTest(nos=entry.platform_slug):
                 set_platform(entry.platform_slug)
                 data = self.post().data
@@ -79,7 +79,7 @@ class FabricRenderConfigAPITestCase(APITestCase):
                 results = {r['device']['name']: r for r in data['results']}
                 self.assertEqual(sorted(results), SWITCHES)
                 for name in SWITCHES:
-                    self.assertEqual(results[name]['config_template']['name'], entry.name)
+                    self.assertEqual(results[name]['config_template']['name'], entry.template_name)
                     self.assertIsNone(results[name]['error'])
                     self.assertEqual(results[name]['content'], self.device_render(name))
                 # the servers have no platform, hence no template

@@ -19,7 +19,8 @@ from dcim.models import Device, DeviceType
 from ipam.models import ASNRange, Prefix
 
 from netbox_aifabric.apply.seed import load_device_types
-from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES, MANAGEMENT_DEVICE_TYPE
+from netbox_aifabric.facts.catalog import MANAGEMENT_DEVICE_TYPE
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.models import Fabric, FabricNode
 from netbox_aifabric.models.fabrics import COLLECTOR_FIELDS
 from tests.hypothesis_profiles import examples
@@ -29,7 +30,7 @@ from tests.integration.test_wizard import WizardBase, url
 pytestmark = pytest.mark.netbox
 
 TEXT = st.one_of(st.text(max_size=40), st.sampled_from(['', ' ', '\x00', 'x' * 3000, 'on', 'off', 'true', '0']))
-NOS = st.one_of(st.sampled_from([t.platform_slug for t in DEVICE_TEMPLATES] + ['', 'SONIC', 'none', 'junos']), TEXT)
+NOS = st.one_of(st.sampled_from([t.platform_slug for t in NOS_REGISTRY] + ['', 'SONIC', 'none', 'junos']), TEXT)
 PREFIX = st.one_of(
     st.sampled_from(['192.0.2.16/28', '192.0.2.17/28', '10.0.0.0/8', '::/0', '192.0.2.16', '0.0.0.0/0', '']),
     st.builds(lambda a, b: f'{a}/{b}', st.ip_addresses(v=4).map(str), st.integers(-1, 40)),

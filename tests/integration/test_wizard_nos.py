@@ -8,13 +8,13 @@ from rest_framework.test import APIClient
 from dcim.models import Device
 from utilities.testing import APITestCase
 
-from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 from tests.integration.test_wizard import WizardBase, url
 
 pytestmark = pytest.mark.netbox
 
-TEMPLATE = {t.platform_slug: t.name for t in DEVICE_TEMPLATES}
+TEMPLATE = {t.platform_slug: t.template_name for t in NOS_REGISTRY}
 
 
 class WizardNOSTestCase(WizardBase, APITestCase):

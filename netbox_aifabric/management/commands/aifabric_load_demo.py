@@ -5,11 +5,11 @@ from netbox_aifabric.apply.diff import summarize
 from netbox_aifabric.apply.lifecycle import after_apply
 from netbox_aifabric.apply.seed import demo_hardware, load_config_templates, load_demo, load_device_types
 from netbox_aifabric.apply.writes import apply_fabric
-from netbox_aifabric.facts.catalog import DEVICE_TEMPLATES
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 
-NOS = [t.platform_slug for t in DEVICE_TEMPLATES]
+NOS = [t.platform_slug for t in NOS_REGISTRY]
 
 
 class Command(BaseCommand):

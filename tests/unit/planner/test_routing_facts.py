@@ -9,7 +9,14 @@ import pytest
 
 from netbox_aifabric.facts import cabling_facts
 from netbox_aifabric.facts.routing import MLAG_SYSTEM_MAC, bgp_facts, host, loopbacks, mlag_facts, ospf_facts
-from netbox_aifabric.facts.security import Management, class_acls, management_plane, reaches, security_classes
+from netbox_aifabric.facts.security import (
+    Management,
+    class_acls,
+    management_plane,
+    pass_rules,
+    reaches,
+    security_classes,
+)
 from netbox_aifabric.facts.vlans import leaf_vlans
 from tests.render_fixtures import guide_intent
 from tests.unit.planner.test_facts import plan_of
@@ -96,6 +103,51 @@ def test_acls_deny_exactly_the_pairs_the_matrix_forbids(design):
         assert acl.rules[-1].action == 'permit' and acl.rules[-1].destination == 'any'
         assert [r.seq for r in acl.rules] == [10 * i for i in range(1, len(acl.rules) + 1)]
         assert all(r.source == me.prefix for r in acl.rules)
+
+
+@pytest.mark.parametrize('design', ['routed', 'mlag', 'evpn-vxlan'])
+def test_one_table_priorities_keep_each_acl_first_match_then_the_passes(design):
+    """In one table for every ACL (SONiC): priorities unique, descending in each ACL's rule order; then one pass per
+    class with a prefix and no ACL here, below every ACL rule and above the table's DHCP (2) and default (1) rules."""
+    plan = plan_of(f'guide-{design}')
+    classes = security_classes(guide_intent(design), plan)
+    leaf = next(n for n in plan.nodes if n.role == 'leaf')
+    purpose = {c.name: c.purpose or '' for c in classes}
+    vlans = leaf_vlans(plan, leaf.name, purpose, {c.name: 9000 for c in classes}, 9000)
+    acls = class_acls(classes, vlans)
+    rules = [r.priority for acl in acls for r in acl.rules]
+    assert len(set(rules)) == len(rules)
+    for acl in acls:
+        assert [r.priority for r in acl.rules] == sorted((r.priority for r in acl.rules), reverse=True)
+    passes = pass_rules(classes, acls, vlans)
+    with_acl = {v.name for v in vlans if v.vid in {acl.vlan for acl in acls}}
+    assert [p['name'] for p in passes] == [c.name for c in classes if c.prefix and c.name not in with_acl]
+    assert all(2 < p['priority'] < min(rules) for p in passes)
+    assert len({p['priority'] for p in passes}) == len(passes)
+    assert pass_rules(classes, (), vlans) == []
+
+
+@pytest.mark.parametrize('design', ['routed', 'evpn-vxlan'])
+def test_bgp_numbers_what_the_switch_originates(design):
+    """Prefix-list entries 10, 20, …: the loopbacks, then the advertised default-VRF subnets; per VRF its own; the
+    underlay's distinct remote ASNs at 5, 10, … (FRR prints them as they are)."""
+    plan = plan_of(f'guide-{design}')
+    cabling = cabling_facts(plan)
+    classes = security_classes(guide_intent(design), plan)
+    purpose, mtu = {c.name: c.purpose or '' for c in classes}, {c.name: 9000 for c in classes}
+    for node in plan.nodes:
+        vlans = leaf_vlans(plan, node.name, purpose, mtu, 9000) if node.role == 'leaf' else ()
+        vrfs = sorted({v.vrf for v in vlans if v.vrf})
+        context = bgp_facts(plan, node, cabling[node.name], True, True, loopbacks(node), vlans, vrfs).as_context()
+        default = [lo.address for lo in loopbacks(node)]
+        default += [v.subnet for v in vlans if v.advertise and not v.l2vni and not v.vrf]
+        assert context['advertise'] == [{'seq': 10 * (i + 1), 'prefix': p} for i, p in enumerate(default)]
+        for entry, vrf in zip(context['vrf_advertise'], vrfs, strict=True):
+            own = [v.subnet for v in vlans if v.advertise and v.vrf == vrf]
+            assert entry == {'vrf': vrf, 'prefixes': [{'seq': 10 * (i + 1), 'prefix': p} for i, p in enumerate(own)]}
+        asns = [n['remote_asn'] for n in context['neighbors']]
+        assert [a['asn'] for a in context['remote_asns']] == sorted(set(asns), key=asns.index)
+        assert [a['seq'] for a in context['remote_asns']] == [5 * (i + 1) for i in range(len(set(asns)))]
 
 
 def test_the_management_plane_admits_only_the_jump_hosts():

@@ -9,7 +9,6 @@ FRR output must pass FRR's own parser (tests/frr.py): FRR missing fails those te
 import copy
 import json
 import os
-import re
 from functools import cache
 
 import pytest
@@ -19,38 +18,13 @@ from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.planner import load_spec, plan_fabric
 from tests.frr import check_frr_config, frr_available
 from tests.render_fixtures import GUIDES, ROOT, guide_contexts, guide_intent
-from tests.unit.templates.helpers import TEMPLATES, check_golden, render
+from tests.unit.templates.helpers import check_golden, render
 
 pytestmark = pytest.mark.pure
 
 FRR = 'frr/frr.conf.j2'
 SONIC = 'sonic/config_db.json.j2'
 SWITCHES = ('spine1', 'leaf1')
-# The plugin's address filter, its refusal of what the NOS cannot configure (aifabric_unsupported), its quoting of free
-# text (aifabric_line, aifabric_word), the per-NOS naming table (aifabric_interface; no string replaces) and Jinja
-# built-ins that only print, rename or select context values.
-ALLOWED_FILTERS = {
-    'aifabric_at_most',  # a NOS limit (FRR's maximum-paths)
-    'aifabric_ip_host',
-    'aifabric_interface',
-    'aifabric_unsupported',
-    'aifabric_line',
-    'aifabric_word',
-    'tojson',
-    'join',
-    'sum',
-    'int',
-    'list',
-    'selectattr',
-    'rejectattr',
-    'select',
-    'map',
-    'unique',
-    'aifabric_ip_network',
-    'length',
-    'string',
-    'reject',
-}
 CASES = [(design, device) for design in GUIDES for device in SWITCHES if device in guide_contexts(design)]
 # SONiC refuses the leaves of an EVPN multihoming pair (test_evpn_mh.py): its cases are the others.
 SONIC_CASES = [(design, device) for design, device in CASES if not guide_contexts(design)[device]['evpn_mh']]
@@ -233,17 +207,6 @@ def assert_frr_accepts(text):
         pytest.fail('FRR is not installed: apt-get install frr (scripts/test does it as root), or AIFABRIC_SKIP_FRR=1')
     result = check_frr_config(text)
     assert result.ok, f'FRR rejected the rendered frr.conf ({" ".join(result.command)}):\n{result.output}\n\n{text}'
-
-
-@pytest.mark.parametrize('template', [FRR, SONIC])
-def test_templates_are_self_contained_and_logic_free(template):
-    """Each template pastes into one NetBox ConfigTemplate: no include/import/extends, no macros or variables."""
-    code = (TEMPLATES / template).read_text()
-    tags = re.findall(r'\{%-?\s*(\w+)', code)
-    assert set(tags) <= {'for', 'endfor', 'if', 'elif', 'else', 'endif'}, sorted(set(tags))
-    expressions = ' '.join(re.findall(r'\{[{%](.*?)[}%]\}', code, re.S))
-    filters = set(re.findall(r'\|\s*(\w+)', expressions))
-    assert filters <= ALLOWED_FILTERS, sorted(filters - ALLOWED_FILTERS)
 
 
 def test_cases_cover_every_design():
