@@ -15,9 +15,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from netbox_aifabric.planner import Plan
-
 from netbox_aifabric.facts.nos import acceptance_nos
+from netbox_aifabric.planner import Plan
 
 __all__ = (
     'MIN_LINE_RATE_FRACTION',
