@@ -25,6 +25,7 @@ from netbox_aifabric.facts.cabling import (
     cabling_facts,
     server_port_modes,
 )
+from netbox_aifabric.facts.intent import FabricIntent, FabricSettings, QosIntent
 from netbox_aifabric.facts.qos import PFC_KINDS, qos_facts
 from netbox_aifabric.facts.routing import (
     bgp_facts,
@@ -55,7 +56,7 @@ from netbox_aifabric.planner.result import Attachment, NodePlan, Plan
 __all__ = ('CONTEXT_KEY', 'PEER_LINK_LAG', 'SCHEMA_VERSION', 'SERVER_BOND', 'build_contexts', 'server_port_modes')
 
 Context = dict[str, Any]
-Intent = Mapping[str, Any]
+Intent = FabricIntent
 
 CONTEXT_KEY = 'aifabric'
 SCHEMA_VERSION = 1
@@ -76,13 +77,13 @@ def _mac(value: str | None) -> str:
 class _Fabric:
     """What every device's context shares: the fabric's settings and the facts computed once per fabric."""
 
-    fabric: Mapping[str, Any]
+    fabric: FabricSettings
     roles: Mapping[str, str]
     evpn: bool
     ebgp: bool
     nodes: Mapping[str, NodePlan]
     qos: dict[str, Any] | None  # the QoS facts as the schema's object
-    qos_intent: Mapping[str, Any] | None  # the profile as the intent gives it (its trust)
+    qos_intent: QosIntent | None  # the profile as the intent gives it (its trust)
     lossless: bool
     management: Management
     classes: tuple[SecurityClass, ...]
@@ -135,13 +136,13 @@ def _shared(plan: Plan, intent: Intent) -> _Fabric:
         bfd=dict(BFD_TIMERS) if intent.get('bfd') else None,
         hardware=intent.get('hardware') or {},
         breakouts=intent.get('breakouts') or {},
-        telemetry=telemetry_intent(intent.get('telemetry')),
+        telemetry=telemetry_intent(intent['telemetry']),
         device_types=intent.get('device_types') or {},
     )
 
 
 def _management(intent: Intent, plan: Plan) -> Management:
-    jump_hosts = (intent.get('management') or {}).get('jump_hosts') or []
+    jump_hosts = intent['management']['jump_hosts']
     return Management(MGMT_VRF, MGMT_SERVICES, tuple(jump_hosts), plan.management_gateway)
 
 
@@ -335,7 +336,7 @@ def _lags(shared: _Fabric, switch: bool, lags: Sequence[LagFacts]) -> list[Conte
     ]
 
 
-def _trust(qos: Mapping[str, Any] | None, kind: str) -> str | None:
+def _trust(qos: QosIntent | None, kind: str) -> str | None:
     """What a switch port trusts: the profile's marking on links to switches and RDMA NICs, nothing (``none``: all
     traffic in the default class) on server bonds and BMC ports; None without a QoS profile."""
     if qos is None:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from netbox_aifabric.facts.intent import PfcWatchdog, QosIntent, TrafficClassIntent
 from netbox_aifabric.facts.sonic import priority_to_pg
 
 __all__ = ('PFC_KINDS', 'QosFacts', 'qos_facts')
@@ -56,7 +57,7 @@ class QosFacts:
         }
 
 
-def _maps(qos: Mapping[str, Any], classes: Sequence[Mapping[str, Any]]) -> tuple[dict[int, int], dict[int, int]]:
+def _maps(qos: QosIntent, classes: Sequence[TrafficClassIntent]) -> tuple[dict[int, int], dict[int, int]]:
     """DSCP → priority and priority → traffic class: the traffic classes' DSCP values first, then the profile's RoCE
     marking and its CNP marking (which win where they overlap)."""
     dscp_to_priority: dict[int, int] = {}
@@ -79,7 +80,7 @@ def _maps(qos: Mapping[str, Any], classes: Sequence[Mapping[str, Any]]) -> tuple
     return dscp_to_priority, priority_to_tc
 
 
-def _watchdog(watchdog: Mapping[str, Any]) -> dict[str, Any] | None:
+def _watchdog(watchdog: PfcWatchdog) -> dict[str, Any] | None:
     """The profile's PFC watchdog (times in ms) and ``timeout``: its detection time, else its detection polls ×
     poll interval (what EOS calls the timeout), else None. None when the watchdog is off."""
     if not watchdog['enabled']:
@@ -90,7 +91,7 @@ def _watchdog(watchdog: Mapping[str, Any]) -> dict[str, Any] | None:
     return {**watchdog, 'timeout': timeout}
 
 
-def qos_facts(qos: Mapping[str, Any] | None, classes: Sequence[Mapping[str, Any]]) -> QosFacts | None:
+def qos_facts(qos: QosIntent | None, classes: Sequence[TrafficClassIntent]) -> QosFacts | None:
     """The QoS facts of a profile (``intent['qos']``) and the traffic classes (``intent['traffic_classes']``); None
     without a profile."""
     if qos is None:
@@ -105,7 +106,7 @@ def qos_facts(qos: Mapping[str, Any] | None, classes: Sequence[Mapping[str, Any]
         priority_to_tc=priority_to_tc,
         pfc_priorities=tuple(qos['pfc_priorities']),
         cable_length=qos.get('cable_length'),
-        cnp=dict(qos['cnp']),
+        cnp={'dscp': qos['cnp']['dscp'], 'priority': qos['cnp']['priority'], 'tc': qos['cnp']['tc']},
         ecn=dict(qos['ecn']),
         strict_tcs=tuple(qos['strict_tcs']),
         dwrr_weights=dict(qos['dwrr_weights']),

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from netbox_aifabric.facts.intent import FabricIntent
 from netbox_aifabric.facts.vlans import LOCAL_PURPOSES, LeafVlan, vlan_is_advertised
 from netbox_aifabric.planner.result import NodePlan, Plan
 
@@ -107,7 +108,7 @@ def pair_allowed(a: SecurityClass, b: SecurityClass) -> bool:
     return a.may_reach(b) or b.may_reach(a)
 
 
-def security_classes(intent: Mapping[str, Any], plan: Plan) -> tuple[SecurityClass, ...]:
+def security_classes(intent: FabricIntent, plan: Plan) -> tuple[SecurityClass, ...]:
     """Every class with a VLAN in the plan, in the intent's order."""
     vrf_of = {v.vid: v.vrf for v in plan.vlans}
     return tuple(

@@ -5,6 +5,7 @@ QoS profile, traffic classes, name/design/underlay/MTU, BFD, management jump hos
 platform facts of the chosen device types. Everything downstream of it is pure.
 """
 
+from netbox_aifabric.facts.intent import FabricIntent
 from netbox_aifabric.facts.platform_ports import breakout_facts, breakout_modes, port_facts
 from netbox_aifabric.intake.spec import role_ports
 from netbox_aifabric.planner import SpecError, registry
@@ -12,8 +13,8 @@ from netbox_aifabric.planner import SpecError, registry
 __all__ = ('intent_of',)
 
 
-def intent_of(fabric) -> dict:
-    """The fabric intent the contexts are built from, as plain data."""
+def intent_of(fabric) -> FabricIntent:
+    """The fabric intent the contexts are built from, as plain data (its shape: ``facts/intent.py``)."""
     profile = fabric.qos_profile
     classes = [
         {f.intent: registry.plain_value(tc, f) for f in registry.intent_fields()}
