@@ -29,6 +29,7 @@ from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT
 from netbox_aifabric.intake.validation import plan_errors
 from netbox_aifabric.models.nodes import COUNT_FIELDS, FabricNode, default_pair, node_name, place_servers
 from netbox_aifabric.planner import SpecError, pool_needs
+from netbox_aifabric.planner.requirements import required_inputs
 from netbox_aifabric.validators import (
     check_pool,
     find_vni_reuse,
@@ -121,6 +122,25 @@ def _device_field(model, verbose_name, help_text=''):
         verbose_name=verbose_name,
         help_text=help_text,
     )
+
+
+# The planner's required inputs (planner.requirements.required_inputs) as Fabric fields, and what the wizard says
+REQUIRED_FIELDS = {
+    'pools.loopback': 'loopback_pool',
+    'pools.p2p': 'p2p_pool',
+    'pools.vtep': 'vtep_pool',
+    'pools.mlag_peer': 'mlag_peer_pool',
+    'spine_asn': 'spine_asn',
+    'leaf_asn_range': 'leaf_asn_range',
+}
+REQUIRED_MESSAGES = {
+    'pools.loopback': _('Every fabric needs a loopback pool.'),
+    'pools.p2p': _('Leaf–spine links (now or up to the declared maximum) need a point-to-point pool.'),
+    'pools.vtep': _('EVPN/VXLAN needs a VTEP pool.'),
+    'pools.mlag_peer': _('MLAG-paired leaves need an MLAG peer pool (a /31 per pair).'),
+    'spine_asn': _('The underlay or the EVPN overlay needs a spine ASN.'),
+    'leaf_asn_range': _('An eBGP underlay needs a leaf ASN range.'),
+}
 
 
 class Fabric(JobsMixin, PrimaryModel):
@@ -560,19 +580,17 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def required_pools(self):
         """``{field: message}`` for the pools and ASNs the design, the pairing and the sizes need, for the wizard's
-        pools step, which asks for them before the fabric is whole. Save does not read it: the planner refuses a
-        fabric without them, and ``clean`` delegates to the planner (``apply.validation.plan_errors``)."""
-        needed = {'loopback_pool': _('Every fabric needs a loopback pool.')}
-        if self.spine_count or self.max_spines:
-            needed['p2p_pool'] = _('Leaf–spine links (now or up to the declared maximum) need a point-to-point pool.')
-        if self.is_evpn:
-            needed['vtep_pool'] = _('EVPN/VXLAN needs a VTEP pool.')
-        if self.mlag_paired:
-            needed['mlag_peer_pool'] = _('MLAG-paired leaves need an MLAG peer pool (a /31 per pair).')
-        if self.underlay == UnderlayChoices.EBGP:
-            needed['leaf_asn_range'] = _('An eBGP underlay needs a leaf ASN range.')
-            needed['spine_asn'] = _('An eBGP underlay needs a spine ASN.')
-        return needed
+        pools step, which asks for them before the fabric is whole. Which ones is the planner's rule
+        (``planner.requirements.required_inputs``, what its spec checks refuse without); the messages are the form's.
+        Save does not read it: ``clean`` delegates to the planner (``intake.validation.plan_errors``)."""
+        required = required_inputs(
+            spines=self.spine_count,
+            max_spines=self.max_spines,
+            evpn=self.is_evpn,
+            mlag_pairs=self.mlag_paired,
+            underlay=self.underlay,
+        )
+        return {REQUIRED_FIELDS[name]: str(REQUIRED_MESSAGES[name]) for name in required}
 
     @classmethod
     def from_db(cls, db, field_names, values, *, fetch_mode=None):

@@ -1,6 +1,7 @@
-"""How much of each pool the declared maximums need (shared by the spec checks and NetBox's Fabric model)."""
+"""Which pools and ASNs a design needs, and how much of each pool the declared maximums need (shared by the spec
+checks and NetBox's Fabric model, which asks for them before the fabric is whole)."""
 
-__all__ = ('PoolNeed', 'asn_need', 'pool_needs')
+__all__ = ('PoolNeed', 'asn_need', 'pool_needs', 'required_inputs')
 
 from dataclasses import dataclass
 
@@ -42,3 +43,19 @@ def pool_needs(max_spines: int, max_leaves: int, max_parallel_uplinks: int) -> d
 def asn_need(max_leaves: int) -> int:
     """Leaf ASNs are range start + (leaf id − 1): the range must hold ``max_leaves`` ASNs."""
     return max_leaves
+
+
+def required_inputs(*, spines: int, max_spines: int, evpn: bool, mlag_pairs: bool, underlay: str) -> tuple[str, ...]:
+    """The spec fields a design cannot plan without, in the order the spec checks ask for them: the loopback pool
+    always; the point-to-point pool with spines now or room for them; the VTEP pool for an EVPN/VXLAN overlay; the
+    MLAG peer pool for MLAG pairs; a spine ASN for an eBGP underlay or an EVPN overlay with spines; a leaf ASN range
+    for an eBGP underlay."""
+    needed = {
+        'pools.loopback': True,
+        'pools.p2p': spines > 0 or max_spines > 0,
+        'pools.vtep': evpn,
+        'pools.mlag_peer': mlag_pairs,
+        'spine_asn': spines > 0 and (underlay == 'ebgp' or evpn),
+        'leaf_asn_range': underlay == 'ebgp',
+    }
+    return tuple(name for name, required in needed.items() if required)

@@ -9,7 +9,7 @@ import netaddr
 from netbox_aifabric.planner.asns import PRIVATE_TEXT, first_reserved
 from netbox_aifabric.planner.errors import SpecError
 from netbox_aifabric.planner.ports import BLOCKS, PORTS_MAX, check_platform, port_names
-from netbox_aifabric.planner.requirements import asn_need, pool_needs
+from netbox_aifabric.planner.requirements import asn_need, pool_needs, required_inputs
 from netbox_aifabric.planner.spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec, Server
 
 __all__ = (
@@ -115,14 +115,20 @@ def _network(field: str, value: str) -> netaddr.IPNetwork:
     return network
 
 
+def _required(spec: FabricSpec) -> tuple[str, ...]:
+    return required_inputs(
+        spines=len(spec.spines),
+        max_spines=spec.maximums.spines,
+        evpn=spec.evpn,
+        mlag_pairs=bool(spec.mlag_pairs),
+        underlay=spec.underlay,
+    )
+
+
 def _check_pools(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
     needs = pool_needs(spec.maximums.spines, spec.maximums.leaves, spec.maximums.parallel_uplinks)
-    wanted = {
-        'loopback': True,
-        'p2p': bool(spec.spines) or spec.maximums.spines > 0,
-        'vtep': spec.evpn,
-        'mlag_peer': bool(spec.mlag_pairs),
-    }
+    inputs = _required(spec)
+    wanted = {name: f'pools.{name}' in inputs for name in ('loopback', 'p2p', 'vtep', 'mlag_peer')}
     networks: dict[str, netaddr.IPNetwork] = {}
     for name, required in wanted.items():
         value = getattr(spec.pools, name)
@@ -264,12 +270,12 @@ def _check_server_ports(spec: FabricSpec) -> None:
 
 
 def _check_asns(spec: FabricSpec) -> None:
-    if spec.underlay == 'ebgp' or spec.evpn:
-        if spec.spines and spec.spine_asn is None:
-            raise SpecError('spine_asn', f'the {spec.underlay} underlay needs a spine ASN')
+    required = _required(spec)
+    if 'spine_asn' in required and spec.spine_asn is None:
+        raise SpecError('spine_asn', f'the {spec.underlay} underlay needs a spine ASN')
     if spec.spine_asn is not None and not ASN_MIN <= spec.spine_asn <= ASN_MAX:
         raise SpecError('spine_asn', f'ASN {spec.spine_asn} is outside {ASN_MIN}–{ASN_MAX}')
-    if spec.underlay == 'ebgp':
+    if 'leaf_asn_range' in required:
         if spec.leaf_asn_range is None:
             raise SpecError('leaf_asn_range', 'the eBGP underlay needs a leaf ASN range')
         start, end = spec.leaf_asn_range

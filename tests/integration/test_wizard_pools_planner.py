@@ -12,11 +12,12 @@ pytestmark = pytest.mark.netbox
 
 class WizardPoolsStepTestCase(test_wizard.WizardBase):
     def test_an_evpn_ospf_fabric_without_a_spine_asn_is_named_at_the_pools_step(self):
-        # the planner's rule: EVPN/VXLAN with spines needs a spine ASN over OSPF too (the eBGP overlay's spine AS)
+        # the planner's rule (required_inputs): EVPN/VXLAN with spines needs a spine ASN over OSPF too (the eBGP
+        # overlay's spine AS); the wizard says it in its words
         response = self.walk(until='pools', design={'underlay': 'ospf'}, pools={'spine_asn': ''})
         self.assertEqual(response.status_code, 200)
         errors = response.context['form'].errors
-        self.assertEqual(errors['spine_asn'], ['the ospf underlay needs a spine ASN'])
+        self.assertEqual(errors['spine_asn'], ['The underlay or the EVPN overlay needs a spine ASN.'])
         self.assertFalse(Fabric.objects.filter(slug='wizard-cluster').exists())
 
     def test_a_pool_the_step_left_empty_has_one_message(self):
