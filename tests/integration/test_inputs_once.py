@@ -14,17 +14,20 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from core.models import Job
 from users.models import User
 from utilities.testing import TestCase
 
 from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.lifecycle import MissingPermissionsError
 from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.apply.service import request_apply
 from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.checks import compliance
 from netbox_aifabric.facts import cabling, context
 from netbox_aifabric.intake import plan as stored_plans
-from netbox_aifabric.models import Fabric
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.models import Fabric, FabricNode, OwnedObject
 
 pytestmark = pytest.mark.netbox
 
@@ -113,3 +116,41 @@ class InputsOnceTestCase(TestCase):
     def test_grown_fabric_reads_its_inputs_once(self):
         self.grow()
         self.check(self.paths('grown'))
+
+
+class RefusedOrQueuedOnceTestCase(TestCase):
+    """An apply refused in the request, or sent to a job by its size, also plans once, and writes nothing: the
+    checks run inside the apply's transaction, which they roll back (the fabric's new nodes included)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+        Fabric.objects.filter(pk=cls.fabric.pk).update(leaf_count=4, server_count=8)  # nodes synced by an apply
+        cls.fabric.refresh_from_db()
+
+    def attempt(self, user):
+        """``(outcome or the error raised, plan_fabric calls)``, and checks nothing was written."""
+        written = (OwnedObject.objects.count(), FabricNode.objects.count(), Job.objects.count())
+        with mock.patch.object(stored_plans, 'plan_fabric', wraps=stored_plans.plan_fabric) as planner:
+            try:
+                result = request_apply(Fabric.objects.get(pk=self.fabric.pk), user)
+            except MissingPermissionsError as e:
+                result = e
+        self.assertEqual((OwnedObject.objects.count(), FabricNode.objects.count()), written[:2])
+        return result, planner.call_count, Job.objects.count() - written[2]
+
+    def test_missing_permissions_plan_once_and_write_nothing(self):
+        user = User.objects.create_user('no-perms')
+        result, plans, jobs = self.attempt(user)
+        self.assertIsInstance(result, MissingPermissionsError)
+        self.assertEqual((plans, jobs), (1, 0))
+
+    def test_above_the_link_threshold_plans_once_and_queues(self):
+        admin = User.objects.create_superuser('queued', 'queued@example.invalid', None)
+        links = len(plan_of(self.fabric).links)
+        with self.settings(PLUGINS_CONFIG={'netbox_aifabric': {'background_apply_threshold': links - 1}}):
+            outcome, plans, jobs = self.attempt(admin)
+        self.assertTrue(outcome.queued)
+        self.assertEqual((plans, jobs, len(outcome.plan.links)), (1, 1, links))
