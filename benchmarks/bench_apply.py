@@ -444,13 +444,14 @@ def build_with_pynetbox(url, token, slug):
     from extras.models import Tag
 
     from netbox_aifabric.apply.desired import desired_objects
-    from netbox_aifabric.apply.diff import diff_fabric
+    from netbox_aifabric.apply.diff import changes_of
+    from netbox_aifabric.intake.inputs import FabricInputs
     from netbox_aifabric.models import Fabric
 
-    fabric = Fabric.objects.get(slug=slug)
-    plan, changes = diff_fabric(fabric)  # what the engine would do: create, or use an existing object as it is
+    inputs = FabricInputs(Fabric.objects.get(slug=slug))
+    changes = changes_of(inputs)  # what the engine would do: create, or use an existing object as it is
     action = {c.key: c.action for c in changes}
-    desired = desired_objects(fabric, plan)
+    desired = desired_objects(inputs)
     unexpected = Counter(
         action[i.key] for i in desired if not i.attribute_of and action[i.key] not in ('create', 'use')
     )

@@ -8,9 +8,8 @@ from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, Interf
 from ipam.models import IPAddress
 
 from netbox_aifabric.apply.objects import INTERFACE_TYPES, ROLES, Desired, JsonKey, Ref, any_existing, on_interface
-from netbox_aifabric.facts import cabling_facts, server_port_modes
-from netbox_aifabric.facts.context import CONTEXT_KEY, build_contexts
-from netbox_aifabric.intake.intent import intent_of
+from netbox_aifabric.facts import server_port_modes
+from netbox_aifabric.facts.context import CONTEXT_KEY
 
 __all__ = (
     'MANAGEMENT_INTERFACE',
@@ -22,9 +21,9 @@ __all__ = (
 )
 
 
-def device_attributes(fabric, plan):
+def device_attributes(inputs):
     """Values set on the devices: the loopback as primary IPv4, the ``aifabric`` context (local context data)."""
-    for node in plan.nodes:
+    for node in inputs.plan.nodes:
         yield Desired(
             f'primary-ip:{node.name}',
             Device,
@@ -32,7 +31,7 @@ def device_attributes(fabric, plan):
             {'primary_ip4': Ref(f'ip:loopback:{node.role}:{node.id}')},
             attribute_of=f'device:{node.name}',
         )
-    contexts = build_contexts(plan, intent_of(fabric))
+    contexts = inputs.contexts
     for name in sorted(contexts):
         yield Desired(
             f'context:{name}',
@@ -145,10 +144,11 @@ def management_interfaces(fabric) -> dict[str, str]:
     return names
 
 
-def device_objects(fabric, plan):
+def device_objects(inputs):
     """Manufacturer, device types and roles (the fabric's chosen ones, or generic ones created or used), then per
     node its device (or the adopted device), loopbacks, LAGs and cabled interfaces, then the cables. New devices start
     as planned; switch interfaces take the fabric MTU; the leaves' server ports carry the servers' VLANs."""
+    fabric, plan = inputs.fabric, inputs.plan
     chosen_type = {
         'spine': fabric.spine_device_type,
         'leaf': fabric.leaf_device_type,
@@ -162,11 +162,11 @@ def device_objects(fabric, plan):
         'storage': fabric.storage_role,
     }
     items = list(_type_and_role_objects(chosen_type, chosen_role))
-    nodes = {n.name: n for n in fabric.planned_nodes()[0]}
+    nodes = {n.name: n for n in inputs.nodes}
     devices = [(n.name, n.role, 'switch') for n in plan.nodes] + [
         (a.server, a.kind, 'server') for a in plan.attachments
     ]
-    interfaces, management_ports = _interface_table(fabric, plan, devices)
+    interfaces, management_ports = _interface_table(fabric, plan, devices, inputs.cabling)
     vlan_modes = server_port_modes(plan)
     # a port of the device type keeps its template's type (a 1G BMC on a 25G SFP28 port is still an SFP28 port)
     template_types = {
@@ -247,10 +247,10 @@ def _type_and_role_objects(chosen_type, chosen_role):
         )
 
 
-def _interface_table(fabric, plan, devices):
+def _interface_table(fabric, plan, devices, cabling_of):
     """``({device: {interface name: (type, LAG, description)}}, {(device, management port)})``: loopbacks and
     management ports of the switches, then ports, LAGs and memberships from the cabling facts the contexts are built
-    from (one truth for names)."""
+    from (``cabling_of``: one truth for names)."""
     kinds = {a.server: a.kind for a in plan.attachments}
     interfaces = {name: {} for name, _, _ in devices}
     management_ports = set()
@@ -262,7 +262,7 @@ def _interface_table(fabric, plan, devices):
             management_ports.add((node.name, ports[node.role]))
         if node.vtep and node.mlag_role != 'secondary':
             interfaces[node.name]['Loopback1'] = ('virtual', None, 'VTEP')
-    for device, cabling in cabling_facts(plan).items():
+    for device, cabling in cabling_of.items():
         for lag in cabling.lags:
             interfaces[device][lag.name] = ('lag', None, _lag_description(lag, device in kinds))
         for port in cabling.ports:

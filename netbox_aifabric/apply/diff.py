@@ -18,13 +18,15 @@ from vpn.models import L2VPNTermination
 
 from netbox_aifabric.apply.desired import desired_objects
 from netbox_aifabric.apply.objects import JsonKey, Ref, model_label
-from netbox_aifabric.intake.plan import AdoptionConflict, stored_plan
+from netbox_aifabric.intake.inputs import FabricInputs
+from netbox_aifabric.intake.plan import AdoptionConflict
 from netbox_aifabric.models import Fabric, OwnedObject
 
 __all__ = (
     'ACTIONS',
     'ApplyConflictError',
     'Change',
+    'changes_of',
     'compute_changes',
     'diff_fabric',
     'differences',
@@ -303,6 +305,11 @@ def summarize(changes) -> dict:
 
 def diff_fabric(fabric: Fabric, confirm_delete: bool = False):
     """The plan and the changes an apply would make, without writing anything: ``(plan, changes)``."""
-    plan, conflicts = stored_plan(fabric)
-    changes, _, _ = compute_changes(fabric, desired_objects(fabric, plan), confirm_delete, conflicts)
-    return plan, changes
+    inputs = FabricInputs(fabric)
+    return inputs.plan, changes_of(inputs, confirm_delete)
+
+
+def changes_of(inputs: FabricInputs, confirm_delete: bool = False) -> list[Change]:
+    """The changes an apply of the plan of ``inputs`` would make, without writing anything."""
+    changes, _, _ = compute_changes(inputs.fabric, desired_objects(inputs), confirm_delete, inputs.conflicts)
+    return changes

@@ -90,9 +90,13 @@ class ApplyFabricJob(JobRunner):
         try:
             with apply_request_processors(request), transaction.atomic():
                 plan, changes = apply_fabric(
-                    fabric, confirm_delete=confirm_delete, progress=self.progress, user=self.job.user
+                    fabric,
+                    confirm_delete=confirm_delete,
+                    progress=self.progress,
+                    user=self.job.user,
+                    # on the apply's own plan and diff, before it writes: a refusal rolls the transaction back
+                    check=lambda plan, changes: check_job_apply(plan, changes, self.job.user, confirm_delete),
                 )
-                check_job_apply(plan, changes, self.job.user, confirm_delete)  # raises: the transaction rolls back
                 after_apply(fabric, plan, self.job.user, changes)
         except (PlanError, ApplyConflictError, ObjectPermissionError) as e:
             self.logger.error(f'Nothing was applied: {e}')

@@ -53,9 +53,9 @@ def check_blockers(plan) -> None:
 
 
 def check_job_apply(plan, changes, user, confirm_delete) -> None:
-    """What :func:`request_apply` checks before it queues, checked again by the job on what it applied (inside its
-    transaction, so a refusal writes nothing): a fabric above ``plan_max_nodes`` was queued without a preview, and
-    the fabric may have changed since it was queued."""
+    """What :func:`request_apply` checks before it queues, checked again by the job on the plan and changes of its
+    apply, before the writes (inside its transaction, so a refusal writes nothing): a fabric above
+    ``plan_max_nodes`` was queued without a preview, and the fabric may have changed since it was queued."""
     check_blockers(plan)
     if user is not None and (missing := missing_permissions(user, changes, confirm_delete)):
         raise MissingPermissionsError(missing_permissions_message(missing))

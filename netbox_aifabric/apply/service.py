@@ -9,11 +9,12 @@ from typing import Any
 
 from django.db import transaction
 
-from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.diff import changes_of
 from netbox_aifabric.apply.jobs import ApplyFabricJob, plan_size_error, runs_in_background
 from netbox_aifabric.apply.lifecycle import MissingPermissionsError, after_apply, check_blockers
 from netbox_aifabric.apply.permissions import missing_permissions, missing_permissions_message
 from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.intake.inputs import FabricInputs
 
 __all__ = ('ApplyOutcome', 'request_apply')
 
@@ -38,17 +39,40 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
     if plan_size_error(fabric) is not None:
         # above plan_max_nodes the plan is not computed in a request: the job plans, checks as below, and applies
         return _queue(fabric, user, confirm_delete, on_commit, plan=None)
-    plan, preview = diff_fabric(fabric, confirm_delete=confirm_delete)
-    check_blockers(plan)  # before the permissions: the design is what to fix first
-    missing = missing_permissions(user, preview, confirm_delete)
+    if background:  # the job applies: the preview's plan and diff are only checked
+        inputs = FabricInputs(fabric)
+        _check(inputs.plan, changes_of(inputs, confirm_delete), user, confirm_delete)
+        return _queue(fabric, user, confirm_delete, on_commit, inputs.plan)
+
+    def check(plan, changes):  # on the apply's own plan and diff, under its lock: a refusal writes nothing
+        _check(plan, changes, user, confirm_delete)
+        if runs_in_background(plan, False):
+            raise _Background(plan)
+
+    try:
+        with transaction.atomic():
+            plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user, check=check)
+            after_apply(fabric, plan, user, changes)
+    except _Background as queued:  # above background_apply_threshold: rolled back, the job applies
+        return _queue(fabric, user, confirm_delete, on_commit, queued.plan)
+    return ApplyOutcome(plan, changes)
+
+
+class _Background(Exception):  # noqa: N818 (not an error: the apply goes to a job)
+    """Raised inside the apply's transaction when its plan is for a job (``runs_in_background``): rolls it back."""
+
+    def __init__(self, plan):
+        super().__init__('the apply runs in the background')
+        self.plan = plan
+
+
+def _check(plan, changes, user, confirm_delete) -> None:
+    """What an apply in a request checks before it writes or queues: the blocking warnings first (the design is what
+    to fix first), then the user's model permissions."""
+    check_blockers(plan)
+    missing = missing_permissions(user, changes, confirm_delete)
     if missing:
         raise MissingPermissionsError(missing_permissions_message(missing))
-    if runs_in_background(plan, background):
-        return _queue(fabric, user, confirm_delete, on_commit, plan)
-    with transaction.atomic():
-        plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user)
-        after_apply(fabric, plan, user, changes)
-    return ApplyOutcome(plan, changes)
 
 
 def _queue(fabric, user, confirm_delete, on_commit, plan) -> ApplyOutcome:

@@ -19,9 +19,8 @@ from netbox_aifabric.apply.diff import ApplyConflictError, compute_changes, m2m_
 from netbox_aifabric.apply.objects import Ref
 from netbox_aifabric.apply.permissions import ObjectPermissions
 from netbox_aifabric.apply.writer import BulkWriter, full_collections_deferred
-from netbox_aifabric.facts.context import CONTEXT_KEY, build_contexts
-from netbox_aifabric.intake.intent import intent_of
-from netbox_aifabric.intake.plan import plan_of, stored_plan
+from netbox_aifabric.facts.context import CONTEXT_KEY
+from netbox_aifabric.intake.inputs import FabricInputs
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.planner import PlanError
 
@@ -68,7 +67,12 @@ PROGRESS_EVERY = 50  # objects between two progress reports
 
 
 def apply_fabric(
-    fabric: Fabric, confirm_delete: bool = False, progress: Callable | None = None, user=None, per_object=False
+    fabric: Fabric,
+    confirm_delete: bool = False,
+    progress: Callable | None = None,
+    user=None,
+    per_object=False,
+    check: Callable | None = None,
 ):
     """Apply the fabric's plan in one transaction: create and update owned objects, delete (when confirmed) owned
     objects the plan no longer has. Raises :class:`ApplyConflictError` (and writes nothing) on any conflict.
@@ -85,6 +89,10 @@ def apply_fabric(
     the equivalence oracle (``tests/integration/test_apply_equivalence.py``) holds the bulk writer equal to, not a
     product path.
 
+    ``check(plan, changes)``, when given, runs inside the transaction on the plan and changes the apply computed,
+    before the conflicts are refused and before anything is written: what it raises rolls everything back (the
+    service's blockers, model permissions and choice of a background job, without a plan of their own).
+
     Returns:
         ``(plan, changes)`` as :func:`diff_fabric`.
     """
@@ -92,7 +100,7 @@ def apply_fabric(
     cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
     try:
         with full_collections_deferred():
-            return _apply(fabric, confirm_delete, progress, user, per_object)
+            return _apply(fabric, confirm_delete, progress, user, per_object, check)
     finally:
         if cache_token is not None:
             query_cache.reset(cache_token)
@@ -152,16 +160,19 @@ class _Run:
         )
 
 
-def _apply(fabric, confirm_delete, progress, user=None, per_object=False):
+def _apply(fabric, confirm_delete, progress, user=None, per_object=False, check=None):
     permissions = ObjectPermissions(user)
     with transaction.atomic():
         _lock(fabric)
         fabric.refresh_from_db()
-        fabric.sync_nodes()  # fabrics written without save() (bulk) get their nodes here
-        plan, conflicts = stored_plan(fabric)
-        desired = desired_objects(fabric, plan)
+        # fabrics written without save() (bulk) get their nodes here; the plan reads them from here
+        inputs = FabricInputs(fabric, given_nodes=tuple(fabric.sync_nodes()))
+        plan = inputs.plan
+        desired = desired_objects(inputs)
         adopted = {}
-        changes, owned, owned_objects = compute_changes(fabric, desired, confirm_delete, conflicts, adopted)
+        changes, owned, owned_objects = compute_changes(fabric, desired, confirm_delete, inputs.conflicts, adopted)
+        if check is not None:
+            check(plan, changes)
         if any(c.action == 'conflict' for c in changes):
             raise ApplyConflictError(changes)
         _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete)
@@ -358,10 +369,9 @@ def refresh_contexts(fabric: Fabric) -> int:
     if not records:
         return 0
     try:
-        plan = plan_of(fabric)
+        contexts = FabricInputs(fabric).contexts
     except PlanError:
         return 0
-    contexts = build_contexts(plan, intent_of(fabric))
     updated = 0
     for device in Device.objects.filter(pk__in=records.values()).order_by('pk'):
         context = contexts.get(device.name)

@@ -3,7 +3,7 @@ linked (URL and last change-log entry), as far as the user may see them.
 
 - Contexts: each applied device's stored ``aifabric`` context (what ConfigTemplates and Ansible read); a fabric never
   applied is checked on the contexts its plan would give (``context_source = 'plan'``).
-- Drift: the apply engine's own diff (``apply.diff.diff_fabric(fabric, confirm_delete=True)``): what an apply would
+- Drift: the apply engine's own diff (``apply.diff.changes_of(inputs, confirm_delete=True)``): what an apply would
   update, create, delete or refuse is what differs between NetBox and the applied plan; a device's context that differs
   from the plan's is the Automation family's ``automation-stale``, not drift.
 - Drift beyond the diff (``owned_drift``): NetBox objects the fabric does not own inside its pools (a Prefix or IP
@@ -27,11 +27,11 @@ from core.models import ObjectChange
 from dcim.models import Device, Interface
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix
 
-from netbox_aifabric.apply.diff import diff_fabric
+from netbox_aifabric.apply.diff import changes_of
 from netbox_aifabric.checks.engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
 from netbox_aifabric.checks.rules import RULES
-from netbox_aifabric.facts.context import CONTEXT_KEY, build_contexts
-from netbox_aifabric.intake.intent import intent_of
+from netbox_aifabric.facts.context import CONTEXT_KEY
+from netbox_aifabric.intake.inputs import FabricInputs
 from netbox_aifabric.intake.traffic import fabric_traffic
 from netbox_aifabric.models import AcceptanceRun, OwnedObject
 from netbox_aifabric.planner import PlanError
@@ -90,8 +90,9 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
     (``intent``, ``contexts``, ``plan`` (the apply engine's diff), ``drift``, ``automation``, ``traffic``): the
     benchmark and the query-count test measure them one by one."""
     errors = {}
+    inputs = FabricInputs(fabric)  # the nodes, plan, intent and contexts, read once for every part
     with step('intent'):
-        intent = intent_of(fabric)
+        intent = inputs.intent
     with step('contexts'):
         records = {r.key: r for r in OwnedObject.objects.filter(fabric=fabric).select_related('object_type')}
         device_ids = [r.object_id for key, r in records.items() if key.startswith('device:')]
@@ -103,11 +104,11 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
     plan, drift, planned, automation, traffic, flows = None, None, None, None, None, None
     try:
         with step('plan'):
-            plan, changes = diff_fabric(fabric, confirm_delete=True)
+            plan, changes = inputs.plan, changes_of(inputs, confirm_delete=True)
     except PlanError as e:
         errors['plan'] = errors['drift'] = errors['automation'] = errors['traffic'] = f'the plan fails: {e}'
     else:
-        planned = build_contexts(plan, intent)
+        planned = inputs.contexts  # the diff's own (the devices' desired contexts)
         if records:
             with step('drift'):
                 drift = drift_items(changes, records) + owned_drift(fabric, records, changes)

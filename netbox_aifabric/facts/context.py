@@ -53,7 +53,15 @@ from netbox_aifabric.facts.telemetry import TelemetryIntent, telemetry_facts, te
 from netbox_aifabric.facts.vlans import leaf_vlans
 from netbox_aifabric.planner.result import Attachment, NodePlan, Plan
 
-__all__ = ('CONTEXT_KEY', 'PEER_LINK_LAG', 'SCHEMA_VERSION', 'SERVER_BOND', 'build_contexts', 'server_port_modes')
+__all__ = (
+    'CONTEXT_KEY',
+    'PEER_LINK_LAG',
+    'SCHEMA_VERSION',
+    'SERVER_BOND',
+    'build_contexts',
+    'context_cabling',
+    'server_port_modes',
+)
 
 Context = dict[str, Any]
 Intent = FabricIntent
@@ -97,10 +105,22 @@ class _Fabric:
     device_types: Mapping[str, str]  # role -> device type slug (the SONiC platform facts)
 
 
-def build_contexts(plan: Plan, intent: Intent) -> dict[str, Context]:
-    """``{device name: context}`` for every switch and server of the plan."""
+def context_cabling(plan: Plan, intent: Intent) -> dict[str, DeviceCabling]:
+    """The cabling facts the contexts are built from: the plan's, with the intent's platform facts, breakouts and
+    underlay. The apply's interfaces read the same ones (their names, LAGs and descriptions)."""
+    return cabling_facts(
+        plan, intent.get('hardware') or {}, intent['fabric']['underlay'] == 'ebgp', intent.get('breakouts') or {}
+    )
+
+
+def build_contexts(
+    plan: Plan, intent: Intent, cabling: Mapping[str, DeviceCabling] | None = None
+) -> dict[str, Context]:
+    """``{device name: context}`` for every switch and server of the plan; ``cabling``: :func:`context_cabling` of
+    the same plan and intent when the caller has it (computed here otherwise)."""
     shared = _shared(plan, intent)
-    cabling = cabling_facts(plan, shared.hardware, shared.ebgp, shared.breakouts)
+    if cabling is None:
+        cabling = context_cabling(plan, intent)
     contexts = {
         node.name: _switch_context(plan, shared, cabling.get(node.name, DeviceCabling()), node) for node in plan.nodes
     }

@@ -13,8 +13,9 @@ from netbox_aifabric.planner import SpecError, registry
 __all__ = ('intent_of',)
 
 
-def intent_of(fabric) -> FabricIntent:
-    """The fabric intent the contexts are built from, as plain data (its shape: ``facts/intent.py``)."""
+def intent_of(fabric, nodes=None) -> FabricIntent:
+    """The fabric intent the contexts are built from, as plain data (its shape: ``facts/intent.py``); ``nodes``:
+    ``fabric.planned_nodes()[0]`` when the caller has read them."""
     profile = fabric.qos_profile
     classes = [
         {f.intent: registry.plain_value(tc, f) for f in registry.intent_fields()}
@@ -54,7 +55,7 @@ def intent_of(fabric) -> FabricIntent:
                 'action': profile.pfcwd_action,
             },
         }
-    roles = {n.name: n.role for n in fabric.planned_nodes()[0]}
+    roles = {n.name: n.role for n in (fabric.planned_nodes()[0] if nodes is None else nodes)}
     return {
         'fabric': {
             'name': fabric.name,

@@ -59,8 +59,9 @@ def plan_of(fabric):
     return stored_plan(fabric)[0]
 
 
-def stored_plan(fabric) -> tuple[Plan, list[AdoptionConflict]]:
-    """The plan an apply would use and the adopted switches whose router-id it cannot keep."""
+def stored_plan(fabric, nodes=None) -> tuple[Plan, list[AdoptionConflict]]:
+    """The plan an apply would use and the adopted switches whose router-id it cannot keep; ``nodes``:
+    ``fabric.planned_nodes()[0]`` when the caller has read them."""
     pins, conflicts = _adoption(fabric)
     previous = {**pins, **fabric.applied_pins()}
-    return plan_fabric(fabric_spec(fabric), previous=previous or None), conflicts
+    return plan_fabric(fabric_spec(fabric, nodes=nodes), previous=previous or None), conflicts

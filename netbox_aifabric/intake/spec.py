@@ -66,10 +66,11 @@ def _prefix(prefix):
     return str(prefix.prefix) if prefix is not None else None
 
 
-def fabric_spec(fabric, pending: bool = False) -> FabricSpec:
+def fabric_spec(fabric, pending: bool = False, nodes=None) -> FabricSpec:
     """The planner spec of ``fabric`` (reads its nodes, pools, traffic classes, tenants and QoS-relevant settings);
-    with ``pending``, the traffic classes and tenants a form or serializer is about to save (see ``m2m_members``)."""
-    members = sorted(fabric.planned_nodes()[0], key=lambda n: (n.group, n.node_id))
+    with ``pending``, the traffic classes and tenants a form or serializer is about to save (see ``m2m_members``);
+    ``nodes``: ``fabric.planned_nodes()[0]`` when the caller has read them."""
+    members = sorted(fabric.planned_nodes()[0] if nodes is None else nodes, key=lambda n: (n.group, n.node_id))
     leaf_nodes = [n for n in members if n.group == 'leaf']
     pairs = _leaf_groups(leaf_nodes)
     leaf_pairs = tuple(ids for ids in pairs.values() if len(ids) > 1)

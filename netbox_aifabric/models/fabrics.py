@@ -681,8 +681,9 @@ class Fabric(JobsMixin, PrimaryModel):
         return nodes, surplus
 
     def sync_nodes(self):
-        """Store the nodes :meth:`planned_nodes` gives and delete the surplus ones. The new servers' placement is
-        kept in ``placed_servers`` (``{leaf pair: [names]}``) for the edit view's message."""
+        """Store the nodes :meth:`planned_nodes` gives and delete the surplus ones; returns the nodes (as stored now,
+        in :meth:`planned_nodes`' order). The new servers' placement is kept in ``placed_servers``
+        (``{leaf pair: [names]}``) for the edit view's message."""
         nodes, surplus = self.planned_nodes()
         for node in surplus[::-1]:
             models.Model.delete(node)  # not FabricNode.delete: the counts are already right
@@ -693,6 +694,7 @@ class Fabric(JobsMixin, PrimaryModel):
                 if node.group in ('gpu', 'storage'):
                     placed.setdefault(node.pair, []).append(node.name)
         self.placed_servers = placed
+        return nodes
 
     def placement_messages(self):
         """One line per leaf pair the last :meth:`sync_nodes` placed new servers on ("gpu5, gpu6 → leaf pair 2

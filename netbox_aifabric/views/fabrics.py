@@ -34,8 +34,8 @@ from netbox_aifabric.apply.service import request_apply
 from netbox_aifabric.checks.intent import intent_warnings
 from netbox_aifabric.checks.matrix import security_matrix
 from netbox_aifabric.checks.observability import observability_warning
-from netbox_aifabric.facts.context import build_contexts
-from netbox_aifabric.intake.intent import intent_of, telemetry_of
+from netbox_aifabric.intake.inputs import FabricInputs
+from netbox_aifabric.intake.intent import telemetry_of
 from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.intake.route_targets import planned_route_targets
 from netbox_aifabric.intake.traffic import fabric_traffic_warnings
@@ -443,7 +443,7 @@ class FabricSecurityView(generic.ObjectView):
 
     def get_extra_context(self, request, instance):
         try:
-            contexts = build_contexts(plan_of(instance), intent_of(instance))
+            contexts = FabricInputs(instance).contexts
         except PlanError as e:
             return {'plan_error': e}
         return {'plan_error': None, **security_matrix(contexts)}
@@ -523,7 +523,7 @@ class FabricAllocationsView(generic.ObjectView):
 
     def get_extra_context(self, request, instance):
         try:
-            plan, _changes = diff_fabric(instance)
+            plan = plan_of(instance)  # the plan only: its diff is the Plan tab's
         except PlanError as e:
             return {'plan': None, 'plan_error': e}
         return {'plan': plan, 'plan_error': None, 'fabric_links': [link for link in plan.links if link.subnet]}
