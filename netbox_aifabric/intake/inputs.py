@@ -13,6 +13,7 @@ from typing import Any
 
 from netbox_aifabric.facts.cabling import DeviceCabling
 from netbox_aifabric.facts.context import build_contexts, context_cabling
+from netbox_aifabric.facts.intent import FabricIntent
 from netbox_aifabric.intake.intent import intent_of
 from netbox_aifabric.intake.plan import AdoptionConflict, stored_plan
 from netbox_aifabric.planner import Plan
@@ -55,7 +56,7 @@ class FabricInputs:
         return frozenset(n.name for n in self.nodes if n.device_id)
 
     @cached_property
-    def intent(self) -> dict:
+    def intent(self) -> FabricIntent:
         """``intake.intent.intent_of`` of the fabric, its roles from :attr:`nodes`."""
         return intent_of(self.fabric, nodes=self.nodes)
 
