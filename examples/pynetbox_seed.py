@@ -139,14 +139,15 @@ def lookup_hardware(nb, nos):
     if platform is None:
         raise SeedError(f'missing platform {platform_slug}: load the templates first (netbox aifabric_load_templates)')
     hardware = {'platform': platform.id}
+    if not leaf_slug:  # FRR ships no device types (an empty slug filter would match them all)
+        print(f'  found    platform {platform.name}')
+        return hardware
     types = {field: nb.dcim.device_types.get(slug=slug) for field, slug in (('leaf', leaf_slug), ('spine', spine_slug))}
-    if leaf_slug and all(types.values()):
+    if all(types.values()):
         hardware |= {f'{field}_device_type': device_type.id for field, device_type in types.items()}
         names = f'; device types {types["leaf"].model} / {types["spine"].model}'
-    elif leaf_slug:
-        names = '; its device types are not loaded (netbox aifabric_load_device_types): generic ones'
     else:
-        names = ''
+        names = '; its device types are not loaded (netbox aifabric_load_device_types): generic ones'
     print(f'  found    platform {platform.name}{names}')
     return hardware
 
