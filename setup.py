@@ -41,7 +41,11 @@ setup(
         'netbox_aifabric.device_templates': ['**/*.j2', '**/*.md'],
     },
     include_package_data=False,
-    install_requires=['netbox>=4.7,<4.8', 'netaddr', 'jinja2', 'django-tables2'],
+    # No `netbox` here: NetBox is installed from its tarball, git or image, with no `netbox` distribution in its
+    # venv, so pip would install a second NetBox (and Django, ~100 packages) over the real one. The PluginConfig's
+    # min_version/max_version check NetBox's version. What remains is what the planner, the facts and the CLI import
+    # outside NetBox, at ranges NetBox 4.7's own pins satisfy (tests/unit/test_layout.py checks both).
+    install_requires=['netaddr>=1.0', 'PyYAML>=6.0'],
     extras_require={
         'pynetbox': ['pynetbox>=7.4'],
         'benchmark': ['pyavd>=6.0'],
@@ -51,6 +55,7 @@ setup(
         # Bump deliberately: edit the pin here and there, scripts/test reinstalls (its stamp hashes both files), fix
         # what the new versions report, commit together.
         'dev': [
+            'netbox==4.7.3',  # the development NetBox (PyPI's `netbox`); users install the plugin into theirs
             'ansible==14.5.0',  # bundles netbox.netbox (nb_inventory) for examples/ansible and its test
             'pytz==2026.6',  # nb_inventory needs it and ansible does not declare it
             'pynetbox==7.9.0',

@@ -2,16 +2,23 @@
 
     python examples/pynetbox_seed.py http://127.0.0.1:8000 nbt_<key>.<token>            # intent + the plan's diff
     python examples/pynetbox_seed.py http://127.0.0.1:8000 nbt_<key>.<token> --apply    # … and apply it
+    python examples/pynetbox_seed.py … --nos eos --apply   # the switches run Arista EOS (default: SONiC)
 
 Idempotent: every object is looked up first and created only when missing, so a second run creates nothing and its
 apply changes nothing. What it builds (next to the demo's ``ai-lab-fabric``, with its own pools and ASNs):
 
-- the site ``ai-lab`` (used when it exists), the tenant VRF ``AI-CLUSTER`` and a route target for it;
+- the site ``ai-lab`` (used when it exists) and the tenant VRF ``AI-CLUSTER`` (its route targets are the plan's: each
+  apply writes them);
 - four pool prefixes (10.254.0.0/24 loopbacks, 10.254.1.0/24 VTEPs, 10.254.2.0/24 leaf-spine /31s, 10.254.3.0/28
   MLAG peer links), the RIR ``private-asns`` and the leaf ASN range 65201–65299 (spines: 65200);
 - an EVPN tenant (L3VNI 50001; VLANs of USERS, STORAGE and RDMA) and the fabric ``ai-lab-pynetbox``: EVPN/VXLAN,
   2 spines, 2 leaves, 4 GPU servers and a storage node, the guide's five traffic classes and the NVIDIA Cumulus
   lossless QoS profile (traffic classes and QoS presets must exist: ``netbox aifabric_load_presets``);
+- the switches' NOS (``--nos``, default ``sonic``): the fabric's switch platform, whose ConfigTemplate renders every
+  switch's config (the platforms and templates must exist: ``netbox aifabric_load_templates``), and the NOS's shipped
+  leaf and spine device types when they are loaded (``netbox aifabric_load_device_types``; else generic ones), with
+  the largest growth their ports hold. ``--nos none`` sets no platform: then no config renders. A fabric the seed
+  made earlier without a platform gets it;
 
 then ``POST /api/plugins/aifabric/fabrics/{id}/plan/`` and, with --apply, ``…/apply/``, and prints the summary (and the
 plan's warnings).
@@ -57,8 +64,19 @@ GUIDE_SHAPE = {
 GUIDE_OVERLAY = {'l2vni_base': 10000, 'anycast_gateway_mac': '02:00:00:00:00:aa'}
 TENANT_CLASSES = ('users', 'storage', 'rdma')
 QOS_PROFILE = 'nvidia-cumulus-lossless'
+# The switch NOS: its platform slug and shipped (leaf, spine) device types, copied from
+# netbox_aifabric/facts/nos.py (NOS_REGISTRY) for the same reason; tests/unit/test_pynetbox_seed.py holds them equal.
+NOS_HARDWARE = {
+    'sonic': ('sonic', 'arista-dcs-7050sx3-48yc8-sonic', '7726-32x-o'),
+    'nvue': ('cumulus', 'msn2410-bb2fc', 'sn2700'),
+    'eos': ('arista-eos', 'arista-dcs-7050sx3-48yc8', 'arista-dcs-7060cx-32s'),
+    'frr': ('frr', '', ''),
+}
+DEFAULT_NOS = 'sonic'
+# (max spines, max parallel uplinks), most growth first: tried in turn with the NOS's device types, the first the
+# server's port check accepts is kept (netbox_aifabric/apply/shape.py's SHAPE_CANDIDATES, the same rule)
+SHAPE_CANDIDATES = ((4, 2), (3, 2), (4, 1), (2, 2), (3, 1), (2, 1))
 VRF = {'name': 'AI-CLUSTER', 'rd': '65100:50001'}
-ROUTE_TARGET = '65200:50001'
 EVPN_TENANT = {'name': 'AI Cluster (pynetbox)', 'slug': 'ai-cluster-pynetbox', 'l3vni': 50001}
 FABRIC_VALUES = {
     'status': 'draft',
@@ -111,7 +129,66 @@ def lookup_intent(nb):
     return classes, qos
 
 
-def build(nb):
+def lookup_hardware(nb, nos):
+    """``{fabric field: id}`` of the NOS's platform and, when loaded, its shipped device types (``{}``: ``none``)."""
+    if nos == 'none':
+        print('  no NOS   the switches get no platform: no config renders')
+        return {}
+    platform_slug, leaf_slug, spine_slug = NOS_HARDWARE[nos]
+    platform = nb.dcim.platforms.get(slug=platform_slug)
+    if platform is None:
+        raise SeedError(f'missing platform {platform_slug}: load the templates first (netbox aifabric_load_templates)')
+    hardware = {'platform': platform.id}
+    if not leaf_slug:  # FRR ships no device types (an empty slug filter would match them all)
+        print(f'  found    platform {platform.name}')
+        return hardware
+    types = {field: nb.dcim.device_types.get(slug=slug) for field, slug in (('leaf', leaf_slug), ('spine', spine_slug))}
+    if all(types.values()):
+        hardware |= {f'{field}_device_type': device_type.id for field, device_type in types.items()}
+        names = f'; device types {types["leaf"].model} / {types["spine"].model}'
+    else:
+        names = '; its device types are not loaded (netbox aifabric_load_device_types): generic ones'
+    print(f'  found    platform {platform.name}{names}')
+    return hardware
+
+
+def create_fabric(nb, values):
+    """The fabric with the NOS's device types: the first of ``SHAPE_CANDIDATES`` whose ports they have (the server
+    judges, a 400 names the port that runs out); without device types, the guide's shape as it is."""
+    if 'leaf_device_type' not in values:
+        return nb.plugins.aifabric.fabrics.create(values)
+    error = None
+    for max_spines, max_parallel in SHAPE_CANDIDATES:
+        if max_spines < values['spine_count'] or max_parallel < values['uplinks_per_spine']:
+            continue
+        try:
+            return nb.plugins.aifabric.fabrics.create(
+                {**values, 'max_spines': max_spines, 'max_parallel_uplinks': max_parallel}
+            )
+        except pynetbox.RequestError as e:
+            if e.req.status_code != 400:
+                raise
+            error = e
+    raise error
+
+
+def ensure_fabric(nb, values):
+    """The fabric by slug, created when missing; one the seed made before without a platform gets the NOS's."""
+    found = nb.plugins.aifabric.fabrics.get(slug=FABRIC['slug'])
+    if found is None:
+        fabric = create_fabric(nb, values)
+        print(f'  created  fabric {FABRIC["slug"]}')
+        return fabric
+    print(f'  exists   fabric {FABRIC["slug"]}')
+    if found.platform is None and values.get('platform'):
+        found.platform = values['platform']
+        found.save()
+        print(f'  updated  fabric {FABRIC["slug"]}: switch platform')
+        found = nb.plugins.aifabric.fabrics.get(found.id)
+    return found
+
+
+def build(nb, nos=DEFAULT_NOS):
     """Everything the fabric needs, then the fabric; returns the fabric record."""
     print('Intent:')
     site = ensure(nb.dcim.sites, f'site {SITE["slug"]}', {'slug': SITE['slug']}, {'name': SITE['name']})
@@ -124,8 +201,8 @@ def build(nb):
         {'name': ASN_RANGE['name'], 'rir': rir.id, 'start': ASN_RANGE['start'], 'end': ASN_RANGE['end']},
     )
     classes, qos = lookup_intent(nb)
+    hardware = lookup_hardware(nb, nos)
     vrf = ensure(nb.ipam.vrfs, f'VRF {VRF["name"]}', {'name': VRF['name']}, {'rd': VRF['rd']})
-    rt = ensure(nb.ipam.route_targets, f'route target {ROUTE_TARGET}', {'name': ROUTE_TARGET})
     tenant = ensure(
         nb.plugins.aifabric.evpn_tenants,
         f'EVPN tenant {EVPN_TENANT["slug"]}',
@@ -134,16 +211,13 @@ def build(nb):
             'name': EVPN_TENANT['name'],
             'vrf': vrf.id,
             'l3vni': EVPN_TENANT['l3vni'],
-            'import_targets': [rt.id],
-            'export_targets': [rt.id],
             'traffic_classes': [classes[slug].id for slug in TENANT_CLASSES],
         },
     )
-    return ensure(
-        nb.plugins.aifabric.fabrics,
-        f'fabric {FABRIC["slug"]}',
-        {'slug': FABRIC['slug']},
+    return ensure_fabric(
+        nb,
         {
+            'slug': FABRIC['slug'],
             'name': FABRIC['name'],
             'site': site.id,
             **FABRIC_VALUES,
@@ -152,6 +226,7 @@ def build(nb):
             'qos_profile': qos.id,
             'traffic_classes': [classes[slug].id for slug in TRAFFIC_CLASSES],
             'tenants': [tenant.id],
+            **hardware,
         },
     )
 
@@ -198,11 +273,17 @@ def main(argv=None) -> int:
     parser.add_argument('url', help='NetBox base URL, e.g. http://127.0.0.1:8000')
     parser.add_argument('token', help='API token (nbt_<key>.<token>)')
     parser.add_argument('--apply', action='store_true', help='apply the plan (default: only show it)')
+    parser.add_argument(
+        '--nos',
+        choices=[*NOS_HARDWARE, 'none'],
+        default=DEFAULT_NOS,
+        help=f"the switches' NOS: its platform picks the config template (default: {DEFAULT_NOS}; none: no platform)",
+    )
     args = parser.parse_args(argv)
 
     nb = pynetbox.api(args.url, token=args.token)
     try:
-        fabric = build(nb)
+        fabric = build(nb, args.nos)
     except (SeedError, pynetbox.RequestError) as e:
         print(f'error: {getattr(e, "error", e)}', file=sys.stderr)
         return 1

@@ -1,12 +1,21 @@
 """The REST API as a user's pynetbox script sees it, against a real HTTP server (Django's live server)."""
 
+import importlib.util
+import json
+from pathlib import Path
+
 import pynetbox
 import pytest
 
-from dcim.models import Site
+from dcim.models import Device, Site
 from users.models import Token, User
 
+from netbox_aifabric.apply.seed import load_config_templates, load_device_types, load_qos_presets, load_traffic_classes
+from netbox_aifabric.facts.nos import nos_by_key
+from netbox_aifabric.planner.guide import GUIDE_SHAPE
 from tests.integration.base import LOSSLESS
+
+SEED = Path(__file__).resolve().parents[2] / 'examples' / 'pynetbox_seed.py'
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 
@@ -16,6 +25,75 @@ def nb(live_server):
     user = User.objects.create_superuser('pynetbox', 'pynetbox@example.invalid', 'secret-password')
     token = Token.objects.create(user=user)
     return pynetbox.api(live_server.url, token=f'nbt_{token.key}.{token.token}')
+
+
+def _seed_module():
+    spec = importlib.util.spec_from_file_location('pynetbox_seed_example', SEED)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _seed(nb, *args):
+    """examples/pynetbox_seed.py with the loaders the install guide names run first (presets, templates with their
+    platforms, device types); returns its exit code and the applied fabric's switches ``{name: (role, device)}``."""
+    load_qos_presets()
+    load_traffic_classes()
+    load_config_templates()
+    load_device_types()
+    code = _seed_module().main([nb.base_url.removesuffix('/api'), nb.token, '--apply', *args])
+    roles = {f'ai-fabric-{role}': role for role in ('spine', 'leaf')}  # the apply's switch roles
+    switches = Device.objects.filter(site__slug='ai-lab', role__slug__in=roles).select_related(
+        'device_type', 'platform', 'role'
+    )
+    return code, {device.name: (roles[device.role.slug], device) for device in switches}
+
+
+def _render(nb, device):
+    """NetBox's own render-config endpoint, as a provisioning tool calls it: ``(status, body)``."""
+    response = nb.http_session.post(
+        f'{nb.base_url}/dcim/devices/{device.pk}/render-config/',
+        headers={'Authorization': f'Bearer {nb.token}', 'Accept': 'application/json'},
+    )
+    return response.status_code, response.json()
+
+
+def _assert_every_switch_renders_sonic(nb, switches):
+    sonic = nos_by_key('sonic')  # the seed's default NOS
+    assert len(switches) == GUIDE_SHAPE['spine_count'] + GUIDE_SHAPE['leaf_count']
+    for name, (_role, device) in switches.items():
+        assert device.platform.slug == sonic.platform_slug, name
+        status, body = _render(nb, device)
+        assert status == 200, (name, body)
+        assert body['configtemplate']['name'] == sonic.template_name
+        config = json.loads(body['content'])  # SONiC's config_db.json
+        assert config['DEVICE_METADATA']['localhost']['hostname'] == name
+
+
+def test_the_seed_with_its_defaults_renders_every_switch(nb):
+    code, switches = _seed(nb)
+    assert code == 0
+    _assert_every_switch_renders_sonic(nb, switches)
+    sonic = nos_by_key('sonic')
+    for name, (role, device) in switches.items():  # the NOS's shipped hardware, where the guide's cluster fits
+        assert device.device_type.slug == getattr(sonic, f'{role}_device_type'), name
+
+
+def test_the_seed_without_a_nos_renders_nothing_until_run_with_one(nb):
+    """The negative control: no platform, no ConfigTemplate for NetBox to find (what the seed did before --nos).
+    A second run with the default NOS gives the existing fabric its platform, and its apply the switches."""
+    code, switches = _seed(nb, '--nos', 'none')
+    assert code == 0
+    assert len(switches) == GUIDE_SHAPE['spine_count'] + GUIDE_SHAPE['leaf_count']
+    for name, (_role, device) in switches.items():
+        assert device.platform is None, name
+        status, body = _render(nb, device)
+        assert status == 400, (name, body)
+        assert 'No config template found' in json.dumps(body)
+
+    code, switches = _seed(nb)
+    assert code == 0
+    _assert_every_switch_renders_sonic(nb, switches)
 
 
 def test_plugin_endpoints_from_pynetbox(nb):

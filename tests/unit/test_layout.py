@@ -1,11 +1,17 @@
 """The card's repository layout and packaging (no database needed)."""
 
 import ast
+import configparser
+import email.parser
+import importlib.metadata
 import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
+import netbox_aifabric.version
 from tests.conftest import WHEEL_BUILD, start_wheel_build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,17 +57,87 @@ def test_plugin_config():
 
 def test_wheel_ships_migrations_templates_and_data(request, tmp_path):
     """Build the wheel as a user's ``pip install .`` would and look inside it (tests/conftest.py starts the build
-    when the session is collected, so that it runs beside the other tests)."""
+    when the session is collected, so that it runs beside the other tests): the files, the LICENSE, the metadata and
+    requirements that install into a NetBox 4.7 venv without replacing anything of NetBox's."""
     build, folder = request.config.stash.get(WHEEL_BUILD, None) or (start_wheel_build(tmp_path), tmp_path)
     output, _ = build.communicate(timeout=600)
     assert build.returncode == 0, output
-    wheel = next(folder.glob('netbox_aifabric-*.whl'))
-    names = zipfile.ZipFile(wheel).namelist()
+    wheel = zipfile.ZipFile(next(folder.glob('netbox_aifabric-*.whl')))
+    names = wheel.namelist()
     assert 'netbox_aifabric/migrations/0001_initial.py' in names
     assert 'netbox_aifabric/device_templates/README.md' in names
     assert 'netbox_aifabric/data/qos_presets.json' in names
     assert 'netbox_aifabric/templates/netbox_aifabric/attrs/spines.html' in names
-    assert any(name.endswith('.dist-info/licenses/LICENSE') for name in names), 'the wheel carries no LICENSE'
+    dist_info = next(name.split('/')[0] for name in names if name.endswith('.dist-info/METADATA'))
+    license_file = f'{dist_info}/licenses/LICENSE'
+    assert license_file in names, 'the wheel carries no LICENSE'
+    assert wheel.read(license_file) == (ROOT / 'LICENSE').read_bytes()
+    metadata = email.parser.Parser().parsestr(wheel.read(f'{dist_info}/METADATA').decode())
+    assert metadata['Name'] == 'netbox-aifabric'
+    assert metadata['Version'] == netbox_aifabric.version.__version__
+    assert 'Apache-2.0' in (metadata['License-Expression'], metadata['License'])
+    assert metadata.get_all('License-File') == ['LICENSE']
+    entry_points = configparser.ConfigParser()
+    entry_points.read_string(wheel.read(f'{dist_info}/entry_points.txt').decode())
+    assert dict(entry_points['console_scripts']) == {'netbox-aifabric': 'netbox_aifabric.intake.cli:main'}
+    requirements = runtime_requirements(metadata.get_all('Requires-Dist'))
+    assert requirements, 'the planner and the CLI need netaddr and PyYAML'
+    assert unmet_in_netbox_venv(requirements) == []
+
+
+def runtime_requirements(requires_dist):
+    """What ``pip install <wheel>`` installs: the Requires-Dist lines no extra selects."""
+    requirements = [Requirement(line) for line in requires_dist or ()]
+    return [r for r in requirements if r.marker is None or r.marker.evaluate({'extra': ''})]
+
+
+def unmet_in_netbox_venv(requirements, installed=importlib.metadata.version, netbox_pins=None):
+    """The requirements that would change a NetBox 4.7 venv: a ``netbox`` distribution (none is installed from
+    NetBox's tarball, git or image: pip would install a second NetBox), or a range that the version installed here
+    or NetBox's own pin (its Requires-Dist, what its requirements.txt installs) does not satisfy."""
+    if netbox_pins is None:
+        netbox_pins = {
+            canonicalize_name(r.name): next(iter(r.specifier)).version
+            for r in runtime_requirements(importlib.metadata.requires('netbox'))
+            if len(r.specifier) == 1 and next(iter(r.specifier)).operator == '=='
+        }
+    problems = []
+    for requirement in requirements:
+        name = canonicalize_name(requirement.name)
+        if name == 'netbox':
+            problems.append(f'{requirement}: a second NetBox')
+            continue
+        try:
+            version = installed(requirement.name)
+        except importlib.metadata.PackageNotFoundError:
+            version = None
+        if version is None or not requirement.specifier.contains(version, prereleases=True):
+            problems.append(f'{requirement}: installed {version}')
+        pin = netbox_pins.get(name)
+        if pin is None or not requirement.specifier.contains(pin, prereleases=True):
+            problems.append(f'{requirement}: NetBox pins {pin}')
+    return problems
+
+
+def test_requirement_check_names_netbox_and_what_netbox_does_not_satisfy():
+    """The negative control of the wheel test's requirement check: what the plugin required before, and worse."""
+    pins = {'netaddr': '1.3.0', 'pyyaml': '6.0.3', 'jinja2': '3.1.6'}
+    installed = {'netaddr': '1.3.0', 'PyYAML': '6.0.3', 'jinja2': '3.1.6', 'netbox': '4.7.3'}.get
+    fine = [Requirement('netaddr>=1.0'), Requirement('PyYAML>=6.0')]
+    assert unmet_in_netbox_venv(fine, installed, pins) == []
+    assert unmet_in_netbox_venv([Requirement('netbox>=4.7,<4.8')], installed, pins) == [
+        'netbox<4.8,>=4.7: a second NetBox'
+    ]
+    assert unmet_in_netbox_venv([Requirement('netaddr>=2')], installed, pins) == [
+        'netaddr>=2: installed 1.3.0',
+        'netaddr>=2: NetBox pins 1.3.0',
+    ]
+    assert unmet_in_netbox_venv([Requirement('django-tables2')], installed, pins) == [
+        'django-tables2: installed None',
+        'django-tables2: NetBox pins None',
+    ]
+    assert runtime_requirements(['pynetbox>=7.4; extra == "pynetbox"', 'PyYAML>=6.0']) == [Requirement('PyYAML>=6.0')]
+    assert unmet_in_netbox_venv(runtime_requirements(importlib.metadata.requires('netbox-aifabric'))) == []
 
 
 def test_license_file_is_the_license_setup_py_declares():
