@@ -2,7 +2,7 @@
 with the shipped nb_inventory file exposes each switch's management address, network OS, aifabric context and
 compliance status from the latest stored run, and fails (not an empty inventory) without pytz; the playbooks in
 ``--check --diff`` mode name every config they would write and write none; the runbook's playbook.yml reports a
-changed config and refuses an inventory without a switch."""
+changed config, refuses an inventory without a switch, and is what the acceptance runbook's ansible step runs."""
 
 import json
 import os
@@ -11,18 +11,21 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 from dcim.models import Device, DeviceRole
 from users.models import Token, User
 
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.runs import record_run
+from netbox_aifabric.models import AcceptanceRun
 from netbox_aifabric.render.configs import ConfigRenderer
 from tests.integration.test_compliance import LEAF1, applied_demo, break_by_hand
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 
-EXAMPLES = Path(__file__).resolve().parents[2] / 'examples' / 'ansible'
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / 'examples' / 'ansible'
 BIN = Path(sys.executable).parent
 
 
@@ -183,3 +186,29 @@ def recap(output):
         if len(fields) > 2 and fields[1] == ':' and fields[0] != 'localhost':
             found[fields[0]] = int(next(f for f in fields if f.startswith('changed=')).split('=')[1])
     return found
+
+
+def test_the_runbooks_ansible_step_runs_the_shipped_playbook(drifted, tmp_path):
+    """The acceptance runbook's ansible section, from the repository's root as the guide runs it, with the shipped
+    inventory and ansible.cfg: it finds examples/ansible/playbook.yml (no longer skipped), runs it in check mode
+    and, with no config written yet, has every switch's config to review; nothing is written."""
+    fabric, env = drifted
+    client = Client()
+    client.force_login(User.objects.get(username='ansible'))
+    script = tmp_path / 'acceptance.sh'
+    script.write_bytes(client.get(f'/plugins/aifabric/fabrics/{fabric.pk}/acceptance/script/').content)
+    run_ = AcceptanceRun.objects.create(fabric=fabric, kind='manual', user=User.objects.get(username='ansible'))
+    env = {
+        **env, 'OUT': str(tmp_path / 'out'), 'NETBOX_URL': env['NETBOX_API'], 'RUN_ID': str(run_.pk),
+        'ANSIBLE_INVENTORY': 'examples/ansible/aifabric.netbox.yml',
+    }  # fmt: skip
+    env.pop('ANSIBLE_PLAYBOOK', None)
+    done = subprocess.run(
+        ['bash', str(script), 'ansible'], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    summary = (tmp_path / 'out' / 'summary.txt').read_text()
+    assert 'review: ansible check mode: changes pending' in summary, summary
+    checked = (tmp_path / 'out' / 'ansible_check.txt').read_text()
+    assert all(f'{name}.cfg' in checked for name in (d.name for d in switches())), checked[-3000:]
+    assert not (EXAMPLES / 'configs').exists()
