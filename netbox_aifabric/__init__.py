@@ -1,8 +1,16 @@
 """netbox-aifabric: design, number, configure and prove small AI/GPU cluster fabrics in NetBox."""
 
-from netbox.plugins import PluginConfig
-
 from netbox_aifabric.version import __version__
+
+# The pure modules (planner, facts, the render filters) are imported without NetBox too, by a Nornir or script render
+# on a machine that only talks to NetBox's API (docs/automation.md): there the app config is a plain class that
+# nothing loads. Any other missing module still fails the import.
+try:
+    from netbox.plugins import PluginConfig
+except ModuleNotFoundError as missing:
+    if missing.name != 'netbox':
+        raise
+    PluginConfig = object
 
 
 class AIFabricConfig(PluginConfig):

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from netbox_aifabric.constants import VNI_MAX, VNI_MIN
 from netbox_aifabric.facts.hardware import check_port_map_shape
+from netbox_aifabric.facts.text import CONTROL_CHARACTERS
 
 __all__ = (
     'CONTROL_CHARACTERS',
@@ -27,10 +28,6 @@ __all__ = (
     'validate_snmp_user',
     'validate_vni',
 )
-
-# C0 controls (NUL, tab, newline, CR, escape, …), DEL, C1 controls (NEL \x85 among them) and the Unicode line and
-# paragraph separators: every character a device config, YAML or a terminal may take as a line break or a control.
-CONTROL_CHARACTERS = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029]')
 
 
 def first_format_character(value: str) -> tuple[int, str] | None:

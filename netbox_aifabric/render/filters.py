@@ -11,7 +11,7 @@ import netaddr
 from jinja2.exceptions import TemplateRuntimeError
 
 from netbox_aifabric.facts.nos import NOS_REGISTRY
-from netbox_aifabric.validators import CONTROL_CHARACTERS
+from netbox_aifabric.facts.text import CONTROL_CHARACTERS
 
 __all__ = (
     'EOS_DESCRIPTION_MAX',
