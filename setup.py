@@ -59,6 +59,7 @@ setup(
             'ansible==14.5.0',  # bundles netbox.netbox (nb_inventory) for examples/ansible and its test
             'pytz==2026.6',  # nb_inventory needs it and ansible does not declare it
             'pynetbox==7.9.0',
+            'nornir==3.6.0',  # examples/nornir and tests/integration/test_nornir.py
             'pytest==9.2.0',
             'pytest-django==4.14.0',
             'pytest-xdist==3.8.0',  # scripts/test -m pure runs the pure tier on every core (-n auto)
