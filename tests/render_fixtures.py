@@ -8,6 +8,7 @@ turns a spec to the OSPF underlay (the guide examples are eBGP); ``contexts_of``
 """
 
 import copy
+import importlib.util
 import json
 from functools import cache
 from pathlib import Path
@@ -229,3 +230,13 @@ def _single_leaf_racks() -> str:
 def single_leaf_racks() -> dict:
     """``{device name: context}`` of ``single_leaf_racks_spec`` (a fresh copy each call)."""
     return json.loads(_single_leaf_racks())
+
+
+def pynetbox_seed_example():
+    """``examples/pynetbox_seed.py`` loaded as a module (it is standalone: its copies of the plugin's data are held
+    equal to the plugin's by tests/unit/test_guide_shape.py and test_pynetbox_seed.py)."""
+    path = ROOT / 'examples' / 'pynetbox_seed.py'
+    spec = importlib.util.spec_from_file_location('pynetbox_seed_example', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

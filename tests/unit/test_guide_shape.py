@@ -1,27 +1,17 @@
 """The guide's cluster has one source (netbox_aifabric/planner/guide.py); the standalone pynetbox example keeps a copy,
 which must stay equal to it."""
 
-import importlib.util
-
 import pytest
 
 from netbox_aifabric.facts.catalog import traffic_class_seed
 from netbox_aifabric.planner.guide import GUIDE_OVERLAY, GUIDE_QOS_PRESET, GUIDE_SHAPE, GUIDE_SIZES, GUIDE_TENANT
-from tests.render_fixtures import ROOT
+from tests.render_fixtures import pynetbox_seed_example
 
 pytestmark = pytest.mark.pure
 
 
-def _example():
-    path = ROOT / 'examples' / 'pynetbox_seed.py'
-    spec = importlib.util.spec_from_file_location('pynetbox_seed_example', path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_standalone_example_copies_the_guide_shape_exactly():
-    example = _example()
+    example = pynetbox_seed_example()
     assert example.GUIDE_SHAPE == GUIDE_SHAPE
     assert example.GUIDE_OVERLAY == {k: v for k, v in GUIDE_OVERLAY.items() if k != 'spine_asn'}
     assert example.TENANT_CLASSES == GUIDE_TENANT['classes']

@@ -1,43 +1,33 @@
 """examples/pynetbox_seed.py is standalone (pynetbox only): its copies of the NOS registry's platforms and device
 types, and of the shape candidates, must stay equal to the plugin's."""
 
-import importlib.util
-
 import pytest
 
 from netbox_aifabric.apply.shape import SHAPE_CANDIDATES
 from netbox_aifabric.facts.nos import NOS_REGISTRY
-from tests.render_fixtures import ROOT
+from tests.render_fixtures import pynetbox_seed_example
 
 pytestmark = pytest.mark.pure
 
 
-def _example():
-    path = ROOT / 'examples' / 'pynetbox_seed.py'
-    spec = importlib.util.spec_from_file_location('pynetbox_seed_example', path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_seed_names_every_nos_with_its_platform_and_device_types():
     expected = {nos.key: (nos.platform_slug, nos.leaf_device_type, nos.spine_device_type) for nos in NOS_REGISTRY}
-    assert _example().NOS_HARDWARE == expected
+    assert pynetbox_seed_example().NOS_HARDWARE == expected
 
 
 def test_the_seed_defaults_to_a_nos_with_a_config_template_and_device_types():
-    example = _example()
+    example = pynetbox_seed_example()
     platform, leaf, spine = example.NOS_HARDWARE[example.DEFAULT_NOS]
     nos = next(nos for nos in NOS_REGISTRY if nos.platform_slug == platform)
     assert nos.template and leaf and spine
 
 
 def test_the_seed_tries_the_shapes_the_plugin_tries():
-    assert _example().SHAPE_CANDIDATES == SHAPE_CANDIDATES
+    assert pynetbox_seed_example().SHAPE_CANDIDATES == SHAPE_CANDIDATES
 
 
 def test_nos_none_is_a_choice_and_an_unknown_nos_is_refused(capsys):
-    example = _example()
+    example = pynetbox_seed_example()
     with pytest.raises(SystemExit) as exit_:
         example.main(['http://127.0.0.1:1', 'token', '--nos', 'junos'])
     assert exit_.value.code == 2
@@ -79,7 +69,7 @@ def _api(example, loaded_types=True):
 
 @pytest.mark.parametrize('key', ['sonic', 'nvue', 'eos', 'frr'])
 def test_the_seed_picks_each_nos_platform_and_its_device_types(key):
-    example = _example()
+    example = pynetbox_seed_example()
     nb = _api(example)
     platform, leaf, spine = example.NOS_HARDWARE[key]
     hardware = example.lookup_hardware(nb, key)
@@ -92,12 +82,12 @@ def test_the_seed_picks_each_nos_platform_and_its_device_types(key):
 
 
 def test_the_seed_keeps_generic_device_types_when_they_are_not_loaded():
-    example = _example()
+    example = pynetbox_seed_example()
     nb = _api(example, loaded_types=False)
     assert set(example.lookup_hardware(nb, 'sonic')) == {'platform'}
 
 
 def test_the_seed_stops_when_the_templates_are_not_loaded():
-    example = _example()
+    example = pynetbox_seed_example()
     with pytest.raises(example.SeedError, match='aifabric_load_templates'):
         example.lookup_hardware(_Api({}, {}), 'sonic')
