@@ -10,7 +10,7 @@ from netbox.plugins import get_plugin_config
 from utilities.request import apply_request_processors
 
 from netbox_aifabric.apply.diff import ApplyConflictError, summarize
-from netbox_aifabric.apply.lifecycle import after_apply, check_job_apply
+from netbox_aifabric.apply.lifecycle import after_apply, check_apply
 from netbox_aifabric.apply.permissions import ObjectPermissionError
 from netbox_aifabric.apply.request import job_request
 from netbox_aifabric.apply.writes import apply_fabric
@@ -95,7 +95,7 @@ class ApplyFabricJob(JobRunner):
                     progress=self.progress,
                     user=self.job.user,
                     # on the apply's own plan and diff, before it writes: a refusal rolls the transaction back
-                    check=lambda plan, changes: check_job_apply(plan, changes, self.job.user, confirm_delete),
+                    check=lambda plan, changes: check_apply(plan, changes, self.job.user, confirm_delete),
                 )
                 after_apply(fabric, plan, self.job.user, changes)
         except (PlanError, ApplyConflictError, ObjectPermissionError) as e:

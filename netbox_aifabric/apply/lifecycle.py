@@ -18,8 +18,8 @@ __all__ = (
     'PlanBlockedError',
     'after_apply',
     'apply_blockers',
+    'check_apply',
     'check_blockers',
-    'check_job_apply',
     'plan_hash',
 )
 
@@ -52,10 +52,11 @@ def check_blockers(plan) -> None:
         raise PlanBlockedError(first.field, f'the apply is blocked ({first.code}): {first.message}{more}')
 
 
-def check_job_apply(plan, changes, user, confirm_delete) -> None:
-    """What :func:`request_apply` checks before it queues, checked again by the job on the plan and changes of its
-    apply, before the writes (inside its transaction, so a refusal writes nothing): a fabric above
-    ``plan_max_nodes`` was queued without a preview, and the fabric may have changed since it was queued."""
+def check_apply(plan, changes, user, confirm_delete) -> None:
+    """What an apply checks before it writes or queues, the blocking warnings first (the design is what to fix first),
+    then the user's model permissions: :func:`request_apply` on its preview or its own apply, the job again on the
+    plan and changes of its apply, before the writes (inside its transaction, so a refusal writes nothing): a fabric
+    above ``plan_max_nodes`` was queued without a preview, and the fabric may have changed since it was queued."""
     check_blockers(plan)
     if user is not None and (missing := missing_permissions(user, changes, confirm_delete)):
         raise MissingPermissionsError(missing_permissions_message(missing))

@@ -11,8 +11,7 @@ from django.db import transaction
 
 from netbox_aifabric.apply.diff import changes_of
 from netbox_aifabric.apply.jobs import ApplyFabricJob, plan_size_error, runs_in_background
-from netbox_aifabric.apply.lifecycle import MissingPermissionsError, after_apply, check_blockers
-from netbox_aifabric.apply.permissions import missing_permissions, missing_permissions_message
+from netbox_aifabric.apply.lifecycle import after_apply, check_apply
 from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.intake.inputs import FabricInputs
 
@@ -41,11 +40,11 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
         return _queue(fabric, user, confirm_delete, on_commit, plan=None)
     if background:  # the job applies: the preview's plan and diff are only checked
         inputs = FabricInputs(fabric)
-        _check(inputs.plan, changes_of(inputs, confirm_delete), user, confirm_delete)
+        check_apply(inputs.plan, changes_of(inputs, confirm_delete), user, confirm_delete)
         return _queue(fabric, user, confirm_delete, on_commit, inputs.plan)
 
     def check(plan, changes):  # on the apply's own plan and diff, under its lock: a refusal writes nothing
-        _check(plan, changes, user, confirm_delete)
+        check_apply(plan, changes, user, confirm_delete)
         if runs_in_background(plan, False):
             raise _Background(plan)
 
@@ -64,15 +63,6 @@ class _Background(Exception):  # noqa: N818 (not an error: the apply goes to a j
     def __init__(self, plan):
         super().__init__('the apply runs in the background')
         self.plan = plan
-
-
-def _check(plan, changes, user, confirm_delete) -> None:
-    """What an apply in a request checks before it writes or queues: the blocking warnings first (the design is what
-    to fix first), then the user's model permissions."""
-    check_blockers(plan)
-    missing = missing_permissions(user, changes, confirm_delete)
-    if missing:
-        raise MissingPermissionsError(missing_permissions_message(missing))
 
 
 def _queue(fabric, user, confirm_delete, on_commit, plan) -> ApplyOutcome:
