@@ -154,8 +154,7 @@ def find_vni_reuse(entries):
 
 def validate_port_map(value):
     """A fabric's port map is ``{role: {use: [interface names]}}`` (roles ``leaf``/``spine``; see
-    ``apply/hardware.py``); whether the names exist on the device types is checked when planning."""
-
+    ``facts/hardware.py``); whether the names exist on the device types is checked when planning."""
     errors = check_port_map_shape(value)
     if errors:
         raise ValidationError('; '.join(errors))

@@ -66,7 +66,7 @@ NO_TELEMETRY = {
 
 
 def guide_intent(design: str, underlay: str = 'ebgp') -> dict:
-    """``intent_of`` (intent.py) of the demo fabric, without the database: built from the same seed data.
+    """``intent_of`` (intake/intent.py) of the demo fabric, without the database: built from the same seed data.
     tests/integration/test_guide_intent.py holds it equal to the real ``intent_of`` of the seeded demo."""
     classes = json.loads((DATA / 'traffic_classes.json').read_text())
     preset = next(p for p in json.loads((DATA / 'qos_presets.json').read_text()) if p['slug'] == QOS_PRESET)

@@ -19,13 +19,11 @@ import ipaddress
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from netbox_aifabric.checks.matrix import security_matrix
 from netbox_aifabric.facts.nos import acceptance_nos
-
-if TYPE_CHECKING:
-    from netbox_aifabric.planner.result import Plan
+from netbox_aifabric.planner.result import Plan
 
 __all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
 
@@ -70,7 +68,7 @@ def _switches(contexts: Mapping[str, Mapping[str, Any]]) -> dict[str, Mapping[st
     return {name: ctx for name, ctx in sorted(contexts.items()) if ctx.get('node_id') is not None}
 
 
-def physical_steps(plan: 'Plan', contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]) -> list[Step]:
+def physical_steps(plan: Plan, contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]) -> list[Step]:
     """One step per switch end of every planned cable."""
     steps: list[Step] = []
     switches = _switches(contexts)
@@ -140,7 +138,7 @@ def _peer_link_steps(switches: Mapping[str, Mapping[str, Any]]) -> list[Step]:
     return steps
 
 
-def _racks(plan: 'Plan') -> tuple[dict[str, tuple[frozenset[str], str | None]], list[frozenset[str]]]:
+def _racks(plan: Plan) -> tuple[dict[str, tuple[frozenset[str], str | None]], list[frozenset[str]]]:
     """{server: (its leaves, kind)} and the racks (frozenset of leaves) in a stable order."""
     servers: dict[str, set[str]] = {}
     kinds = {a.server: a.kind for a in plan.attachments}
@@ -152,7 +150,7 @@ def _racks(plan: 'Plan') -> tuple[dict[str, tuple[frozenset[str], str | None]], 
     return info, racks
 
 
-def iperf3_pairs(plan: 'Plan') -> list[tuple[str, ...]]:
+def iperf3_pairs(plan: Plan) -> list[tuple[str, ...]]:
     """``[(kind, source, destination)]``: one same-leaf pair per rack with two servers, one leaf-to-leaf pair per two
     racks without a common leaf, and every storage node from the first server of each rack."""
     info, racks = _racks(plan)
@@ -166,7 +164,7 @@ def iperf3_pairs(plan: 'Plan') -> list[tuple[str, ...]]:
     return pairs
 
 
-def throughput_steps(plan: 'Plan') -> list[Step]:
+def throughput_steps(plan: Plan) -> list[Step]:
     steps: list[Step] = []
     for kind, source, destination in iperf3_pairs(plan):
         base = f'{source}_{destination}'
@@ -274,7 +272,7 @@ def ansible_steps() -> list[Step]:
     return [Step('ansible', 'check mode', '', (command,), expect, 'check', '', ANSIBLE_PLAYBOOK)]
 
 
-def build_runbook(plan: 'Plan', contexts: dict[str, dict[str, Any]], nos: Mapping[str, str] | None = None) -> Runbook:
+def build_runbook(plan: Plan, contexts: dict[str, dict[str, Any]], nos: Mapping[str, str] | None = None) -> Runbook:
     """``nos``: ``{switch: 'eos' | 'nvue' | 'sonic'}`` where known."""
     nos = nos or {}
     book = Runbook(fabric=plan.fabric)

@@ -1,7 +1,7 @@
 """The largest growth a fabric's switch device types have ports for: ``max spines`` × ``max parallel uplinks``.
 
 Used by the wizard's defaults (``wizard_defaults``) and the demo (``seed.demo_hardware``). The planner's own port
-assignment judges (``apply.spec.fabric_spec`` of a fabric with those maximums, a named error when a use runs out of
+assignment judges (``intake.spec.fabric_spec`` of a fabric with those maximums, a named error when a use runs out of
 ports), so this follows the planner's rules as they are, including where a single-homed NIC takes its port.
 """
 

@@ -129,7 +129,7 @@ class DeviceAutomation:
 @dataclass
 class Facts:
     """What the rules read. ``contexts``: ``{device name: aifabric context}`` (``context_source`` says whether they are
-    the devices' stored contexts or built from the plan); ``intent``: ``intent.intent_of``'s dict; ``plan``:
+    the devices' stored contexts or built from the plan); ``intent``: ``intake.intent.intent_of``'s dict; ``plan``:
     the planner's Plan; ``drift``: the drift items, None when the fabric was never applied; ``errors``: why a fact is
     missing (e.g. ``{'plan': 'the plan failed: ...'}``); ``planned``: the contexts the plan and intent give now (None
     when the plan fails); ``automation``: ``{device name: DeviceAutomation}`` for every device the plan gives a

@@ -21,7 +21,7 @@ SERVICE_LABELS = {
 
 
 def intended_collectors(telemetry: Mapping[str, Any] | None) -> dict[str, list[str]]:
-    """``{service: collector addresses}`` of the intent's ``telemetry`` dict (``intent.telemetry_of``), services
+    """``{service: collector addresses}`` of the intent's ``telemetry`` dict (``intake.intent.telemetry_of``), services
     without a collector left out."""
     intent = telemetry_intent(telemetry)
     found = {

@@ -15,7 +15,7 @@ SONIC_PORTS_DIR = Path(__file__).resolve().parents[1] / 'data' / 'device_types' 
 
 
 class LaneGroup(Protocol):
-    """One lane group of a broken-out port (``apply.hardware.Breakout``)."""
+    """One lane group of a broken-out port (``facts.hardware.Breakout``)."""
 
     parent: str
     count: int

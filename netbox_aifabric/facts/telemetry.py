@@ -105,7 +105,8 @@ class TelemetryIntent:
 
 
 def telemetry_intent(data: Mapping[str, Any] | None) -> TelemetryIntent:
-    """The intent's ``telemetry`` dict (``intent.intent_of``) as typed data; None or {} is no collector at all."""
+    """The intent's ``telemetry`` dict (``intake.intent.intent_of``) as typed data; None or {} is no collector at
+    all."""
     data = data or {}
     return TelemetryIntent(
         syslog=_hosts(data.get('syslog')),

@@ -74,7 +74,6 @@ PRESET_NOT_FILLED = ('slug', 'name')
 def preset_initial(slug):
     """The form values of the shipped QoS preset ``slug`` (``data/qos_presets.json``), ``preset`` naming it; ``{}``
     for an unknown slug."""
-
     preset = next((p for p in qos_presets() if p['slug'] == slug), None)
     if preset is None:
         return {}

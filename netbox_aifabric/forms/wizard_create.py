@@ -135,7 +135,6 @@ def port_map_error_field(fabric):
     """The wizard field of a planner error on the fabric's port map: ``<role>_breakouts`` for an error on
     ``port_map.<role>.breakout`` (a port the device type lacks, lanes faster than the port), ``<role>_device_type``
     for another use of that role (its device type has too few ports of a speed), else None (the step's own error)."""
-
     try:
         fabric_spec(fabric, pending=True)
     except PlanError as e:

@@ -93,7 +93,6 @@ def _platform_facts(fabric) -> dict:
     """``hardware``: role -> {port: platform facts (SONiC lanes/alias/index)} of the leaf and spine device types when
     shipped, lane ports of a breakout included; ``breakouts``: role -> {lane port: its parent and mode};
     ``device_types``: role -> device type slug (the SONiC platform facts of facts/sonic.py)."""
-
     hardware, breakouts, device_types = {}, {}, {}
     for role in ('leaf', 'spine'):
         device_type = getattr(fabric, f'{role}_device_type')

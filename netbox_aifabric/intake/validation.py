@@ -36,7 +36,7 @@ COUNT_FIELDS = ('server_count', 'storage_count', 'leaf_count', 'spine_count')
 
 # The planner spec's fields (indices dropped, longest prefix first) -> the Fabric field the user changes
 SPEC_FIELDS = {
-    'port_map': 'port_map',  # the chosen device types' ports (apply/hardware.py)
+    'port_map': 'port_map',  # the chosen device types' ports (facts/hardware.py)
     'design': 'design_option',
     'underlay': 'underlay',
     'spines': 'spine_count',

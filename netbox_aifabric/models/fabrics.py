@@ -654,7 +654,6 @@ class Fabric(JobsMixin, PrimaryModel):
         Returns:
             ``(nodes, surplus)``: the node list and the stored nodes beyond the counts.
         """
-
         stored = list(self.nodes.all()) if self.pk else []
         nodes, surplus = [], []
         for group, count_field in COUNT_FIELDS.items():
@@ -717,7 +716,6 @@ class Fabric(JobsMixin, PrimaryModel):
         """Adopt existing ``devices`` (brownfield) as nodes of ``role``, in name order: each takes the lowest-id node
         of that role without a device, or a new node with the next free id. Devices another node already adopted
         are skipped. Returns the adopted nodes (each validated with ``full_clean()``)."""
-
         taken = set(FabricNode.objects.filter(device__isnull=False).values_list('device_id', flat=True))
         self.sync_nodes()
         free = list(self.nodes.filter(role=role, device__isnull=True).order_by('node_id'))
@@ -747,7 +745,6 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def count_nodes(self):
         """Set the counts from the nodes (after a node was added or deleted on its own)."""
-
         counts = dict.fromkeys(COUNT_FIELDS.values(), 0)
         for node in self.nodes.all():
             counts[COUNT_FIELDS[node.group]] += 1
@@ -810,7 +807,6 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def _clean_lengths(self, errors):
         """The slug and name fit the names the apply derives from them (see ``constants.FABRIC_SLUG_MAX``)."""
-
         if self.slug and len(self.slug) > FABRIC_SLUG_MAX:
             errors['slug'] = _(
                 'At most {max} characters (got {n}): the devices are named {example}, and NetBox takes 64.'

@@ -38,7 +38,7 @@ def default_pair(role: str, node_id: int) -> int | None:
 
 
 def server_slot(node) -> tuple[str, int]:
-    """The port slot a GPU server or storage node takes on its leaf pair (as ``apply/spec.py`` numbers them): GPU
+    """The port slot a GPU server or storage node takes on its leaf pair (as ``intake/spec.py`` numbers them): GPU
     server k the slot (k − 1) mod GPU_SERVERS_PER_PAIR, storage node k one of the STORAGE_PER_PAIR slots after."""
     if node.group == 'gpu':
         return 'gpu', (node.node_id - 1) % GPU_SERVERS_PER_PAIR

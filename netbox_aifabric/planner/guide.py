@@ -1,10 +1,10 @@
 """The guide's 4-node GPU cluster: its shape declared once.
 
-Read by the demo seed (``seed.load_demo``), the NetBox tier's fixtures (``tests/integration/base.py``), the apply
+Read by the demo seed (``apply.seed.load_demo``), the NetBox tier's fixtures (``tests/integration/base.py``), the apply
 benchmark's size S (``benchmarks/bench_apply.py``); ``examples/pynetbox_seed.py`` is standalone (it runs where
 only pynetbox is installed) and keeps a copy that ``tests/unit/test_guide_shape.py`` holds equal to this one. The
-traffic classes and their VLANs are ``data/traffic_classes.json`` (``seed.traffic_class_seed``), the QoS presets
-``data/qos_presets.json``. Pure data: no Django import, so the benchmark and the pure tests read it as they are.
+traffic classes and their VLANs are ``data/traffic_classes.json`` (``facts.catalog.traffic_class_seed``), the QoS
+presets ``data/qos_presets.json``. Pure data: no Django import, so the benchmark and the pure tests read it as they are.
 """
 
 __all__ = (

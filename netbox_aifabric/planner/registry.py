@@ -1,8 +1,8 @@
 """Design options and traffic-class fields, declared once.
 
 Pure (no Django): the planner reads it, and so do the NetBox layer (``choices.DesignOptionChoices``, the wizard's
-advice, ``apply/spec.py``, ``intent.intent_of``) and the tests (``tests/render_fixtures.guide_intent``). Adding a
-design option or a traffic-class field starts here; docs/development.md lists the few places left to touch.
+advice, ``intake/spec.py``, ``intake.intent.intent_of``) and the tests (``tests/render_fixtures.guide_intent``).
+Adding a design option or a traffic-class field starts here; docs/development.md lists the few places left to touch.
 """
 
 from dataclasses import dataclass

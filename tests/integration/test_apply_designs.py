@@ -19,7 +19,7 @@ from netbox_aifabric.planner.spec import NON_DATA_PURPOSES
 
 pytestmark = pytest.mark.netbox
 
-PEER_LINK_MEMBERS = 2  # the apply's peer link: two member ports per leaf (apply/spec.py)
+PEER_LINK_MEMBERS = 2  # the apply's peer link: two member ports per leaf (intake/spec.py)
 
 
 def counts():

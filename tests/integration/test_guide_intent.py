@@ -1,5 +1,5 @@
 """tests/render_fixtures.py builds the demo fabric's intent without a database (``guide_intent``) for the pure
-template tests. This holds that copy equal to the real ``intent_of`` (intent.py) of the seeded demo, so a
+template tests. This holds that copy equal to the real ``intent_of`` (intake/intent.py) of the seeded demo, so a
 traffic-class or QoS field added to one and not the other fails here, naming the field."""
 
 import pytest

@@ -18,7 +18,7 @@ from tests.render_fixtures import guide_telemetry
 
 pytestmark = pytest.mark.pure
 
-# the intent's telemetry key of each service (intent.telemetry_of)
+# the intent's telemetry key of each service (intake.intent.telemetry_of)
 INTENT_KEY = {'syslog': 'syslog', 'ntp': 'ntp', 'snmp': 'snmp_managers', 'sflow': 'sflow', 'streaming': 'streaming'}
 
 
