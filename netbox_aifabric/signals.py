@@ -19,6 +19,7 @@ from ipam.models import VLAN, Prefix
 from netbox.context import current_request
 from utilities.exceptions import AbortRequest
 
+from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.permissions import ObjectPermissionError
 from netbox_aifabric.apply.removal import delete_owned
 from netbox_aifabric.apply.writes import refresh_contexts
@@ -30,6 +31,7 @@ __all__ = ('LIFECYCLE_FIELDS', 'mark_pending', 'schedule_refresh')
 LIFECYCLE_FIELDS = frozenset(
     {
         'status',
+        'applied_allocations',
         'last_applied',
         'last_applied_by',
         'last_plan_hash',
@@ -60,7 +62,7 @@ class _Refresh:
     def __call__(self):
         fabric = Fabric.objects.filter(pk=self.pk, pending_change=False).first()
         if fabric is not None:
-            with transaction.atomic():
+            with branching.atomic():
                 refresh_contexts(fabric)
 
 
@@ -91,9 +93,20 @@ def _intent_fabrics(model, instance):
 
 @receiver(post_save, sender=Fabric, dispatch_uid='aifabric_fabric_saved')
 def fabric_saved(sender, instance, raw=False, update_fields=None, **kwargs):
-    if raw or (update_fields and set(update_fields) <= LIFECYCLE_FIELDS):
-        return  # the apply's own bookkeeping
+    changed = update_fields or _changed_fields(instance)
+    if raw or (changed is not None and set(changed) <= LIFECYCLE_FIELDS):
+        return  # the apply's own bookkeeping (also as NetBox Branching replays it: a save of the whole row)
     mark_pending(_intent_fabrics(Fabric, instance))
+
+
+def _changed_fields(instance):
+    """The fields a save of the whole row changed, from the snapshot taken before it (NetBox's edit views and
+    Branching's merge and revert take one); None without a snapshot (then every save counts as an edit)."""
+    before = getattr(instance, '_prechange_snapshot', None)
+    if not before:
+        return None
+    after = getattr(instance, '_postchange_snapshot', None) or instance.serialize_object()
+    return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
 
 @receiver(pre_delete, sender=Fabric, dispatch_uid='aifabric_fabric_deleting')

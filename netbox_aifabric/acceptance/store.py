@@ -3,10 +3,9 @@ as a result. Each in one transaction: a run is stored whole or not at all, a bad
 
 import re
 
-from django.db import transaction
-
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS, judge_counters
 from netbox_aifabric.acceptance.judge import TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
+from netbox_aifabric.apply import branching
 from netbox_aifabric.facts.qos import qos_facts
 from netbox_aifabric.intake.intent import intent_of
 from netbox_aifabric.intake.plan import plan_of
@@ -46,7 +45,7 @@ def lab_subject(name: str) -> str:
 def store_lab_run(fabric, user, result: dict) -> AcceptanceRun:
     """Store a lab result (``LabRun.as_dict()`` with its ``log``) as an acceptance run of kind lab, its checks
     bulk-created; one transaction."""
-    with transaction.atomic():
+    with branching.atomic():
         run = AcceptanceRun(
             fabric=fabric,
             kind=AcceptanceRunKindChoices.LAB,
@@ -78,7 +77,7 @@ def store_lab_run(fabric, user, result: dict) -> AcceptanceRun:
 
 def store_verdict(run: AcceptanceRun, verdict, raw: str) -> AcceptanceResult:
     """Store one judged upload (``judge.Verdict``) on ``run`` and refresh its summary; one transaction."""
-    with transaction.atomic():
+    with branching.atomic():
         result = AcceptanceResult(
             run=run,
             name=verdict.name[:300],

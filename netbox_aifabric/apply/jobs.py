@@ -1,14 +1,14 @@
 """Background apply for large fabrics (and any apply asked for in the background), run by NetBox's RQ worker."""
 
 from django.core.cache import cache
-from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core.exceptions import JobFailed
-from netbox.jobs import JobRunner
 from netbox.plugins import get_plugin_config
 from utilities.request import apply_request_processors
 
+from netbox_aifabric.apply import branching
+from netbox_aifabric.apply.branching import BranchJobRunner
 from netbox_aifabric.apply.diff import ApplyConflictError, summarize
 from netbox_aifabric.apply.lifecycle import after_apply, check_apply
 from netbox_aifabric.apply.permissions import ObjectPermissionError
@@ -75,20 +75,20 @@ def ui_runs_in_background(fabric, posted) -> bool:
     return threshold is not None and fabric_devices_count(fabric) > threshold
 
 
-class ApplyFabricJob(JobRunner):
+class ApplyFabricJob(BranchJobRunner):
     """Apply a fabric's plan (one transaction); the job's data holds the per-type summary."""
 
     class Meta:
         name = 'Apply AI fabric'
 
     def run(self, confirm_delete=False, *args, **kwargs):
-        fabric = self.job.object
+        fabric = self.fabric
         self.logger.info(f'Planning {fabric}')
         # NetBox records the change log (and queues events) only inside its request processors, as for a script
         # job: give the apply a request of the job's user
         request = job_request(self.job.user)
         try:
-            with apply_request_processors(request), transaction.atomic():
+            with apply_request_processors(request), branching.atomic():
                 plan, changes = apply_fabric(
                     fabric,
                     confirm_delete=confirm_delete,

@@ -8,9 +8,9 @@ permissions allowed every one of them. Adopted objects (brownfield) existed befo
 (the fabric's tag and ownership go).
 """
 
-from django.db import transaction
 from django.db.models import ProtectedError, RestrictedError
 
+from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.permissions import ObjectPermissions
 from netbox_aifabric.apply.writes import DELETE_ORDER
 from netbox_aifabric.models import OwnedObject
@@ -61,7 +61,7 @@ def delete_owned(fabric, user=None) -> int:
         permissions.add(obj, 'delete')
     permissions.check()
     deleted = 0
-    with transaction.atomic():
+    with branching.atomic():
         for record, obj in owned:
             current = type(obj).objects.filter(pk=obj.pk).first()  # an earlier deletion may have taken it along
             if current is None:
@@ -69,7 +69,7 @@ def delete_owned(fabric, user=None) -> int:
             current.snapshot()
             if record.key.split(':', 1)[0] in SHARED_KINDS:
                 try:
-                    with transaction.atomic():
+                    with branching.savepoint():  # on the connection the delete goes to
                         current.delete()
                 except (ProtectedError, RestrictedError):
                     continue  # another fabric's devices use it

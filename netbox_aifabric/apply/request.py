@@ -11,6 +11,8 @@ from django.db import connection, transaction
 from core.models import Job, ObjectType
 from utilities.request import NetBoxFakeRequest, apply_request_processors
 
+from netbox_aifabric.apply import branching
+
 __all__ = ('as_request_of', 'enqueue_once', 'job_request')
 
 
@@ -58,4 +60,4 @@ def enqueue_once(runner, fabric, user, statuses: Iterable[str], lock_class: int)
         )
         if existing is not None:
             return existing, True
-        return runner.enqueue(instance=fabric, user=user), False
+        return runner.enqueue(instance=fabric, user=user, **branching.queued_branch()), False

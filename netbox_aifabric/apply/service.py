@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import transaction
 
+from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.diff import changes_of
 from netbox_aifabric.apply.jobs import ApplyFabricJob, plan_size_error, runs_in_background
 from netbox_aifabric.apply.lifecycle import after_apply, check_apply
@@ -49,7 +50,7 @@ def request_apply(fabric, user, confirm_delete=False, background=False, on_commi
             raise _Background(plan)
 
     try:
-        with transaction.atomic():
+        with branching.atomic():
             plan, changes = apply_fabric(fabric, confirm_delete=confirm_delete, user=user, check=check)
             after_apply(fabric, plan, user, changes)
     except _Background as queued:  # above background_apply_threshold: rolled back, the job applies
@@ -66,8 +67,10 @@ class _Background(Exception):  # noqa: N818 (not an error: the apply goes to a j
 
 
 def _queue(fabric, user, confirm_delete, on_commit, plan) -> ApplyOutcome:
-    """The apply as a job: now, or (``on_commit``) when the caller's transaction commits."""
+    """The apply as a job: now, or (``on_commit``) when the caller's transaction commits; queued in a NetBox Branching
+    branch, the job applies in that branch (:func:`~.branching.queued_branch`)."""
+    kwargs = {'instance': fabric, 'user': user, 'confirm_delete': confirm_delete, **branching.queued_branch()}
     if on_commit:
-        transaction.on_commit(lambda: ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
+        transaction.on_commit(lambda: ApplyFabricJob.enqueue(**kwargs), using=branching.branch_connection())
         return ApplyOutcome(plan)
-    return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(instance=fabric, user=user, confirm_delete=confirm_delete))
+    return ApplyOutcome(plan, job=ApplyFabricJob.enqueue(**kwargs))

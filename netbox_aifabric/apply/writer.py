@@ -17,7 +17,7 @@ NetBox does the same for a device's components (``Device._instantiate_components
    many-to-many members and tags prefetched, so its data is what the per-object path's last coalesced entry holds),
    stamped with the request's user and id and written with one ``bulk_create``; the ``object created`` event queued
    per object through NetBox's ``enqueue_event`` into the request's event queue;
-5. the fabric's ownership rows in one ``bulk_create``.
+5. the fabric's ownership rows in one ``bulk_create``, with their change records as in 4 (ownership is change-logged).
 
 Uniqueness and constraints are left to the diff (which looked every object up under the fabric lock) and to the
 database. Which models go through here is :data:`BULK_MODELS`; every other write stays one ``save()`` per object.
@@ -209,10 +209,11 @@ class BulkWriter:
 
     def _own(self, model, entries):
         object_type = ContentType.objects.get_for_model(model)
-        OwnedObject.objects.bulk_create(
+        owned = OwnedObject.objects.bulk_create(
             OwnedObject(fabric=self.fabric, key=entry.key, object_type=object_type, object_id=entry.obj.pk)
             for entry in entries
         )
+        _change_log(OwnedObject, owned, ObjectChangeActionChoices.ACTION_CREATE)  # change-logged (its docstring)
         for entry in entries:
             self.permissions.add(entry.obj, 'add')
 
@@ -226,7 +227,11 @@ class BulkWriter:
             cable._pk = cable.pk  # what Cable.save() keeps for __str__
         prefetch_related_objects(cables, 'tags')
         _signals(Cable, cables)
-        _change_log(Cable, cables, ObjectChangeActionChoices.ACTION_CREATE, events=False)
+        # the created event queued now, before the snapshot below (its "before" stays empty, as for a save)
+        _change_log(Cable, cables, ObjectChangeActionChoices.ACTION_CREATE)
+        for cable in cables:  # the second entry's "before" (writes._new_cable_snapshot: what a save records)
+            if getattr(cable, '_postchange_snapshot', None) is not None:
+                cable._prechange_snapshot = cable._postchange_snapshot
         terminations = []
         for cable in cables:
             for end, ends in (
@@ -467,7 +472,7 @@ def _channel_free(obj):
     )
 
 
-def _change_log(model, objs, action, events=True, event=OBJECT_CREATED):
+def _change_log(model, objs, action, event=OBJECT_CREATED):
     """One ObjectChange per object (its own ``to_objectchange(action)``), and ``event`` queued per object: what
     ``handle_changed_object`` records for a save inside a request."""
     request = current_request.get()
@@ -481,8 +486,6 @@ def _change_log(model, objs, action, events=True, event=OBJECT_CREATED):
             change.user_name = request.user.username  # what ObjectChange.save() fills in
             changes.append(change)
     ObjectChange.objects.bulk_create(changes)
-    if not events:
-        return
     queue = events_queue.get()
     for obj in objs:
         enqueue_event(queue, obj, request, event)

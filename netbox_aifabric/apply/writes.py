@@ -4,16 +4,20 @@ stamped. ``refresh_contexts`` brings the owned devices' ``aifabric`` contexts up
 
 from collections import defaultdict
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection, transaction
+from django.db import connection
+from django.db.models.signals import post_save
+from django.dispatch import receiver
 
-from dcim.models import Device, Interface
+from dcim.models import Cable, Device, Interface
 from extras.models import Tag
 from netbox.constants import ADVISORY_LOCK_KEYS
 from netbox.context import query_cache
 
+from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.desired import desired_objects
 from netbox_aifabric.apply.diff import ApplyConflictError, compute_changes, m2m_resolved, resolved, set_value
 from netbox_aifabric.apply.objects import Ref
@@ -64,6 +68,18 @@ def _set_m2m(obj, item, objects, changed):
 
 
 PROGRESS_EVERY = 50  # objects between two progress reports
+_APPLYING = ContextVar('netbox_aifabric_applying', default=False)
+
+
+@receiver(post_save, sender=Cable, dispatch_uid='netbox_aifabric.apply.new_cable_snapshot')
+def _new_cable_snapshot(sender, instance, created, **kwargs):
+    """An apply's new cable takes its creation record as its snapshot. ``Cable.save()`` writes a new cable twice (the
+    row, then with its terminations), and nothing takes a snapshot between the two: the second change record would
+    have no "before", and NetBox Branching's revert of such a record sets every field to None (``a_terminations``:
+    a TypeError, the revert of the whole branch fails). With the snapshot the record says what the second write
+    changed, and a merged apply reverts. The bulk writer records its cables the same way."""
+    if created and _APPLYING.get() and getattr(instance, '_postchange_snapshot', None) is not None:
+        instance._prechange_snapshot = instance._postchange_snapshot
 
 
 def apply_fabric(
@@ -98,10 +114,12 @@ def apply_fabric(
     """
     # NetBox caches custom fields and object types per request (and job); give a shell or script apply the same
     cache_token = query_cache.set(defaultdict(dict)) if query_cache.get() is None else None
+    applying = _APPLYING.set(True)
     try:
         with full_collections_deferred():
             return _apply(fabric, confirm_delete, progress, user, per_object, check)
     finally:
+        _APPLYING.reset(applying)
         if cache_token is not None:
             query_cache.reset(cache_token)
 
@@ -162,9 +180,10 @@ class _Run:
 
 def _apply(fabric, confirm_delete, progress, user=None, per_object=False, check=None):
     permissions = ObjectPermissions(user)
-    with transaction.atomic():
+    with branching.atomic():
         _lock(fabric)
         fabric.refresh_from_db()
+        fabric.snapshot_before_apply()  # the fabric's change-log entry (mark_applied) starts from here
         # fabrics written without save() (bulk) get their nodes here; the plan reads them from here
         inputs = FabricInputs(fabric, given_nodes=tuple(fabric.sync_nodes()))
         plan = inputs.plan
@@ -178,7 +197,7 @@ def _apply(fabric, confirm_delete, progress, user=None, per_object=False, check=
         _before_writes(permissions, desired, changes, owned, owned_objects, adopted, confirm_delete)
         permissions.check()
         run = _Run(fabric, changes, owned, owned_objects, permissions, progress)
-        if not per_object:
+        if not per_object and branching.active_branch() is None:  # a branch sees only saves (apply/branching.py)
             run.writer = BulkWriter(fabric, permissions)
         run.total = sum(
             c.action in ('create', 'update', 'adopt') or (c.action == 'delete' and confirm_delete) for c in changes
@@ -193,6 +212,7 @@ def _apply(fabric, confirm_delete, progress, user=None, per_object=False, check=
         if fabric.applied_allocations != record:
             Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=record)
             fabric.applied_allocations = record
+            fabric.allocations_recorded = True  # after_apply records the apply even when nothing else changed
     return plan, changes
 
 

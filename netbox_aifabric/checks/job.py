@@ -8,7 +8,6 @@ setting; 0 or None: off) it runs every fabric that has been applied. ``netbox rq
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured, PermissionDenied
-from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core.choices import JobStatusChoices
@@ -17,6 +16,8 @@ from netbox.jobs import JobRunner, system_job
 from netbox.plugins import get_plugin_config
 from netbox.registry import registry
 
+from netbox_aifabric.apply import branching
+from netbox_aifabric.apply.branching import BranchJobRunner
 from netbox_aifabric.apply.request import enqueue_once
 from netbox_aifabric.checks.retention import prune_runs, retention
 from netbox_aifabric.checks.runs import run_and_record
@@ -49,7 +50,7 @@ def compliance_interval() -> int | None:
     return value
 
 
-class ComplianceJob(JobRunner):
+class ComplianceJob(BranchJobRunner):
     """Run every compliance rule on the job's fabric and store the run (a ComplianceRun by the job's user); ``job.data``
     holds the result (``ComplianceResult.to_dict``) and the run's id. Findings do not fail the job (its data says
     ``ok: false``); a rule that breaks is an ``error`` result."""
@@ -58,7 +59,7 @@ class ComplianceJob(JobRunner):
         name = 'AI fabric compliance'
 
     def run(self, *args, **kwargs):
-        fabric = self.job.object
+        fabric = self.fabric
         result, run = run_and_record(fabric, user=self.job.user, job=self.job)
         self.job.data = {**result.to_dict(), 'run': run.pk}
         counts = result.counts
@@ -99,7 +100,7 @@ def may_store_run(user, fabric) -> bool:
     if not user.has_perm('netbox_aifabric.add_compliancerun'):
         return False
     try:
-        with transaction.atomic():
+        with branching.atomic():
             (probe,) = ComplianceRun.objects.bulk_create(
                 [ComplianceRun(fabric=fabric, user=user, status=ComplianceRunStatusChoices.PASSED)]
             )

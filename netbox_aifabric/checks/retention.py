@@ -8,13 +8,13 @@ The deletion runs outside any request: NetBox records no change for it and fires
 from datetime import timedelta
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import transaction
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from netbox.plugins import get_plugin_config
 
+from netbox_aifabric.apply import branching
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun
 
 __all__ = ('DAYS', 'RUNS', 'prune_runs', 'retention')
@@ -64,7 +64,7 @@ def prune_runs(fabric=None, now=None) -> int:
     pks = _expired(fabric, now or timezone.now())
     if not pks:
         return 0
-    with transaction.atomic():
+    with branching.atomic():
         ComplianceFinding.objects.filter(run_id__in=pks).delete()
         ComplianceRun.objects.filter(pk__in=pks).delete()
     return len(pks)

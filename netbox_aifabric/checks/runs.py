@@ -10,7 +10,6 @@ the commit, as ``event_tracking`` does for a request; so the daily schedule fire
 """
 
 from django.contrib.contenttypes.models import ContentType
-from django.db import transaction
 
 from core.choices import ObjectChangeActionChoices
 from core.events import OBJECT_CREATED, OBJECT_UPDATED
@@ -18,6 +17,7 @@ from dcim.models import Device
 from extras.events import enqueue_event, flush_events
 from netbox.context import current_request
 
+from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.request import as_request_of, job_request
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.retention import prune_runs, retention
@@ -145,7 +145,7 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
     """Store ``result`` (a linked :class:`~.engine.ComplianceResult` of ``fabric``) as a run with its findings."""
     retention()  # bad retention settings are refused by name before the run is stored, not after
     devices = _device_ids(fabric, result)
-    with as_request_of(user), transaction.atomic():
+    with as_request_of(user), branching.atomic():
         run = _new_run(fabric, result, user, job)
         run.full_clean()
         run.save()

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from core.choices import JobStatusChoices
 from core.exceptions import JobFailed
 from core.models import Job
-from netbox.jobs import JobRunner
 
 from netbox_aifabric.acceptance.store import store_lab_run
+from netbox_aifabric.apply.branching import BranchJobRunner
 from netbox_aifabric.apply.request import as_request_of, enqueue_once
 from netbox_aifabric.lab import FAILED, LabUnavailable, run_lab
 from netbox_aifabric.lab.fabric import lab_inputs
@@ -21,7 +21,7 @@ UNFINISHED = (JobStatusChoices.STATUS_PENDING, JobStatusChoices.STATUS_RUNNING)
 _LOCK_CLASS = 0x4149434C  # 'AICL'
 
 
-class FabricLabJob(JobRunner):
+class FabricLabJob(BranchJobRunner):
     """Boot the job's fabric from its switches' rendered FRR configs in network namespaces, check, tear down.
     The result is stored as an ``AcceptanceRun`` of kind lab (``job.data['acceptance_run']``: its id) with its
     checks as results; ``job.data``: the lab result (``LabRun.as_dict``) too. A failed check fails the job, as the
@@ -31,7 +31,7 @@ class FabricLabJob(JobRunner):
         name = 'AI fabric lab'
 
     def run(self, timeout=60.0, *args, **kwargs):
-        fabric = self.job.object
+        fabric = self.fabric
         contexts, configs = lab_inputs(fabric)
         if not configs:
             self._fail('no switch has an aifabric config context: apply the fabric first')

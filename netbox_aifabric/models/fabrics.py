@@ -1,3 +1,4 @@
+import copy
 from decimal import Decimal
 
 import netaddr
@@ -47,6 +48,7 @@ __all__ = ('Fabric',)
 # What an apply records on the fabric (saved alone: see signals.LIFECYCLE_FIELDS)
 LIFECYCLE_UPDATE_FIELDS = (
     'status',
+    'applied_allocations',
     'last_applied',
     'last_applied_by',
     'last_plan_hash',
@@ -463,7 +465,8 @@ class Fabric(JobsMixin, PrimaryModel):
         only these fields (a change-log entry in the apply's request, and not an edit of the intent)."""
         from django.utils import timezone
 
-        self.snapshot()
+        if not self.__dict__.pop('_snapshot_by_apply', False):
+            self.snapshot()
         if self.status in (FabricStatusChoices.DRAFT, FabricStatusChoices.PLANNED, FabricStatusChoices.DRIFTED):
             self.status = FabricStatusChoices.APPLIED
         self.last_applied = timezone.now()
@@ -472,6 +475,14 @@ class Fabric(JobsMixin, PrimaryModel):
         self.last_apply_request_id = request_id
         self.pending_change = False
         self.save(update_fields=[*LIFECYCLE_UPDATE_FIELDS])
+
+    def snapshot_before_apply(self):
+        """The fabric as it was before an apply wrote anything: the start of the one change-log entry
+        :meth:`mark_applied` writes, which so holds the apply's record (``applied_allocations``, written by the apply
+        itself) with the lifecycle. NetBox Branching replays that entry on a merge: a record written outside the
+        change log would not reach main."""
+        self.snapshot()
+        self._snapshot_by_apply = True
 
     def applied_record(self, allocations) -> dict:
         """The apply's record of ``allocations`` as stored in ``applied_allocations``: stamped with this fabric's id
@@ -595,8 +606,17 @@ class Fabric(JobsMixin, PrimaryModel):
     @classmethod
     def from_db(cls, db, field_names, values, *, fetch_mode=None):
         instance = super().from_db(db, field_names, values, fetch_mode=fetch_mode)
-        instance._loaded_status = instance.__dict__.get('status')
+        instance._loaded_record = instance._apply_record()
         return instance
+
+    def refresh_from_db(self, *args, **kwargs):
+        super().refresh_from_db(*args, **kwargs)
+        if not args and kwargs.get('fields') is None:  # every field read again: what is stored now is what it loaded
+            self._loaded_record = self._apply_record()
+
+    def _apply_record(self) -> dict:
+        # a copy: a JSON value changed in place (NetBox Branching's merge deep-merges into it) still differs
+        return copy.deepcopy({name: self.__dict__.get(name) for name in APPLY_RECORD_FIELDS})
 
     def save(self, *args, **kwargs):
         """Save, and store the nodes the counts say. A save of the whole row (an edit: the form, bulk edit, the
@@ -613,7 +633,7 @@ class Fabric(JobsMixin, PrimaryModel):
                 self._take_stored_record()
             super().save(*args, **kwargs)
             self.sync_nodes()
-        self._loaded_status = self.status
+        self._loaded_record = self._apply_record()
 
     def _refuse_shared_pools(self):
         """What ``clean`` checked, checked again under a lock held until this save commits: two fabrics saved at
@@ -634,15 +654,19 @@ class Fabric(JobsMixin, PrimaryModel):
 
     def _take_stored_record(self):
         """Lock this fabric's row (waiting for an apply that holds it) and copy the apply's record onto this
-        instance as stored; the status only when this edit left it as loaded."""
+        instance as stored, each field only where this save left it as loaded: a field it set is kept (the
+        operator's status; NetBox Branching's merge, which replays an apply's record with one full save). A record
+        set so is checked as any other written (:meth:`_refuse_foreign_record`)."""
         stored = Fabric.objects.select_for_update().filter(pk=self.pk).values(*APPLY_RECORD_FIELDS).first()
         if stored is None:
             return  # deleted meanwhile: the save fails as Django's does
-        edited_status = getattr(self, '_loaded_status', self.status) != self.status
+        loaded = getattr(self, '_loaded_record', None) or self._apply_record()
+        edited = {name for name, value in self._apply_record().items() if loaded[name] != value}
         for name, value in stored.items():
-            if name == 'status' and edited_status:
-                continue
-            setattr(self, name, value)
+            if name not in edited:
+                setattr(self, name, value)
+        if 'applied_allocations' in edited:
+            self._refuse_foreign_record()
 
     def planned_nodes(self):
         """The fabric's nodes as its counts say: the stored ones (ids, names and pairs never change), surplus ones

@@ -2,13 +2,19 @@ from django.contrib.contenttypes.fields import GenericForeignKey
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from netbox.models.features import ChangeLoggingMixin
+
 __all__ = ('OwnedObject',)
 
 
-class OwnedObject(models.Model):
+class OwnedObject(ChangeLoggingMixin, models.Model):
     """
     A NetBox object that a fabric's apply created, under a stable key (``prefix:uplink:leaf:1:spine:2:1``,
     ``vlan:40``, …). A later apply updates or deletes only objects recorded here; everything else is never changed.
+
+    Change-logged as NetBox logs its own bookkeeping rows that a change consists of (a cable's terminations): NetBox
+    Branching carries a change from a branch to main (merge), back (revert) and from main into a branch (sync) by its
+    change records alone, so ownership without them would stay behind in the branch.
     """
 
     fabric = models.ForeignKey(

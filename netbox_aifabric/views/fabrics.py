@@ -4,7 +4,6 @@ from collections import Counter
 from django.contrib import messages
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -25,6 +24,7 @@ from netbox.views.generic.feature_views import ObjectChangeLogView
 from utilities.views import ViewTab, get_default_template, register_model_view
 
 from netbox_aifabric import filtersets, forms, tables
+from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric, summarize
 from netbox_aifabric.apply.jobs import PLAN_MAX_NODES, plan_size_error, ui_runs_in_background
 from netbox_aifabric.apply.lifecycle import apply_blockers
@@ -615,7 +615,7 @@ class FabricAdoptView(generic.ObjectView):
                 site=fabric.site, role=form.cleaned_data['device_role']
             )
             try:
-                with transaction.atomic():
+                with branching.atomic():
                     nodes = fabric.adopt_devices(devices, form.cleaned_data['role'])
             except ValidationError as e:
                 messages.error(request, _('Nothing was adopted: {error}').format(error='; '.join(e.messages)))

@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection, transaction
+from django.db import connection
 from django.http import QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -23,6 +23,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.views import View
 
+from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric, summarize
 from netbox_aifabric.apply.jobs import ui_runs_in_background
 from netbox_aifabric.apply.lifecycle import MissingPermissionsError, apply_blockers
@@ -317,7 +318,7 @@ class FabricWizardView(View):
             return redirect(self._url(invalid))
         context = {}
         try:
-            with transaction.atomic():
+            with branching.atomic():
                 fabric = build_fabric(cleaned, save=True, user=request.user)
                 try:
                     plan, changes = diff_fabric(fabric)
@@ -374,7 +375,7 @@ class FabricWizardView(View):
             )
             return redirect(self._url('preview'))
         try:
-            with transaction.atomic():
+            with branching.atomic():
                 earlier = earlier_submission(token)  # waits until an earlier POST of this token has ended
                 if earlier is not None:
                     raise _AlreadySubmitted(earlier)
@@ -399,7 +400,7 @@ class FabricWizardView(View):
             messages.error(request, _('You may create the fabric but not apply it (the apply permission is missing).'))
             return redirect(self._url('preview'))
         try:
-            with transaction.atomic():
+            with branching.atomic():
                 fabric = build_fabric(cleaned, save=True, user=request.user)
                 blockers = wizard_blockers(cleaned, fabric) if apply else []
                 if blockers:
