@@ -60,6 +60,8 @@ setup(
             'pytz==2026.6',  # nb_inventory needs it and ansible does not declare it
             'pynetbox==7.9.0',
             'nornir==3.6.0',  # examples/nornir and tests/integration/test_nornir.py
+            # tests/branching (NetBox Labs' plugin, under its NetBox Limited Use License: installed, never copied)
+            'netboxlabs-netbox-branching==1.2.2',
             'pytest==9.2.0',
             'pytest-django==4.14.0',
             'pytest-xdist==3.8.0',  # scripts/test -m pure runs the pure tier on every core (-n auto)

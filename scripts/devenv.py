@@ -92,6 +92,23 @@ DEFAULT_PERMISSIONS = {{}}
 LOGGING = {{'version': 1, 'disable_existing_loggers': True}}
 """
 
+# The Branching tests' configuration (scripts/test runs tests/branching with it): NetBox Branching enabled as its
+# README says (DATABASES a DynamicSchemaDict, its router, the plugin listed last), on a test DB of its own.
+TEST_BRANCHING_TEMPLATE = """{header}# NetBox Branching test configuration (scripts/test: tests/branching):
+# aifabric_test plus NetBox Branching set up per its README.
+# Django creates the test DB {test_db!r} by cloning the core template DB {core_db!r}.
+from netbox_branching.utilities import DynamicSchemaDict
+
+from aifabric_test import *  # noqa: F403
+
+DATABASES = DynamicSchemaDict(  # noqa: F405
+    dev_databases({db!r}, TEST={{'NAME': {test_db!r}, 'TEMPLATE': {core_db!r}}})  # noqa: F405
+)
+DATABASE_ROUTERS = ['netbox_branching.database.BranchAwareRouter']
+PLUGINS = [{plugin!r}, 'netbox_branching']
+PLUGINS_CONFIG = {{{plugin!r}: {{}}, 'netbox_branching': {{}}}}
+"""
+
 
 def random_string(length=64):
     alphabet = string.ascii_letters + string.digits
@@ -145,6 +162,9 @@ def write_config(args):
         DEV / 'aifabric_dev.py': DEV_TEMPLATE.format(db=args.prefix, toolbar=DEBUG_TOOLBAR, **common),
         DEV / 'aifabric_test.py': TEST_TEMPLATE.format(
             db=f'{args.prefix}_testbase', test_db=f'test_{args.prefix}', core_db=args.core_db, **common
+        ),
+        DEV / 'aifabric_test_branching.py': TEST_BRANCHING_TEMPLATE.format(
+            db=f'{args.prefix}_testbase', test_db=f'test_{args.prefix}_branching', core_db=args.core_db, **common
         ),
     }
     changed = [path.name for path, content in files.items() if write_if_changed(path, content)]

@@ -16,6 +16,7 @@ The full run (scripts/test, CI) collects and tier-checks every module.
 
 import gc
 import itertools
+import os
 import re
 import shutil
 import subprocess
@@ -79,7 +80,19 @@ def netbox_only_module(path: Path) -> bool:
     return bool(_NETBOX_MARK.search(text)) and not _PURE_MARK.search(text)
 
 
+BRANCHING_TESTS = Path(__file__).resolve().parent / 'branching'
+BRANCHING_CONFIGURATION = 'aifabric_test_branching'
+
+
 def pytest_ignore_collect(collection_path, config):
+    # tests/branching needs NetBox Branching's configuration (scripts/test runs it in a pytest of its own), and only
+    # it: there the other tests are not collected
+    in_branching = collection_path.resolve().is_relative_to(BRANCHING_TESTS)
+    if os.environ.get('NETBOX_CONFIGURATION') == BRANCHING_CONFIGURATION:
+        if not in_branching and collection_path.is_file() and collection_path.name.startswith('test_'):
+            return True
+    elif in_branching:
+        return True
     if collection_path.suffix != '.py' or not collection_path.name.startswith('test_'):
         return None
     if selects_pure_only(config.getoption('markexpr', '') or '') and netbox_only_module(collection_path):

@@ -68,7 +68,8 @@ MODELS = (
     OwnedObject,
 )
 TREE_STEP = 19  # digits per level of a tree model's path (DeviceRole, …)
-DROPPED = {'created', 'last_updated', 'time', 'request_id'}  # differ between any two runs
+# differ between any two runs (a fabric's apply time and change-log request are its lifecycle's own)
+DROPPED = {'created', 'last_updated', 'time', 'request_id', 'last_applied', 'last_apply_request_id'}
 
 
 class _Rollback(Exception):
@@ -208,21 +209,7 @@ def _record(names, queue, fabric) -> ApplyRecord:
             'is_split': path.is_split,
             'destinations': sorted(str(names.of(type(d), d.pk)) for d in path.destinations),
         }
-    for change in ObjectChange.objects.filter(pk__gt=names.before[ObjectChange]):  # this run's only
-        model = change.changed_object_type.model_class()
-        related = change.related_object_type.model_class() if change.related_object_type_id else None
-        key = (
-            change.action,
-            model._meta.label_lower,
-            names.of(model, change.changed_object_id),
-            names.of(related, change.related_object_id) if related else None,
-            names.text(model, change.object_repr),
-            change.user_name,
-            change.message,
-            json.dumps(names.data(model, change.prechange_data), sort_keys=True, default=str),
-            json.dumps(names.data(model, change.postchange_data), sort_keys=True, default=str),
-        )
-        record.changes[key] += 1
+    record.changes = change_rows(names, ObjectChange.objects.filter(pk__gt=names.before[ObjectChange]))  # this run's
     record.search = _search_rows(names)
     for key, event in queue.items():
         model = event['object_type'].model_class()
@@ -238,6 +225,28 @@ def _record(names, queue, fabric) -> ApplyRecord:
     record.fabric = {'applied_allocations': fabric.applied_allocations, 'status': fabric.status}
     record.jobs = _pending_jobs()
     return record
+
+
+def change_rows(names, changes) -> Counter:
+    """``changes`` (ObjectChange rows) normalised: action, model, object, related object, representation, user,
+    message and the pre- and post-change data, ids named by ``names``; a multiset."""
+    rows = Counter()
+    for change in changes:
+        model = change.changed_object_type.model_class()
+        related = change.related_object_type.model_class() if change.related_object_type_id else None
+        key = (
+            change.action,
+            model._meta.label_lower,
+            names.of(model, change.changed_object_id),
+            names.of(related, change.related_object_id) if related else None,
+            names.text(model, change.object_repr),
+            change.user_name,
+            change.message,
+            json.dumps(names.data(model, change.prechange_data), sort_keys=True, default=str),
+            json.dumps(names.data(model, change.postchange_data), sort_keys=True, default=str),
+        )
+        rows[key] += 1
+    return rows
 
 
 def _pending_jobs():
