@@ -329,3 +329,17 @@ def test_the_ui_apply_button_and_the_wizard_in_a_branch_write_the_branch_only(wo
         created = Fabric.objects.get(slug=NAMED['slug'])
         assert created.status == 'applied'
         assert Device.objects.filter(name__startswith=f'{NAMED["slug"]}-').count() == 9
+
+
+def test_a_pending_job_of_main_is_not_reused_for_a_branch(world, branches):
+    user, header, fabric = world
+    branch = branches(user, 'plan-h')
+    assert api_apply(fabric, header).status_code == 200  # applied in main first (compliance needs an apply)
+    in_main = api('post', f'fabrics/{fabric.pk}/compliance/', header).json()
+    again = api('post', f'fabrics/{fabric.pk}/compliance/', header).json()
+    assert (again['job']['id'], again['reused']) == (in_main['job']['id'], True)  # main's pending one, reused
+    in_branch = api('post', f'fabrics/{fabric.pk}/compliance/', header, branch).json()
+    assert in_branch['reused'] is False and in_branch['job']['id'] != in_main['job']['id']
+    job = Job.objects.get(pk=in_branch['job']['id'])
+    rq_job = django_rq.get_queue(job.queue_name or 'default').fetch_job(str(job.job_id))
+    assert rq_job.kwargs['branch'] == branch.schema_id
