@@ -72,6 +72,7 @@ setup(
             'hypothesis==6.170.17',
             'playwright==1.65.2',
             'pyavd==6.4.0',
+            'build==1.6.1',  # tests/unit/test_layout.py builds the sdist as a release does
         ],
     },
     entry_points={'console_scripts': ['netbox-aifabric = netbox_aifabric.intake.cli:main']},

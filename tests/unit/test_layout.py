@@ -4,6 +4,9 @@ import ast
 import configparser
 import email.parser
 import importlib.metadata
+import subprocess
+import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -83,6 +86,34 @@ def test_wheel_ships_migrations_templates_and_data(request, tmp_path):
     requirements = runtime_requirements(metadata.get_all('Requires-Dist'))
     assert requirements, 'the planner and the CLI need netaddr and PyYAML'
     assert unmet_in_netbox_venv(requirements) == []
+
+
+def test_the_sdist_ships_the_license_and_builds_the_same_wheel(request, tmp_path):
+    """The source distribution (``python -m build --sdist``, isolated as a release build is) carries the LICENSE,
+    the README its metadata reads, the migrations and the device templates, and ``pip install`` of it builds a
+    wheel with exactly the files of the wheel built from the checkout."""
+    build, folder = request.config.stash.get(WHEEL_BUILD, None) or (start_wheel_build(tmp_path), tmp_path)
+    sdist_build = run([sys.executable, '-m', 'build', '--sdist', '-o', str(tmp_path / 'sdist'), str(ROOT)], tmp_path)
+    assert sdist_build.returncode == 0, sdist_build.stdout
+    sdist = next((tmp_path / 'sdist').glob('netbox_aifabric-*.tar.gz'))
+    with tarfile.open(sdist) as archive:
+        top = archive.getnames()[0].split('/')[0]
+        names = {name.removeprefix(f'{top}/') for name in archive.getnames()}
+        assert archive.extractfile(f'{top}/LICENSE').read() == (ROOT / 'LICENSE').read_bytes()
+    migrations = {f'migrations/{path.name}' for path in (ROOT / 'migrations').glob('*.py')}
+    device_templates = {str(path.relative_to(ROOT)) for path in (ROOT / 'templates').rglob('*.j2')}
+    assert {'LICENSE', 'README.md', 'setup.py', 'PKG-INFO', *migrations, *device_templates} <= names
+    pip = [sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(tmp_path / 'w'), str(sdist)]
+    wheel_build = run(pip, tmp_path)
+    assert wheel_build.returncode == 0, wheel_build.stdout
+    build.wait(timeout=600)
+    from_checkout = zipfile.ZipFile(next(folder.glob('netbox_aifabric-*.whl'))).namelist()
+    from_sdist = zipfile.ZipFile(next((tmp_path / 'w').glob('netbox_aifabric-*.whl'))).namelist()
+    assert sorted(from_sdist) == sorted(from_checkout)
+
+
+def run(command, cwd):
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
 
 
 def runtime_requirements(requires_dist):
