@@ -37,7 +37,9 @@ APP = 'netbox_aifabric'
 GET_STATUS = {'apply': 302, 'compliance_run': 302, 'lab_run': 302}
 # Bulk views NetBox reaches by POST (the selected pks) and answers with a confirmation page
 POSTED = ('bulk_edit', 'bulk_delete')
-WITHOUT_VIEWS = {OwnedObject}  # the ownership index: no pages
+# the ownership index: no pages of its own (NetBox registers a change-log view for every change-logged model, and
+# ownership is change-logged for NetBox Branching; the plugin routes no URL to it)
+WITHOUT_VIEWS = {OwnedObject}
 TABLES = {
     'trafficclass': tables.TrafficClassTable,
     'qosprofile': tables.QoSProfileTable,
@@ -101,9 +103,8 @@ class EveryPageWithDataTestCase(TestCase):
     def test_there_is_an_object_of_every_model(self):
         empty = [m._meta.model_name for m in self.models() if not m.objects.exists()]
         self.assertEqual(empty, [])
-        self.assertEqual(
-            sorted(registry['views'][APP]), sorted(m._meta.model_name for m in self.models()), 'models with pages'
-        )
+        registered = set(registry['views'][APP]) - {m._meta.model_name for m in WITHOUT_VIEWS}
+        self.assertEqual(sorted(registered), sorted(m._meta.model_name for m in self.models()), 'models with pages')
         for model in (FabricNode, AcceptanceResult, ComplianceFinding):
             self.assertTrue(model.objects.exists())
 
