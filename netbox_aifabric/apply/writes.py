@@ -212,7 +212,6 @@ def _apply(fabric, confirm_delete, progress, user=None, per_object=False, check=
         if fabric.applied_allocations != record:
             Fabric.objects.filter(pk=fabric.pk).update(applied_allocations=record)
             fabric.applied_allocations = record
-            fabric.allocations_recorded = True  # after_apply records the apply even when nothing else changed
     return plan, changes
 
 
