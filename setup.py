@@ -45,7 +45,9 @@ setup(
     # venv, so pip would install a second NetBox (and Django, ~100 packages) over the real one. The PluginConfig's
     # min_version/max_version check NetBox's version. What remains is what the planner, the facts and the CLI import
     # outside NetBox, at ranges NetBox 4.7's own pins satisfy (tests/unit/test_layout.py checks both).
-    install_requires=['netaddr>=1.0', 'PyYAML>=6.0'],
+    # hier-config: the EOS and FRR config comparison (checks/config_diff.py); dulwich: the intended configs' Git
+    # repository (render/git_store.py), pure Python, no git binary needed on the NetBox host.
+    install_requires=['netaddr>=1.0', 'PyYAML>=6.0', 'hier-config>=3.7,<4', 'dulwich>=1.2'],
     extras_require={
         'pynetbox': ['pynetbox>=7.4'],
         'benchmark': ['pyavd>=6.0'],

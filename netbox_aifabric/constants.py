@@ -4,6 +4,8 @@
 from netbox_aifabric.planner.validate import MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
 
 __all__ = (
+    'CONFIG_BACKUP_MAX_BYTES',
+    'DEFAULT_BACKUP_PATTERN',
     'DSCP_MAX',
     'DSCP_MIN',
     'ECN_PROBABILITY_MAX',
@@ -31,3 +33,9 @@ ECN_PROBABILITY_MIN, ECN_PROBABILITY_MAX = 1, 100
 # and the L2VPNs "<name> VNI 16777215 (<class>)" (L2VPN.name, 100), whose VNI must survive the cut at 100.
 FABRIC_SLUG_MAX = 64 - len('-storage') - len('32767')  # 51
 FABRIC_NAME_MAX = 100 - len(' VNI 16777215')  # 87
+
+# Running configs (ConfigBackup): a switch's backup file in its data source, and the largest accepted. A 56-port
+# switch's running config is 20-200 KB in every NOS here (SONiC's config_db.json the largest); 4 MiB leaves room
+# for breakouts and long ACLs and refuses what is no switch config (an image, a log, a tarball).
+DEFAULT_BACKUP_PATTERN = '{device}.{extension}'
+CONFIG_BACKUP_MAX_BYTES = 4 * 1024 * 1024

@@ -24,12 +24,15 @@ from netbox_aifabric.apply.permissions import ObjectPermissionError
 from netbox_aifabric.apply.removal import delete_owned
 from netbox_aifabric.apply.writes import refresh_contexts
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
+from netbox_aifabric.models.fabrics import CONFIG_MANAGEMENT_FIELDS
 
 __all__ = ('LIFECYCLE_FIELDS', 'mark_pending', 'schedule_refresh')
 
-# Fields the apply and compliance write on a fabric: saving only these is not an edit of the intent
+# Fields the apply and compliance write on a fabric, and where its configs are kept (no context reads them): saving
+# only these is not an edit of the intent
 LIFECYCLE_FIELDS = frozenset(
     {
+        *CONFIG_MANAGEMENT_FIELDS,
         'status',
         'applied_allocations',
         'last_applied',

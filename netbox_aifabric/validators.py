@@ -22,6 +22,9 @@ __all__ = (
     'first_format_character',
     'm2m_members',
     'normalize_mac',
+    'validate_backup_pattern',
+    'validate_config_repository',
+    'validate_git_branch',
     'validate_mac',
     'validate_no_control_characters',
     'validate_port_map',
@@ -158,3 +161,58 @@ def validate_port_map(value):
     errors = check_port_map_shape(value)
     if errors:
         raise ValidationError('; '.join(errors))
+
+
+# git check-ref-format's rules for a branch name (man git-check-ref-format), what dulwich refuses too
+GIT_BRANCH_FORBIDDEN = re.compile(r'[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|^[-/.]|[/.]$|\.lock$|^@$')
+REPOSITORY_SCHEMES = ('file://', 'ssh://', 'https://', 'http://', 'git://')
+SCP_LIKE = re.compile(r'[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:[^\s]+')  # git@host:group/repo.git
+
+
+def validate_git_branch(value):
+    """A branch name Git takes (git check-ref-format): no spaces, control characters, ``~ ^ : ? * [ \\``, ``..``,
+    ``@{``, no leading dash, slash or dot, no trailing slash, dot or ``.lock``."""
+    if not value or GIT_BRANCH_FORBIDDEN.search(value):
+        raise ValidationError(
+            _('"{value}" is not a Git branch name (git check-ref-format: no spaces, ~ ^ : ? * [ \\ or "..").').format(
+                value=value
+            )
+        )
+
+
+def validate_config_repository(value):
+    """A Git repository the NetBox host can write: an absolute directory, a ``file://``, ``ssh://``, ``http(s)://``
+    or ``git://`` URL, or the scp-like ``user@host:path``."""
+    if not value:
+        return
+    validate_no_control_characters(value)
+    if value.startswith('/') or value.startswith(REPOSITORY_SCHEMES) or SCP_LIKE.fullmatch(value):
+        if ' ' not in value.strip() and value == value.strip():
+            return
+    raise ValidationError(
+        _(
+            '"{value}" is not a Git repository: an absolute directory on the NetBox host (/srv/configs), a '
+            'file://, ssh://, https:// or git:// URL, or user@host:path.'
+        ).format(value=value)
+    )
+
+
+BACKUP_PLACEHOLDERS = re.compile(r'\{([^{}]*)\}')
+
+
+def validate_backup_pattern(value):
+    """A backup file name relative to the data source: names ``{device}``, no other placeholder than
+    ``{extension}``, no absolute path and no ``..``."""
+    names = set(BACKUP_PLACEHOLDERS.findall(value or ''))
+    parts = (value or '').split('/')
+    problems = []
+    if 'device' not in names:
+        problems.append(_('it must name {device}'))
+    if names - {'device', 'extension'}:
+        problems.append(_('only {device} and {extension} are known'))
+    if value.startswith('/') or '..' in parts or '' in parts[:-1]:
+        problems.append(_('it is a path inside the data source (no leading "/", no "..")'))
+    if problems:
+        raise ValidationError(
+            _('"{value}" is not a backup file name: {problems}.').format(value=value, problems='; '.join(problems))
+        )

@@ -1,5 +1,6 @@
 from netbox_aifabric.models.acceptance import *
 from netbox_aifabric.models.compliance import *
+from netbox_aifabric.models.configs import *
 from netbox_aifabric.models.evpn import *
 from netbox_aifabric.models.fabrics import *
 from netbox_aifabric.models.flows import *

@@ -25,7 +25,7 @@ from netbox_aifabric.choices import (
     SnmpVersionChoices,
     UnderlayChoices,
 )
-from netbox_aifabric.constants import FABRIC_NAME_MAX, FABRIC_SLUG_MAX, MTU_MAX, MTU_MIN
+from netbox_aifabric.constants import DEFAULT_BACKUP_PATTERN, FABRIC_NAME_MAX, FABRIC_SLUG_MAX, MTU_MAX, MTU_MIN
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
 from netbox_aifabric.intake.validation import plan_errors
 from netbox_aifabric.models.nodes import COUNT_FIELDS, FabricNode, default_pair, node_name, place_servers
@@ -36,6 +36,9 @@ from netbox_aifabric.validators import (
     find_vni_reuse,
     m2m_members,
     normalize_mac,
+    validate_backup_pattern,
+    validate_config_repository,
+    validate_git_branch,
     validate_mac,
     validate_no_control_characters,
     validate_port_map,
@@ -55,6 +58,13 @@ LIFECYCLE_UPDATE_FIELDS = (
     'last_apply_request_id',
     'pending_change',
     'last_updated',
+)
+# Where the fabric's configs are kept (Git) and read from (backups): no plan, context or config reads them
+CONFIG_MANAGEMENT_FIELDS = (
+    'config_repository',
+    'config_repository_branch',
+    'config_backup_source',
+    'config_backup_pattern',
 )
 # The apply's record on the fabric: written by the apply (and compliance) alone, under the fabric's row lock; an
 # edit's save takes it as stored (see Fabric.save)
@@ -331,6 +341,47 @@ class Fabric(JobsMixin, PrimaryModel):
         _('streaming telemetry collectors'),
         _('gNMI clients the switches admit (TCP 9339) and OpenTelemetry receivers (NVUE, TCP 4317)'),
     )
+    # Configuration management: where the intended configs are committed and where the running ones are read from
+    config_repository = models.CharField(
+        verbose_name=_('config repository'),
+        max_length=500,
+        blank=True,
+        validators=[validate_config_repository],
+        help_text=_(
+            'Git repository the rendered switch configs are committed to after each apply: a directory on the '
+            'NetBox host (created if missing) or a URL it can push to (file://, ssh://, https://). Empty: none'
+        ),
+    )
+    config_repository_branch = models.CharField(
+        verbose_name=_('config repository branch'),
+        max_length=100,
+        default='main',
+        validators=[validate_git_branch],
+        help_text=_('The branch the commits go to'),
+    )
+    config_backup_source = models.ForeignKey(
+        to='core.DataSource',
+        on_delete=models.SET_NULL,
+        related_name='+',
+        blank=True,
+        null=True,
+        verbose_name=_('config backup source'),
+        help_text=_(
+            'The data source (a directory or Git repository) where the running configs are backed up, e.g. by '
+            'Oxidized, RANCID or the shipped Ansible backup playbook; read after each sync'
+        ),
+    )
+    config_backup_pattern = models.CharField(
+        verbose_name=_('config backup file name'),
+        max_length=200,
+        default=DEFAULT_BACKUP_PATTERN,
+        validators=[validate_backup_pattern],
+        help_text=_(
+            "A switch's backup file in the data source: {device} is its name, {extension} its NOS's config "
+            'extension (cfg, conf, yaml, json). Oxidized and RANCID: {device}'
+        ),
+    )
+
     leaf_asn_range = models.ForeignKey(
         to='ipam.ASNRange',
         on_delete=models.PROTECT,
