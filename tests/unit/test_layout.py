@@ -18,6 +18,12 @@ import netbox_aifabric.version
 from tests.conftest import WHEEL_BUILD, start_wheel_build
 
 ROOT = Path(__file__).resolve().parents[2]
+# Packages the plugin adds to a NetBox venv (NetBox neither pins nor installs them), each for what no NetBox package
+# does: they may be installed as long as nothing they pull in, at any depth, changes a version NetBox pins.
+ADDITIONS = {
+    'hier-config': 'the EOS and FRR running-config comparison (checks/config_diff.py); pulls pydantic',
+    'dulwich': 'the intended configs committed to Git without a git binary (render/git_store.py)',
+}
 
 pytestmark = pytest.mark.pure
 
@@ -122,10 +128,15 @@ def runtime_requirements(requires_dist):
     return [r for r in requirements if r.marker is None or r.marker.evaluate({'extra': ''})]
 
 
-def unmet_in_netbox_venv(requirements, installed=importlib.metadata.version, netbox_pins=None):
+def unmet_in_netbox_venv(
+    requirements, installed=importlib.metadata.version, netbox_pins=None, additions=ADDITIONS, requires=None
+):
     """The requirements that would change a NetBox 4.7 venv: a ``netbox`` distribution (none is installed from
     NetBox's tarball, git or image: pip would install a second NetBox), or a range that the version installed here
-    or NetBox's own pin (its Requires-Dist, what its requirements.txt installs) does not satisfy."""
+    or NetBox's own pin (its Requires-Dist, what its requirements.txt installs) does not satisfy. A package of
+    ``additions`` NetBox does not pin is added, not changed: it and what it pulls in (``requires``, default the
+    installed metadata) are checked against NetBox's pins where NetBox pins them."""
+    requires = requires or importlib.metadata.requires
     if netbox_pins is None:
         netbox_pins = {
             canonicalize_name(r.name): next(iter(r.specifier)).version
@@ -145,8 +156,31 @@ def unmet_in_netbox_venv(requirements, installed=importlib.metadata.version, net
         if version is None or not requirement.specifier.contains(version, prereleases=True):
             problems.append(f'{requirement}: installed {version}')
         pin = netbox_pins.get(name)
-        if pin is None or not requirement.specifier.contains(pin, prereleases=True):
+        if pin is None and name in additions and version is not None:
+            problems += _changed_pins(requirement, netbox_pins, requires)
+        elif pin is None or not requirement.specifier.contains(pin, prereleases=True):
             problems.append(f'{requirement}: NetBox pins {pin}')
+    return problems
+
+
+def _changed_pins(addition, netbox_pins, requires):
+    """What ``addition`` pulls in (its runtime requirements, at any depth) that a NetBox pin does not satisfy."""
+    problems, seen, todo = [], set(), [addition]
+    while todo:
+        requirement = todo.pop()
+        name = canonicalize_name(requirement.name)
+        if name in seen:
+            continue
+        seen.add(name)
+        pin = netbox_pins.get(name)
+        if pin is not None:
+            if not requirement.specifier.contains(pin, prereleases=True):
+                problems.append(f'{addition} pulls {requirement}: NetBox pins {pin}')
+            continue  # NetBox's own package: its requirements are NetBox's
+        try:
+            todo += runtime_requirements(requires(requirement.name))
+        except importlib.metadata.PackageNotFoundError:
+            problems.append(f'{addition} pulls {requirement}: not installed here')
     return problems
 
 
@@ -166,6 +200,16 @@ def test_requirement_check_names_netbox_and_what_netbox_does_not_satisfy():
     assert unmet_in_netbox_venv([Requirement('django-tables2')], installed, pins) == [
         'django-tables2: installed None',
         'django-tables2: NetBox pins None',
+    ]
+    # an addition NetBox does not pin is allowed, but not one that pulls a version against NetBox's pins
+    added = {'netaddr': '1.3.0', 'hier-config': '3.7.1', 'pydantic': '2.14.4'}.get
+    tree = {'hier-config': ['pydantic>=2.9', 'netaddr>=1.0'], 'pydantic': [], 'netaddr': []}.__getitem__
+    addition = [Requirement('hier-config>=3.7')]
+    assert unmet_in_netbox_venv(addition, added, pins, {'hier-config': ''}, tree) == []
+    assert unmet_in_netbox_venv(addition, added, pins, {}, tree) == ['hier-config>=3.7: NetBox pins None']
+    against = {'hier-config': ['netaddr>=2'], 'netaddr': []}.__getitem__
+    assert unmet_in_netbox_venv(addition, added, pins, {'hier-config': ''}, against) == [
+        'hier-config>=3.7 pulls netaddr>=2: NetBox pins 1.3.0'
     ]
     assert runtime_requirements(['pynetbox>=7.4; extra == "pynetbox"', 'PyYAML>=6.0']) == [Requirement('PyYAML>=6.0')]
     assert unmet_in_netbox_venv(runtime_requirements(importlib.metadata.requires('netbox-aifabric'))) == []
