@@ -35,7 +35,8 @@ FABRIC_SLUG_MAX = 64 - len('-storage') - len('32767')  # 51
 FABRIC_NAME_MAX = 100 - len(' VNI 16777215')  # 87
 
 # Running configs (ConfigBackup): a switch's backup file in its data source, and the largest accepted. A 56-port
-# switch's running config is 20-200 KB in every NOS here (SONiC's config_db.json the largest); 4 MiB leaves room
-# for breakouts and long ACLs and refuses what is no switch config (an image, a log, a tarball).
+# switch's running config is 20-200 KB in every NOS here (SONiC's config_db.json the largest); 2 MiB leaves room
+# for breakouts and long ACLs, refuses what is no switch config (an image, a log, a tarball) and stays below NetBox's
+# request limit (DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB by default), so an upload too large is refused by name.
 DEFAULT_BACKUP_PATTERN = '{device}.{extension}'
-CONFIG_BACKUP_MAX_BYTES = 4 * 1024 * 1024
+CONFIG_BACKUP_MAX_BYTES = 2 * 1024 * 1024

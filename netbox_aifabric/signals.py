@@ -8,13 +8,19 @@
 - An edit of a NetBox prefix or VLAN that an applied fabric's contexts describe (a traffic class's prefix or VLAN,
   an EVPN tenant's VLAN) still refreshes the contexts, as before, but once per fabric and transaction, when it
   commits, and only while the fabric has no pending change (else the next apply carries both).
+- A sync of a NetBox data source stores the new running configs of every fabric that reads its backups there
+  (``checks.backups.read_data_source``) and, when any was new, queues the fabric's compliance run (a drifted switch is
+  a stored finding, and event rules on compliance runs fire).
 """
+
+import logging
 
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 from django.utils.html import escape
 
+from core.signals import post_sync
 from ipam.models import VLAN, Prefix
 from netbox.context import current_request
 from utilities.exceptions import AbortRequest
@@ -23,10 +29,14 @@ from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.permissions import ObjectPermissionError
 from netbox_aifabric.apply.removal import delete_owned
 from netbox_aifabric.apply.writes import refresh_contexts
+from netbox_aifabric.checks.backups import read_data_source
+from netbox_aifabric.checks.job import queue_system_compliance
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from netbox_aifabric.models.fabrics import CONFIG_MANAGEMENT_FIELDS
 
 __all__ = ('LIFECYCLE_FIELDS', 'mark_pending', 'schedule_refresh')
+
+logger = logging.getLogger('netbox_aifabric.backups')
 
 # Fields the apply and compliance write on a fabric, and where its configs are kept (no context reads them): saving
 # only these is not an edit of the intent
@@ -160,3 +170,19 @@ def vlan_saved(sender, instance, raw=False, **kwargs):
             Fabric.objects.filter(traffic_classes__vlan=instance.pk).distinct()
             | Fabric.objects.filter(tenants__vlans=instance.pk).distinct()
         )
+
+
+@receiver(post_sync, dispatch_uid='aifabric_backups_synced')
+def backups_synced(sender, instance, **kwargs):
+    """The backups of every fabric reading from the synced data source ``instance``, stored; a compliance run queued
+    for each fabric that got a new one (when the sync's transaction commits)."""
+    for fabric in Fabric.objects.filter(config_backup_source=instance).order_by('name'):
+        outcome = read_data_source(fabric)
+        for device, reason in outcome.refused.items():
+            logger.warning(f'{fabric}: the backup of {device} in {instance} is refused: {reason}')
+        logger.info(
+            f'{fabric}: {len(outcome.stored)} backup(s) stored, {len(outcome.unchanged)} unchanged, '
+            f'{len(outcome.missing)} file(s) not in {instance}'
+        )
+        if outcome.stored:
+            transaction.on_commit(lambda f=fabric: queue_system_compliance(f), robust=True)

@@ -12,6 +12,8 @@ linked (URL and last change-log entry), as far as the user may see them.
   engine compares the number too, and a re-apply sets it back.)
 - Automation: the fabric's devices the plan gives a context, their config templates (as NetBox resolves them) and the
   switches rendered with them (``render.configs.ConfigRenderer``, as ``render-config`` renders).
+- Running configs: each switch's newest backup (``ConfigBackup``) against the config rendered for Automation, compared
+  per NOS (``checks.config_diff``).
 - Traffic: the fabric's flows laid on the plan (``traffic.fabric_traffic``): the matrix's warnings and its flows.
 """
 
@@ -28,7 +30,9 @@ from dcim.models import Device, Interface
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix
 
 from netbox_aifabric.apply.diff import changes_of
-from netbox_aifabric.checks.engine import DeviceAutomation, DriftItem, Facts, Obj, run_rules
+from netbox_aifabric.checks.backups import latest_backups, nos_of_device
+from netbox_aifabric.checks.config_diff import ConfigParseError, compare_config
+from netbox_aifabric.checks.engine import DeviceAutomation, DeviceConfig, DriftItem, Facts, Obj, run_rules
 from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.facts.context import CONTEXT_KEY
 from netbox_aifabric.intake.inputs import FabricInputs
@@ -41,6 +45,8 @@ from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 __all__ = (
     'acceptance_facts',
     'automation_facts',
+    'config_facts',
+    'device_config',
     'drift_items',
     'fabric_facts',
     'link_objects',
@@ -101,19 +107,29 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
             for d in Device.objects.filter(pk__in=device_ids).only('name', 'local_context_data')
             if (d.local_context_data or {}).get(CONTEXT_KEY)
         }
-    plan, drift, planned, automation, traffic, flows = None, None, None, None, None, None
+    plan, drift, planned, automation, traffic, flows, configs = None, None, None, None, None, None, None
+    rendered: dict = {}
     try:
         with step('plan'):
             plan, changes = inputs.plan, changes_of(inputs, confirm_delete=True)
     except PlanError as e:
-        errors['plan'] = errors['drift'] = errors['automation'] = errors['traffic'] = f'the plan fails: {e}'
+        for part in ('plan', 'drift', 'automation', 'traffic', 'configs'):
+            errors[part] = f'the plan fails: {e}'
     else:
         planned = inputs.contexts  # the diff's own (the devices' desired contexts)
         if records:
             with step('drift'):
                 drift = drift_items(changes, records) + owned_drift(fabric, records, changes)
             with step('automation'):
-                automation = automation_facts(fabric, plan, planned)
+                automation = automation_facts(fabric, plan, planned, rendered)
+            with step('configs'):
+                configs = config_facts(fabric, rendered)
+            if fabric.config_backup_source_id is None and all(c.backup is None for c in configs.values()):
+                configs = None
+                errors['configs'] = (
+                    'no running config is collected: the fabric names no config backup source and no backup was '
+                    'uploaded'
+                )
         with step('traffic'):
             traffic, flows = _traffic_facts(fabric, plan, intent, errors)
     source = 'devices'
@@ -133,6 +149,7 @@ def fabric_facts(fabric, step=_no_step) -> Facts:
         traffic=traffic,
         flows=flows,
         acceptance=acceptance_facts(fabric),
+        configs=configs,
     )
 
 
@@ -148,18 +165,56 @@ def _traffic_facts(fabric, plan, intent, errors):
     return list(matrix.warnings), [r.flow for r in matrix.flows]
 
 
-def automation_facts(fabric, plan, planned) -> dict:
+def automation_facts(fabric, plan, planned, rendered=None) -> dict:
     """``{device name: DeviceAutomation}`` for the fabric's devices the plan gives a context: the switches (the plan's
-    nodes) with their config template's name and render error, rendered as ``render-config`` would."""
+    nodes) with their config template's name and render error, rendered as ``render-config`` would. ``rendered``, a
+    dict, receives each switch's ``RenderedConfig`` (the running-config rules compare them)."""
     switches = {node.name for node in plan.nodes}
     devices = fabric_devices(fabric).filter(name__in=list(planned))
     facts = {}
-    for config in ConfigRenderer().render_all(devices.filter(name__in=list(switches))):
+    for config in ConfigRenderer().render_all(devices.filter(name__in=list(switches)).select_related('platform')):
         template = config.config_template
         facts[config.device.name] = DeviceAutomation(True, template.name if template else None, config.error)
+        if rendered is not None:
+            rendered[config.device.name] = config
     for name in devices.exclude(name__in=list(switches)).values_list('name', flat=True):
         facts[name] = DeviceAutomation(False)
     return facts
+
+
+def config_facts(fabric, rendered) -> dict[str, DeviceConfig]:
+    """``{switch name: DeviceConfig}``: each rendered switch (``{name: RenderedConfig}``) with a NOS, its newest
+    backup and the two compared (``checks.config_diff``)."""
+    backups = latest_backups(fabric)
+    configs = {}
+    for name, config in rendered.items():
+        nos = nos_of_device(config.device)
+        backup = backups.get(config.device.pk)
+        info = None if backup is None else {
+            'id': backup.pk, 'time': backup.time, 'source': backup.source, 'origin': backup.origin,
+        }  # fmt: skip
+        if nos is None:
+            configs[name] = DeviceConfig(None, config.content, info, error='no NOS the plugin renders for')
+        elif not config.rendered:
+            configs[name] = DeviceConfig(nos.key, None, info, error=config.error or 'no config template')
+        elif backup is None:
+            configs[name] = DeviceConfig(nos.key, config.content)
+        else:
+            configs[name] = _compared(nos, config.content, backup, info)
+    return configs
+
+
+def device_config(fabric, device) -> DeviceConfig:
+    """One switch's :class:`DeviceConfig` (its Config compliance tab): rendered now, against its newest backup."""
+    return config_facts(fabric, {device.name: ConfigRenderer().render(device)})[device.name]
+
+
+def _compared(nos, intended, backup, info) -> DeviceConfig:
+    try:
+        comparison = compare_config(nos.key, intended, backup.content)
+    except ConfigParseError as e:
+        return DeviceConfig(nos.key, intended, info, error=f'the backup cannot be read: {e}')
+    return DeviceConfig(nos.key, intended, info, comparison)
 
 
 def _current(obj, name):

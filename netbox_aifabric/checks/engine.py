@@ -21,6 +21,7 @@ __all__ = (
     'SEVERITIES',
     'ComplianceResult',
     'DeviceAutomation',
+    'DeviceConfig',
     'DriftItem',
     'Facts',
     'Finding',
@@ -28,6 +29,7 @@ __all__ = (
     'Rule',
     'RuleResult',
     'Skip',
+    'config_summary',
     'run_rules',
 )
 
@@ -39,7 +41,10 @@ FAMILIES = {
     'security': 'Security',
     'automation': 'Automation',
     'traffic': 'Traffic',
+    'config': 'Running configs',
 }
+# A switch's running config against its rendered one (DeviceConfig.state)
+CONFIG_STATES = ('compliant', 'not compliant', 'never backed up', 'not compared')
 
 
 class Skip(Exception):  # noqa: N818  (a rule's outcome, not an error)
@@ -74,14 +79,21 @@ class Obj:
 
 @dataclass(frozen=True)
 class Finding:
-    """One failure of a rule: the objects it is about, what the rule expected and what it found."""
+    """One failure of a rule: the objects it is about, what the rule expected and what it found; ``remediation``: the
+    lines that fix this finding in the NOS's own syntax, when the rule knows them (the config-* rules)."""
 
     objects: tuple[Obj, ...]
     expected: str
     found: str
+    remediation: str = ''
 
     def to_dict(self) -> dict[str, Any]:
-        return {'objects': [o.to_dict() for o in self.objects], 'expected': self.expected, 'found': self.found}
+        return {
+            'objects': [o.to_dict() for o in self.objects],
+            'expected': self.expected,
+            'found': self.found,
+            'remediation': self.remediation,
+        }
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,36 @@ class DeviceAutomation:
     render_error: str | None = None
 
 
+@dataclass(frozen=True)
+class DeviceConfig:
+    """A switch's running config against its rendered one: ``nos`` (the NOS key, None when its platform and template
+    name none), ``intended`` (the rendered config, None when it did not render), ``backup`` (the newest running
+    config: ``{'id', 'time', 'source', 'origin'}``, None when never backed up), ``comparison``
+    (``config_diff.ConfigComparison``, None when not compared) and ``error`` (why it was not compared)."""
+
+    nos: str | None
+    intended: str | None
+    backup: dict[str, Any] | None = None
+    comparison: Any = None
+    error: str | None = None
+
+    @property
+    def state(self) -> str:
+        if self.comparison is not None:
+            return 'compliant' if self.comparison.compliant else 'not compliant'
+        return 'never backed up' if self.backup is None and self.error is None else 'not compared'
+
+
+def config_summary(configs: dict[str, DeviceConfig]) -> dict[str, Any]:
+    """Per switch its state (``CONFIG_STATES``), the count of each state and the percentage of the switches whose
+    running config is compliant (None without switches)."""
+    states = {name: configs[name].state for name in sorted(configs)}
+    counts = {state: sum(1 for s in states.values() if s == state) for state in CONFIG_STATES}
+    total = len(states)
+    percent = round(100 * counts['compliant'] / total) if total else None
+    return {'switches': total, 'percent': percent, 'counts': counts, 'devices': states}
+
+
 @dataclass
 class Facts:
     """What the rules read. ``contexts``: ``{device name: aifabric context}`` (``context_source`` says whether they are
@@ -136,7 +178,8 @@ class Facts:
     context, None when not gathered; ``traffic``: the traffic matrix's warnings (``PlanWarning`` s: code, field,
     message) and ``flows`` the matrix's flows (a flow's ``name`` is its NetBox row's pk), None when not computed;
     ``acceptance``: the last apply and the newest acceptance run of each kind (``checks.compliance.acceptance_facts``),
-    None when not gathered."""
+    None when not gathered; ``configs``: ``{switch name: DeviceConfig}``, None when not gathered (the reason in
+    ``errors['configs']``)."""
 
     fabric: str
     contexts: dict[str, dict[str, Any]]
@@ -151,6 +194,7 @@ class Facts:
     traffic: list[PlanWarning] | None = None
     flows: list[Flow] | None = None
     acceptance: dict[str, Any] | None = None
+    configs: dict[str, DeviceConfig] | None = None
 
 
 @dataclass
@@ -180,6 +224,7 @@ class ComplianceResult:
     fabric: str
     results: list[RuleResult]
     context_source: str = 'devices'
+    configs: dict[str, Any] | None = None  # config_summary of the switches' running configs, None when not gathered
 
     @property
     def counts(self) -> dict[str, int]:
@@ -220,6 +265,7 @@ class ComplianceResult:
             'ok': self.ok,
             'counts': self.counts,
             'context_source': self.context_source,
+            'configs': self.configs,
             'results': [r.to_dict() for r in self.results],
         }
 
@@ -238,4 +284,5 @@ def run_rules(rules: Iterable[Rule], facts: Facts) -> ComplianceResult:
             results.append(RuleResult(rule, 'error', note=f'{type(e).__name__}: {e}'))
             continue
         results.append(RuleResult(rule, 'fail' if findings else 'pass', findings))
-    return ComplianceResult(facts.fabric, results, facts.context_source)
+    configs = config_summary(facts.configs) if facts.configs is not None else None
+    return ComplianceResult(facts.fabric, results, facts.context_source, configs)

@@ -29,6 +29,7 @@ __all__ = (
     'ComplianceRequest',
     'ScheduledComplianceJob',
     'compliance_interval',
+    'queue_system_compliance',
     'request_compliance',
     'schedule_compliance',
 )
@@ -123,6 +124,13 @@ def request_compliance(fabric, user) -> ComplianceRequest:
         )  # fmt: skip
     pending = (JobStatusChoices.STATUS_PENDING,)  # a running one has read the fabric already: a new run is queued
     job, reused = enqueue_once(ComplianceJob, fabric, user, pending, _LOCK_CLASS)
+    return ComplianceRequest(job=job, reused=reused)
+
+
+def queue_system_compliance(fabric) -> ComplianceRequest:
+    """Queue a compliance run of ``fabric`` by no user (new running configs came in from its backup source): as the
+    schedule's runs, stored by the job; a pending one is reused."""
+    job, reused = enqueue_once(ComplianceJob, fabric, None, (JobStatusChoices.STATUS_PENDING,), _LOCK_CLASS)
     return ComplianceRequest(job=job, reused=reused)
 
 

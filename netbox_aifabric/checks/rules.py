@@ -1,6 +1,6 @@
 """Every compliance rule, by family (the order the Compliance tab, the API and the report show them in)."""
 
-from netbox_aifabric.checks import acceptance, automation, drift, fabric, roce, security, telemetry, traffic
+from netbox_aifabric.checks import acceptance, automation, config, drift, fabric, roce, security, telemetry, traffic
 from netbox_aifabric.checks.engine import Rule
 
 __all__ = ('RULES', 'rule')
@@ -14,6 +14,7 @@ RULES = (
     *automation.RULES,
     *acceptance.RULES,
     *traffic.RULES,
+    *config.RULES,
 )
 _BY_ID = {r.id: r for r in RULES}
 assert len(_BY_ID) == len(RULES), 'rule ids are unique'

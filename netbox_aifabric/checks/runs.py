@@ -81,7 +81,7 @@ def _finding_rows(run, result, devices) -> list[ComplianceFinding]:
                 device_ids=sorted(devices[name] for name in involved if name in devices),
                 expected=finding.expected,
                 found=finding.found,
-                fix=rule.fix,
+                fix=finding.remediation or rule.fix,
             )
         )
     return rows

@@ -31,7 +31,8 @@ class FabricComplianceReport(Script):
     class Meta:
         name = 'AI fabric compliance'
         description = (
-            'Drift, fabric, RoCE/QoS, security, automation and traffic rules of the AI fabrics (netbox-aifabric)'
+            'Drift, fabric, RoCE/QoS, security, automation, traffic and running-config rules of the AI fabrics '
+            '(netbox-aifabric)'
         )
         commit_default = False
         scheduling_enabled = True
@@ -64,7 +65,8 @@ class FabricComplianceReport(Script):
                 for finding in r.findings:
                     target = next((o for o in finding.objects if o.url), None)
                     objects = ', '.join(str(o) for o in finding.objects)
-                    message = f'{head}: {objects}: expected {finding.expected}, found {finding.found}. {r.rule.fix}'
+                    fix = f'Remediation:\n{finding.remediation}' if finding.remediation else r.rule.fix
+                    message = f'{head}: {objects}: expected {finding.expected}, found {finding.found}. {fix}'
                     if r.rule.severity == 'error':
                         self.log_failure(message, obj=Linked(target) if target else fabric)
                     else:
@@ -87,3 +89,6 @@ class FabricComplianceReport(Script):
 
     def test_6_traffic(self):
         self._family('traffic')
+
+    def test_7_config(self):
+        self._family('config')

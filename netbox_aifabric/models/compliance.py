@@ -46,6 +46,7 @@ class ComplianceFamilyChoices(ChoiceSet):
         ('security', _('Security')),
         ('automation', _('Automation')),
         ('traffic', _('Traffic')),
+        ('config', _('Running configs')),
     )
 
 

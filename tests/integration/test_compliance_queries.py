@@ -55,7 +55,9 @@ class QueryCountTestCase(TestCase):
         self.assertEqual(failed(large_result), {})
         devices = Device.objects.filter(tags__slug=f'aifabric-{self.fabric.slug}')
         self.assertEqual(devices.count(), 4 + 6 + 12 + 1)  # spines, leaves, GPU servers, the storage node
-        self.assertEqual(set(small), {'intent', 'contexts', 'plan', 'drift', 'automation', 'traffic', 'rules', 'link'})
+        self.assertEqual(
+            set(small), {'intent', 'contexts', 'plan', 'drift', 'automation', 'configs', 'traffic', 'rules', 'link'}
+        )
         self.assertEqual(small['rules'], 0)  # the rules are pure
         self.assertEqual(large, small)
 
