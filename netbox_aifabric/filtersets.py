@@ -3,6 +3,7 @@ import netaddr
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from core.models import DataSource
 from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
 from ipam.models import VLAN, VRF, ASNRange, Prefix, RouteTarget
 from netbox.filtersets import NetBoxModelFilterSet, PrimaryModelFilterSet
@@ -34,6 +35,8 @@ from netbox_aifabric.models import (
     ComplianceRun,
     ComplianceRunStatusChoices,
     ComplianceSeverityChoices,
+    ConfigBackup,
+    ConfigBackupSourceChoices,
     EVPNTenant,
     Fabric,
     FabricNode,
@@ -55,6 +58,7 @@ __all__ = (
     'AcceptanceRunFilterSet',
     'ComplianceFindingFilterSet',
     'ComplianceRunFilterSet',
+    'ConfigBackupFilterSet',
     'EVPNTenantFilterSet',
     'FabricFilterSet',
     'FabricNodeFilterSet',
@@ -225,6 +229,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     )
     evpn_tenant_id = _multi(EVPNTenant, _('EVPN tenant (ID)'), field_name='tenants')
     last_applied_by_id = _multi(User, _('Last applied by (ID)'), field_name='last_applied_by')
+    config_backup_source_id = _multi(DataSource, _('Config backup source (ID)'))
 
     class Meta:
         model = Fabric
@@ -262,6 +267,9 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
             'description',
             'snmp_user',
             'sflow_sampling_rate',
+            'config_repository',
+            'config_repository_branch',
+            'config_backup_pattern',
         )
 
     def filter_collector(self, queryset, name, value):
@@ -422,3 +430,21 @@ class ComplianceFindingFilterSet(NetBoxModelFilterSet):
         runs = ComplianceRun.objects.order_by('fabric_id', '-created', '-pk').distinct('fabric_id')
         latest = list(runs.values_list('pk', flat=True))
         return queryset.filter(run__in=latest) if value else queryset.exclude(run__in=latest)
+
+
+@register_filterset
+class ConfigBackupFilterSet(NetBoxModelFilterSet):
+    fabric_id = _multi(Fabric, _('Fabric (ID)'))
+    fabric = _multi(Fabric, _('Fabric (slug)'), field_name='fabric__slug', to_field_name='slug')
+    device_id = _multi(Device, _('Device (ID)'))
+    device = _multi(Device, _('Device (name)'), field_name='device__name', to_field_name='name')
+    source = django_filters.MultipleChoiceFilter(choices=ConfigBackupSourceChoices)
+
+    class Meta:
+        model = ConfigBackup
+        fields = ('id', 'time', 'sha256', 'size', 'origin')
+
+    def search(self, queryset, name, value):
+        if not value.strip():
+            return queryset
+        return queryset.filter(Q(device__name__icontains=value) | Q(origin__icontains=value))

@@ -75,6 +75,7 @@ menu = PluginMenu(
                     link_text=_('Compliance findings'),
                     permissions=['netbox_aifabric.view_compliancefinding'],
                 ),
+                _item('configbackup', _('Config backups'), importable=False),
             ),
         ),
     ),

@@ -7,6 +7,7 @@ from netbox.tables import NetBoxTable, PrimaryModelTable, columns
 from netbox_aifabric.models import (
     ComplianceFinding,
     ComplianceRun,
+    ConfigBackup,
     EVPNTenant,
     Fabric,
     FabricNode,
@@ -21,6 +22,7 @@ __all__ = (
     'AcceptanceRunTable',
     'ComplianceFindingTable',
     'ComplianceRunTable',
+    'ConfigBackupTable',
     'EVPNTenantTable',
     'FabricNodeTable',
     'FabricTable',
@@ -499,3 +501,38 @@ class ComplianceFindingTable(NetBoxTable):
 
     def render_finding(self, record):
         return str(record.pk)
+
+
+class ConfigBackupTable(NetBoxTable):
+    backup = tables.Column(verbose_name=_('Backup'), linkify=True, accessor='pk')
+    device = tables.Column(verbose_name=_('Device'), linkify=True)
+    fabric = tables.Column(verbose_name=_('Fabric'), linkify=True)
+    time = columns.DateTimeColumn(verbose_name=_('Time'))
+    source = columns.ChoiceFieldColumn(verbose_name=_('Source'))
+    origin = tables.Column(verbose_name=_('Origin'))
+    user = tables.Column(verbose_name=_('User'))
+    size = tables.Column(verbose_name=_('Size (bytes)'))
+    sha256 = tables.Column(verbose_name=_('SHA-256'))
+    # backups are not edited (a sync or an upload makes them): no edit link, whose URL does not exist
+    actions = columns.ActionsColumn(actions=('delete', 'changelog'))
+    tags = columns.TagColumn(url_name='plugins:netbox_aifabric:configbackup_list')
+
+    class Meta(NetBoxTable.Meta):
+        model = ConfigBackup
+        fields = (
+            'pk',
+            'id',
+            'backup',
+            'device',
+            'fabric',
+            'time',
+            'source',
+            'origin',
+            'user',
+            'size',
+            'sha256',
+            'tags',
+            'created',
+            'last_updated',
+        )
+        default_columns = ('backup', 'device', 'fabric', 'time', 'source', 'origin', 'size')

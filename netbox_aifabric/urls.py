@@ -2,7 +2,7 @@ from django.urls import include, path
 
 from utilities.urls import get_model_urls
 
-from netbox_aifabric.views import acceptance, compliance, fabrics, lab, traffic, wizard  # noqa: F401  (they register the model views)
+from netbox_aifabric.views import acceptance, compliance, configs, fabrics, lab, traffic, wizard  # noqa: F401  (they register the model views)
 
 urlpatterns = (
     path('traffic-classes/', include(get_model_urls('netbox_aifabric', 'trafficclass', detail=False))),
@@ -25,5 +25,7 @@ urlpatterns = (
     path('acceptance-runs/<int:pk>/', include(get_model_urls('netbox_aifabric', 'acceptancerun'))),
     path('acceptance-results/', include(get_model_urls('netbox_aifabric', 'acceptanceresult', detail=False))),
     path('acceptance-results/<int:pk>/', include(get_model_urls('netbox_aifabric', 'acceptanceresult'))),
+    path('config-backups/', include(get_model_urls('netbox_aifabric', 'configbackup', detail=False))),
+    path('config-backups/<int:pk>/', include(get_model_urls('netbox_aifabric', 'configbackup'))),
     path('wizard/', wizard.FabricWizardView.as_view(), name='fabric_wizard'),
 )

@@ -5,7 +5,12 @@ fabric outside them is a 404); POST stores a run, so it needs the add permission
 constraints included) and a write-enabled token.
 
 ``compliance-runs`` and ``compliance-findings``: the stored runs and their findings, read-only (the compliance job
-makes them), filterable, restricted by NetBox's object permissions as every NetBox endpoint."""
+makes them), filterable, restricted by NetBox's object permissions as every NetBox endpoint.
+
+``config-backups``: the switches' running configs; ``POST`` (``device``, ``content``) uploads one
+(``checks.backups.upload_backup``: 201, or 200 with the newest backup when it holds the same; a refused backup is a
+400 naming its field, 413 when too large, 403 when object permissions refuse it, and nothing is stored); no
+update."""
 
 from drf_spectacular.utils import OpenApiResponse, OpenApiTypes, extend_schema
 from rest_framework import status
@@ -16,15 +21,16 @@ from rest_framework.response import Response
 
 from core.api.serializers import JobSerializer
 from netbox.api.authentication import TokenPermissions
-from netbox.api.viewsets import NetBoxReadOnlyModelViewSet
+from netbox.api.viewsets import NetBoxModelViewSet, NetBoxReadOnlyModelViewSet
 
 from netbox_aifabric import filtersets
-from netbox_aifabric.api.serializers import ComplianceFindingSerializer, ComplianceRunSerializer
+from netbox_aifabric.api.serializers import ComplianceFindingSerializer, ComplianceRunSerializer, ConfigBackupSerializer
+from netbox_aifabric.checks.backups import BackupError, upload_backup
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import CompliancePermissionError, request_compliance
-from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
+from netbox_aifabric.models import ComplianceFinding, ComplianceRun, ConfigBackup, Fabric
 
-__all__ = ('ComplianceFindingViewSet', 'ComplianceRunViewSet', 'FabricComplianceMixin')
+__all__ = ('ComplianceFindingViewSet', 'ComplianceRunViewSet', 'ConfigBackupViewSet', 'FabricComplianceMixin')
 
 
 class FabricCompliancePermission(TokenPermissions):
@@ -78,3 +84,23 @@ class ComplianceFindingViewSet(NetBoxReadOnlyModelViewSet):
     queryset = ComplianceFinding.objects.select_related('run', 'run__fabric', 'object_type')
     serializer_class = ComplianceFindingSerializer
     filterset_class = filtersets.ComplianceFindingFilterSet
+
+
+class ConfigBackupViewSet(NetBoxModelViewSet):
+    queryset = ConfigBackup.objects.select_related('fabric', 'device', 'user')
+    serializer_class = ConfigBackupSerializer
+    filterset_class = filtersets.ConfigBackupFilterSet
+    http_method_names = ['get', 'post', 'delete', 'head', 'options']  # a backup is what the switch ran: never edited
+
+    def create(self, request, *args, **kwargs):
+        if isinstance(request.data, list):
+            return Response({'detail': 'Upload one backup per request.'}, status=status.HTTP_400_BAD_REQUEST)
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            backup, created = upload_backup(request.user, data['device'], data['content'])
+        except BackupError as e:
+            return Response({e.field: [e.message]}, status=e.status)
+        answer = self.get_serializer(backup).data
+        return Response(answer, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)

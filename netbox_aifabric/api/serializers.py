@@ -4,7 +4,7 @@ from functools import wraps
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from core.api.serializers import JobSerializer
+from core.api.serializers import DataSourceSerializer, JobSerializer
 from dcim.api.serializers import (
     DeviceRoleSerializer,
     DeviceSerializer,
@@ -51,6 +51,8 @@ from netbox_aifabric.models import (
     ComplianceRun,
     ComplianceRunStatusChoices,
     ComplianceSeverityChoices,
+    ConfigBackup,
+    ConfigBackupSourceChoices,
     EVPNTenant,
     Fabric,
     FabricNode,
@@ -65,7 +67,7 @@ from netbox_aifabric.models.acceptance import (
     AcceptanceRunKindChoices,
     AcceptanceRunStatusChoices,
 )
-from netbox_aifabric.models.fabrics import TELEMETRY_FIELDS
+from netbox_aifabric.models.fabrics import CONFIG_MANAGEMENT_FIELDS, TELEMETRY_FIELDS
 
 __all__ = (
     'AcceptanceResultSerializer',
@@ -73,6 +75,7 @@ __all__ = (
     'AcceptanceUploadSerializer',
     'ComplianceFindingSerializer',
     'ComplianceRunSerializer',
+    'ConfigBackupSerializer',
     'EVPNTenantSerializer',
     'FabricNodeSerializer',
     'FabricSerializer',
@@ -300,6 +303,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     bmc_attachment = ChoiceField(choices=BmcAttachmentChoices, required=False)
     snmp_version = ChoiceField(choices=SnmpVersionChoices, required=False)
     leaf_asn_range = ASNRangeSerializer(nested=True, required=False, allow_null=True)
+    config_backup_source = DataSourceSerializer(nested=True, required=False, allow_null=True)
     qos_profile = QoSProfileSerializer(nested=True, required=False, allow_null=True)
     spine_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
     leaf_device_type = DeviceTypeSerializer(nested=True, required=False, allow_null=True)
@@ -378,6 +382,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'jump_host_prefix',
             'bmc_attachment',
             *TELEMETRY_FIELDS,
+            *CONFIG_MANAGEMENT_FIELDS,
             'qos_profile',
             'traffic_classes',
             'tenants',
@@ -766,3 +771,42 @@ class ComplianceFindingSerializer(StrictFieldsMixin, NetBoxModelSerializer):
         )
         read_only_fields = fields
         brief_fields = ('display', 'id', 'object_repr', 'rule', 'severity', 'url')
+
+
+class ConfigBackupSerializer(StrictFieldsMixin, NetBoxModelSerializer):
+    """A switch's running config. Created by an upload (``device`` and ``content``; the fabric is the device's, the
+    time now, the source ``upload``), checked by ``checks.backups.store_backup``; never edited."""
+
+    fabric = FabricSerializer(nested=True, read_only=True)
+    device = DeviceSerializer(nested=True)
+    source = ChoiceField(choices=ConfigBackupSourceChoices, read_only=True)
+    user = UserSerializer(nested=True, read_only=True, allow_null=True)
+    content = serializers.CharField(trim_whitespace=False)
+
+    class Meta:
+        model = ConfigBackup
+        fields = (
+            'id',
+            'url',
+            'display_url',
+            'display',
+            'fabric',
+            'device',
+            'time',
+            'source',
+            'origin',
+            'user',
+            'size',
+            'sha256',
+            'content',
+            'tags',
+            'custom_fields',
+            'created',
+            'last_updated',
+        )
+        read_only_fields = ('time', 'origin', 'size', 'sha256')
+        brief_fields = ('device', 'display', 'id', 'time', 'url')
+
+    def validate(self, data):
+        # the model's own validation runs on the row store_backup builds (fabric, hash and size derived there)
+        return data

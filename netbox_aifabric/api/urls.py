@@ -15,5 +15,6 @@ router.register('acceptance-runs', views.AcceptanceRunViewSet)
 router.register('acceptance-results', views.AcceptanceResultViewSet)
 router.register('compliance-runs', compliance.ComplianceRunViewSet)
 router.register('compliance-findings', compliance.ComplianceFindingViewSet)
+router.register('config-backups', compliance.ConfigBackupViewSet)
 
 urlpatterns = router.urls

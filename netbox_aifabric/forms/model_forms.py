@@ -1,6 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.models import DataSource
 from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
 from ipam.models import VLAN, VRF, ASNRange, Prefix
 from netbox.forms import NetBoxModelForm, PrimaryModelForm
@@ -14,7 +15,7 @@ from netbox_aifabric.facts.catalog import qos_presets
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
 from netbox_aifabric.forms.fields import DSCPListField, InvalidFieldsMixin, PriorityListField
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
-from netbox_aifabric.models.fabrics import TELEMETRY_FIELDS
+from netbox_aifabric.models.fabrics import CONFIG_MANAGEMENT_FIELDS, TELEMETRY_FIELDS
 
 __all__ = ('EVPNTenantForm', 'FabricAdoptForm', 'FabricForm', 'FabricNodeForm', 'QoSProfileForm', 'TrafficClassForm')
 
@@ -326,6 +327,12 @@ class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
         ),
     )
     leaf_asn_range = DynamicModelChoiceField(queryset=ASNRange.objects.all(), required=False, label=_('Leaf ASN range'))
+    config_backup_source = DynamicModelChoiceField(
+        queryset=DataSource.objects.all(),
+        required=False,
+        label=_('Config backup source'),
+        help_text=Fabric._meta.get_field('config_backup_source').help_text,
+    )
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     traffic_classes = DynamicModelMultipleChoiceField(
         queryset=TrafficClass.objects.all(), required=False, label=_('Traffic classes')
@@ -378,6 +385,7 @@ class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
         ),
         FieldSet('qos_profile', 'traffic_classes', name=_('Traffic')),
         FABRIC_TELEMETRY_FIELDSET,
+        FieldSet(*CONFIG_MANAGEMENT_FIELDS, name=_('Configuration management'), html_id='config-management'),
     )
 
     class Meta:
@@ -431,6 +439,7 @@ class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
             'bmc_attachment',
             'management_device_type',
             *TELEMETRY_FIELDS,
+            *CONFIG_MANAGEMENT_FIELDS,
             'qos_profile',
             'traffic_classes',
             'tenants',

@@ -16,6 +16,7 @@ from netbox_aifabric.graphql.filters import (
 )
 
 if TYPE_CHECKING:
+    from core.graphql.types import DataSourceType
     from dcim.graphql.types import DeviceRoleType, DeviceType, DeviceTypeType, PlatformType, RackType, SiteType
     from ipam.graphql.types import ASNRangeType, RouteTargetType
     from tenancy.graphql.types import TenantType
@@ -85,6 +86,7 @@ class FabricType(PrimaryObjectType):
     spine_platform: Annotated['PlatformType', strawberry.lazy('dcim.graphql.types')] | None
     rack: Annotated['RackType', strawberry.lazy('dcim.graphql.types')] | None
     last_applied_by: Annotated['UserType', strawberry.lazy('users.graphql.types')] | None
+    config_backup_source: Annotated['DataSourceType', strawberry.lazy('core.graphql.types')] | None
     syslog_servers: list[str]
     ntp_servers: list[str]
     snmp_managers: list[str]

@@ -4,6 +4,7 @@ from netbox.ui import attrs, panels
 
 __all__ = (
     'EVPNTenantPanel',
+    'FabricConfigManagementPanel',
     'FabricDevicesPanel',
     'FabricIntentPanel',
     'FabricManagementPanel',
@@ -161,6 +162,16 @@ class FabricTelemetryPanel(panels.ObjectAttributesPanel):
     sflow_collectors = _addresses('sflow_collectors', _('sFlow collectors'))
     sflow_sampling_rate = attrs.NumericAttr('sflow_sampling_rate', label=_('sFlow sampling rate (1 in N)'))
     streaming_collectors = _addresses('streaming_collectors', _('Streaming collectors'))
+
+
+class FabricConfigManagementPanel(panels.ObjectAttributesPanel):
+    """Where the rendered configs are committed (Git) and the running ones read from (a data source)."""
+
+    title = _('Configuration management')
+    config_repository = attrs.TextAttr('config_repository', label=_('Config repository'), style='font-monospace')
+    config_repository_branch = attrs.TextAttr('config_repository_branch', label=_('Branch'), style='font-monospace')
+    config_backup_source = attrs.RelatedObjectAttr('config_backup_source', linkify=True, label=_('Backup source'))
+    config_backup_pattern = attrs.TextAttr('config_backup_pattern', label=_('Backup file name'), style='font-monospace')
 
 
 class FabricDevicesPanel(panels.ObjectAttributesPanel):

@@ -4,9 +4,11 @@ compliance runs and findings (list, detail, delete: the compliance job makes the
 
 from django.contrib import messages
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from dcim.models import Device
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.object_actions import BulkDelete, BulkExport, DeleteObject
 from netbox.ui import attrs, layout, panels
@@ -19,6 +21,7 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob, CompliancePermissionError, request_compliance
 from netbox_aifabric.forms.compliance_tab import ComplianceTabFilterForm
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
+from netbox_aifabric.render.configs import fabric_devices
 from netbox_aifabric.ui.compliance_trend import trend_svg
 from netbox_aifabric.ui.jobs import last_fabric_job
 
@@ -62,8 +65,33 @@ class FabricComplianceView(generic.ObjectView):
             'families': rule_rows(result, form.rule_filter()),
             'last_job': last_job(instance),
             'can_run': request.user.has_perm('netbox_aifabric.add_compliancerun'),
+            'config_rows': config_rows(instance, result, request.user),
             **run_history(instance, request.user),
         }
+
+
+CONFIG_STATE_COLORS = {'compliant': 'green', 'not compliant': 'red', 'never backed up': 'orange'}
+
+
+def config_rows(fabric, result, user):
+    """``[{name, state, color, url}]``: each switch's running-config state, linked to its Config compliance tab
+    when the user may view the device."""
+    if result.configs is None:
+        return []
+    visible = dict(
+        Device.objects.restrict(user, 'view')
+        .filter(name__in=list(result.configs['devices']), pk__in=fabric_devices(fabric).values('pk'))
+        .values_list('name', 'pk')
+    )
+    return [
+        {
+            'name': name,
+            'state': state,
+            'color': CONFIG_STATE_COLORS.get(state, 'gray'),
+            'url': reverse('dcim:device_aifabric_config', kwargs={'pk': visible[name]}) if name in visible else None,
+        }
+        for name, state in result.configs['devices'].items()
+    ]
 
 
 def rule_rows(result, keep=None):

@@ -285,6 +285,7 @@ class FabricView(generic.ObjectView):
             panels.FabricIntentPanel(),
             panels.FabricManagementPanel(),
             panels.FabricTelemetryPanel(),
+            panels.FabricConfigManagementPanel(),
             CustomFieldsPanel(),
             CommentsPanel(),
         ],

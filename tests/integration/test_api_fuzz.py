@@ -35,6 +35,7 @@ from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import (
     AcceptanceResult,
     AcceptanceRun,
+    ConfigBackup,
     EVPNTenant,
     Fabric,
     FabricNode,
@@ -56,8 +57,10 @@ ENDPOINTS = {  # URL prefix: model
     'traffic-flows': TrafficFlow,
     'acceptance-runs': AcceptanceRun,
     'acceptance-results': AcceptanceResult,
+    'config-backups': ConfigBackup,
 }
 READ_ONLY_ENDPOINTS = {'acceptance-results'}  # results come from the lab or an upload: GET only
+NEVER_EDITED = {'config-backups'}  # a backup is what a switch ran: read, uploaded, deleted, never updated
 # detail actions of fabrics: (action, method)
 ACTIONS = (
     ('plan', 'post'),
@@ -269,6 +272,10 @@ class APIFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         AcceptanceRun.objects.create(fabric=cls.fabric, kind='manual')
         lab = {'checks': [{'name': 'bgp a -> b', 'kind': 'bgp', 'status': 'failed', 'expected': 'E', 'seen': 'A'}]}
         store_lab_run(cls.fabric, None, lab)
+        leaf = Device.objects.filter(name__contains='leaf').order_by('name').first()
+        ConfigBackup.objects.create(
+            fabric=cls.fabric, device=leaf, source='upload', content=f'hostname {leaf}\n', sha256='0' * 64, size=9
+        )
         cls.ids = {prefix: list(model.objects.values_list('pk', flat=True)) for prefix, model in ENDPOINTS.items()}
 
     def setUp(self):
@@ -380,9 +387,13 @@ class EndpointCoverageTestCase(APITestCase):
         }
         fuzzed = set()
         for prefix in ENDPOINTS:
-            read_only = prefix in READ_ONLY_ENDPOINTS
-            fuzzed.update((f'{API}{prefix}/', method) for method in (('get',) if read_only else LIST_METHODS))
-            fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in (('get',) if read_only else DETAIL_METHODS))
+            list_methods, detail_methods = LIST_METHODS, DETAIL_METHODS
+            if prefix in READ_ONLY_ENDPOINTS:
+                list_methods = detail_methods = ('get',)
+            elif prefix in NEVER_EDITED:
+                list_methods, detail_methods = ('get', 'post', 'delete'), ('get', 'delete')
+            fuzzed.update((f'{API}{prefix}/', method) for method in list_methods)
+            fuzzed.update((f'{API}{prefix}/{{id}}/', method) for method in detail_methods)
         fuzzed.add((f'{API}acceptance-runs/{{id}}/upload/', 'post'))  # tests/integration/test_acceptance_fuzz.py
         fuzzed.update((f'{API}fabrics/{{id}}/{action}/', method) for action, method in ACTIONS)
         for prefix in compliance_runs.FUZZED_ENDPOINTS:  # read-only, fuzzed in test_compliance_runs

@@ -10,6 +10,7 @@ import pytest
 from django.apps import apps
 from django.urls import reverse
 
+from dcim.models import Device, DeviceRole, DeviceType, Manufacturer
 from netbox.registry import registry
 from utilities.testing import TestCase
 
@@ -20,6 +21,7 @@ from netbox_aifabric.models import (
     AcceptanceRun,
     ComplianceFinding,
     ComplianceRun,
+    ConfigBackup,
     EVPNTenant,
     Fabric,
     FabricNode,
@@ -51,6 +53,7 @@ TABLES = {
     'compliancefinding': tables.ComplianceFindingTable,
     'acceptancerun': tables.AcceptanceRunTable,
     'acceptanceresult': tables.AcceptanceResultTable,
+    'configbackup': tables.ConfigBackupTable,
 }
 
 
@@ -83,6 +86,16 @@ def one_of_each():
         object_type_id=None, expected='x', found='y',
     )  # fmt: skip
     AcceptanceRun.objects.create(fabric=fabric, kind='manual', description='by hand')
+    vendor = Manufacturer.objects.create(name='Walk', slug='walk')
+    device = Device.objects.create(
+        name='walk-leaf1',
+        site=fabric.site,
+        device_type=DeviceType.objects.create(manufacturer=vendor, model='Walk ToR', slug='walk-tor'),
+        role=DeviceRole.objects.create(name='Walk leaf', slug='walk-leaf'),
+    )
+    ConfigBackup.objects.create(
+        fabric=fabric, device=device, source='upload', content='hostname walk-leaf1\n', sha256='0' * 64, size=20
+    )
     check = {'name': 'bgp leaf1 -> spine1', 'kind': 'bgp', 'status': 'failed', 'expected': 'E', 'seen': 'A'}
     store_lab_run(fabric, None, {'checks': [check], 'log': ['one line']})
 
