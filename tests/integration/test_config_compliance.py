@@ -11,15 +11,18 @@ import tempfile
 from pathlib import Path
 
 import django_rq
+import hypothesis.extra.django
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.models import DataSource, Job, ObjectType
 from dcim.models import Device
 from extras.models import EventRule, Notification, NotificationGroup
 from users.constants import TOKEN_PREFIX
-from users.models import ObjectPermission, Token
+from users.models import ObjectPermission, Token, User
 from utilities.testing import TestCase
 
 from netbox_aifabric.checks.compliance import run_compliance
@@ -265,3 +268,37 @@ class UploadTestCase(TestCase):
         response = self.client.post(url, {'device': self.leaf.pk, 'file': good})
         self.assertHttpStatus(response, 302)
         self.assertEqual(ConfigBackup.objects.get().source, 'upload')
+
+
+class UploadFormFuzzTestCase(hypothesis.extra.django.TestCase):
+    """The upload form with arbitrary bytes (a mangled real backup, or anything) and devices: a stored backup (302)
+    or a 400 naming its field with nothing stored, never a 5xx."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabric = applied_demo()
+        cls.configs = rendered_configs(cls.fabric)
+        cls.leaf = Device.objects.get(name=LEAF1)
+        cls.admin = User.objects.create_superuser('fuzz-admin', password='x')
+
+    @settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.data(), device=st.sampled_from(('leaf', 'server', 'none', 'junk')))
+    def test_arbitrary_uploads(self, data, device):
+        config = self.configs[LEAF1].encode()
+        mangled = st.builds(lambda cut, junk: config[:cut] + junk, st.integers(0, len(config)), st.binary(max_size=64))
+        content = data.draw(st.one_of(st.binary(max_size=2000), mangled), label='content')
+        self.client.force_login(self.admin)
+        devices = {
+            'leaf': self.leaf.pk,
+            'server': Device.objects.filter(name__contains='gpu').first().pk,
+            'none': '',
+            'junk': 'x1',
+        }
+        before = list(ConfigBackup.objects.values_list('pk', 'sha256'))
+        upload = SimpleUploadedFile('backup.json', content)
+        response = self.client.post(
+            reverse('plugins:netbox_aifabric:configbackup_add'), {'device': devices[device], 'file': upload}
+        )
+        self.assertIn(response.status_code, (302, 400), response.content[:1000])
+        if response.status_code == 400:
+            self.assertEqual(list(ConfigBackup.objects.values_list('pk', 'sha256')), before)
