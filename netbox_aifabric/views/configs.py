@@ -5,6 +5,7 @@ API calls (``checks.backups.upload_backup``)."""
 
 import difflib
 import json
+import re
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
@@ -137,10 +138,15 @@ def _display_lines(nos, text):
     return text.splitlines()
 
 
+# difflib's in-page jump-link cells, and the column groups laid out for them
+NEXT_CHANGE_LINKS = re.compile(r'<t([dh]) class="diff_next"[^>]*>.*?</t\1>|<colgroup></colgroup>')
+
+
 def side_by_side(nos, intended, running):
-    """The HTML table of difflib's side-by-side diff (it escapes both texts), changed lines with 3 of context."""
+    """The HTML table of difflib's side-by-side diff (it escapes both texts), changed lines with 3 of context, without
+    difflib's jump-link column (its anchors point into a page of its own)."""
     differ = difflib.HtmlDiff(tabsize=4, wrapcolumn=DIFF_WRAP)
-    return differ.make_table(
+    table = differ.make_table(
         _display_lines(nos, intended),
         _display_lines(nos, running),
         str(_('Rendered (intended)')),
@@ -148,6 +154,7 @@ def side_by_side(nos, intended, running):
         context=True,
         numlines=3,
     )
+    return NEXT_CHANGE_LINKS.sub('', table)
 
 
 @register_model_view(Device, 'aifabric_config', path='config-compliance')
@@ -168,6 +175,8 @@ class DeviceConfigComplianceView(generic.ObjectView):
         fabric = fabric_of_device(instance)
         config = device_config(fabric, instance) if fabric is not None else None
         backups = ConfigBackup.objects.restrict(request.user, 'view').filter(device=instance).defer('content')
+        table = tables.ConfigBackupTable(backups[:10], exclude=('device', 'fabric'), orderable=False)
+        table.configure(request)
         diff = None
         if config is not None and config.comparison is not None and not config.comparison.compliant:
             newest = ConfigBackup.objects.get(pk=config.backup['id'])
@@ -178,6 +187,6 @@ class DeviceConfigComplianceView(generic.ObjectView):
             'state_color': STATE_COLORS.get(config.state) if config else None,
             'normalisation': NORMALISATION.get(config.nos, ()) if config else (),
             'diff': diff,
-            'backups': tables.ConfigBackupTable(backups[:10], exclude=('device', 'fabric'), orderable=False),
+            'backups': table,
             'can_upload': request.user.has_perm('netbox_aifabric.add_configbackup'),
         }
