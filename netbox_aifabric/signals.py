@@ -11,6 +11,9 @@
 - A sync of a NetBox data source stores the new running configs of every fabric that reads its backups there
   (``checks.backups.read_data_source``) and, when any was new, queues the fabric's compliance run (a drifted switch is
   a stored finding, and event rules on compliance runs fire).
+- An apply in main that changed a fabric with a config repository queues the commit of its rendered switch configs to
+  Git (``CommitConfigsJob``) when the apply's transaction commits; an apply inside a NetBox Branching branch does not
+  (a branch's configs run on no switch until it is merged; docs/config-git.md).
 """
 
 import logging
@@ -26,6 +29,7 @@ from netbox.context import current_request
 from utilities.exceptions import AbortRequest
 
 from netbox_aifabric.apply import branching
+from netbox_aifabric.apply.lifecycle import fabric_applied
 from netbox_aifabric.apply.permissions import ObjectPermissionError
 from netbox_aifabric.apply.removal import delete_owned
 from netbox_aifabric.apply.writes import refresh_contexts
@@ -33,6 +37,7 @@ from netbox_aifabric.checks.backups import read_data_source
 from netbox_aifabric.checks.job import queue_system_compliance
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, QoSProfile, TrafficClass
 from netbox_aifabric.models.fabrics import CONFIG_MANAGEMENT_FIELDS
+from netbox_aifabric.render.jobs import queue_commit
 
 __all__ = ('LIFECYCLE_FIELDS', 'mark_pending', 'schedule_refresh')
 
@@ -170,6 +175,18 @@ def vlan_saved(sender, instance, raw=False, **kwargs):
             Fabric.objects.filter(traffic_classes__vlan=instance.pk).distinct()
             | Fabric.objects.filter(tenants__vlans=instance.pk).distinct()
         )
+
+
+@receiver(fabric_applied, dispatch_uid='aifabric_commit_configs')
+def commit_configs_after_apply(sender, fabric, user=None, **kwargs):
+    """Queue the commit of the fabric's rendered configs to its Git repository when the apply commits (a rolled-back
+    apply queues nothing); not for an apply inside a NetBox Branching branch, whose configs run nowhere yet."""
+    if not fabric.config_repository or branching.active_branch() is not None:
+        return
+    user = user if getattr(user, 'is_authenticated', False) else None
+    request_id = fabric.last_apply_request_id  # this apply's, just recorded
+    # robust: the apply has committed whatever happens; a queue that cannot be reached is logged, not a 500
+    transaction.on_commit(lambda: queue_commit(fabric, user, request_id), robust=True)
 
 
 @receiver(post_sync, dispatch_uid='aifabric_backups_synced')

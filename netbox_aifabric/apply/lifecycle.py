@@ -5,6 +5,8 @@ route targets and the fabric's lifecycle (applied, when, by whom, which plan and
 import hashlib
 import json
 
+from django.dispatch import Signal
+
 from netbox.context import current_request
 
 from netbox_aifabric.apply.permissions import ObjectPermissionError, missing_permissions, missing_permissions_message
@@ -20,8 +22,15 @@ __all__ = (
     'apply_blockers',
     'check_apply',
     'check_blockers',
+    'fabric_applied',
     'plan_hash',
 )
+
+# Sent by :func:`after_apply` when an apply recorded a change (objects written, or the fabric's apply record
+# updated), inside the apply's transaction, as ``fabric_applied.send(sender=Fabric, fabric=, user=, plan=)`` (``user``
+# None: none). A receiver that acts outside the database waits for the commit (``transaction.on_commit``): later
+# steps of the flow hook in here (signals.py commits the rendered configs to Git) without the apply importing them.
+fabric_applied = Signal()
 
 
 # The guide's hard rules among the plan's warnings: a design that cannot work as drawn (hosts of one class in
@@ -72,7 +81,8 @@ def after_apply(fabric, plan, user=None, changes=()) -> None:
     """What every apply (now or as a job) records besides its objects, in its transaction: the tenants' route
     targets become the plan's, and the fabric's lifecycle says applied, when, by whom, which plan and which
     change-log request (NetBox's request id of the UI/API request, or of the job's). A re-apply that writes
-    nothing to an applied fabric without a pending change records nothing either (no change-log entry)."""
+    nothing to an applied fabric without a pending change records nothing either (no change-log entry, no
+    :data:`fabric_applied`)."""
     synced = sync_tenant_route_targets(fabric, plan)
     digest = plan_hash(plan)
     wrote = synced or any(c.action in ('create', 'update', 'adopt', 'delete') for c in changes)
@@ -82,3 +92,4 @@ def after_apply(fabric, plan, user=None, changes=()) -> None:
         return
     request = current_request.get()
     fabric.mark_applied(user, digest, getattr(request, 'id', None))
+    fabric_applied.send(sender=type(fabric), fabric=fabric, user=user, plan=plan)
