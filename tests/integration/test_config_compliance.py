@@ -1,9 +1,10 @@
 """Running configs against rendered ones, end to end (issue 30's "done when"): the guide's cluster applied (the demo
-fabric, SONiC), its switches' configs rendered and written as backups into a directory that a real NetBox Data Source
-(type local) reads; one edited value on one switch is one ``config-changed`` finding with its remediation, in the
-Compliance tab, the REST compliance endpoint and the compliance report; a re-rendered backup turns it green. Uploads
-over REST and the UI: hostile ones (binary, huge, the wrong device, a server, no fabric, no permission) are named 4xx
-errors and store nothing. An event rule on compliance runs notifies when a sync brings a drifted switch."""
+fabric, SONiC), its switches' rendered configs committed to a Git repository and written as backups into a directory
+that a real NetBox Data Source (type local) reads; one edited value on one switch is one ``config-changed`` finding
+with its remediation, in the Compliance tab, the REST compliance endpoint and the compliance report; a re-rendered
+backup turns it green. The same through a Data Source of type git. Uploads over REST and the UI: hostile ones (binary,
+huge, the wrong device, a server, no fabric, no permission) are named 4xx errors and store nothing. An event rule on
+compliance runs notifies when a sync brings a drifted switch."""
 
 import copy
 import json
@@ -15,6 +16,8 @@ import hypothesis.extra.django
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from dulwich import porcelain
+from dulwich.repo import Repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +33,7 @@ from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.script import FabricComplianceReport
 from netbox_aifabric.constants import CONFIG_BACKUP_MAX_BYTES
 from netbox_aifabric.models import ComplianceRun, ConfigBackup, Fabric
+from netbox_aifabric.render.config_commit import commit_fabric_configs
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 from tests.integration.test_compliance import LEAF1, applied_demo
 
@@ -91,8 +95,20 @@ class BackupDirectoryTestCase(TestCase):
         self.source.refresh_from_db()
         self.source.sync()
 
+    def committed(self):
+        """The rendered configs committed to the fabric's Git repository (a temporary one): ``{switch: config}``."""
+        repository = tempfile.TemporaryDirectory()
+        self.addCleanup(repository.cleanup)
+        Fabric.objects.filter(pk=self.fabric.pk).update(config_repository=repository.name)
+        self.fabric.refresh_from_db()
+        outcome = commit_fabric_configs(self.fabric, self.user)
+        self.assertIsNotNone(outcome.commit)
+        folder = Path(repository.name, self.fabric.slug)
+        return {path.stem: path.read_text() for path in sorted(folder.glob('*.json'))}
+
     def test_one_edited_value_is_one_finding_everywhere_and_a_fresh_backup_turns_it_green(self):
         self.assertGreaterEqual(len(self.configs), 4)  # the guide's ToR pair and two spines
+        self.assertEqual(self.committed(), self.configs)  # what Git holds is what the switches are given
         edited, port, mtu = edited_mtu(self.configs[LEAF1])
         self.write({**self.configs, LEAF1: edited})
         self.sync()
@@ -302,3 +318,56 @@ class UploadFormFuzzTestCase(hypothesis.extra.django.TestCase):
         self.assertIn(response.status_code, (302, 400), response.content[:1000])
         if response.status_code == 400:
             self.assertEqual(list(ConfigBackup.objects.values_list('pk', 'sha256')), before)
+
+
+class GitBackupSourceTestCase(TestCase):
+    """Backups in a Git repository (where Oxidized pushes), read by a NetBox Data Source of type git (NetBox's own
+    dulwich clone) under a folder: ``configs/{device}.{extension}``; a new commit is picked by the next sync."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabric = applied_demo()
+        cls.configs = rendered_configs(cls.fabric)
+
+    def setUp(self):
+        super().setUp()
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.repo = Repo.init(folder.name)
+        self.addCleanup(self.repo.close)
+        self.source = DataSource.objects.create(name='oxidized', type='git', source_url=f'file://{folder.name}')
+        Fabric.objects.filter(pk=self.fabric.pk).update(
+            config_backup_source=self.source, config_backup_pattern='configs/{device}.{extension}'
+        )
+        self.fabric.refresh_from_db()
+
+    def commit(self, configs):
+        paths = []
+        for name, text in configs.items():
+            path = Path(self.repo.path, 'configs', f'{name}.json')
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text)
+            paths.append(str(path))
+        porcelain.add(self.repo, paths)
+        porcelain.commit(self.repo, message=b'backup', author=b'oxidized <o@x>', committer=b'oxidized <o@x>')
+
+    def sync(self):
+        self.source.refresh_from_db()
+        self.source.sync()
+
+    def test_a_new_commit_is_the_next_backup(self):
+        self.commit(self.configs)
+        self.sync()
+        backups = ConfigBackup.objects.filter(fabric=self.fabric)
+        self.assertEqual(backups.count(), len(self.configs))
+        self.assertEqual(
+            sorted(backups.values_list('origin', flat=True)),
+            sorted(f'oxidized: configs/{n}.json' for n in self.configs),
+        )
+        self.assertEqual(run_compliance(self.fabric).configs['percent'], 100)
+        edited, port, mtu = edited_mtu(self.configs[LEAF1])
+        self.commit({LEAF1: edited})
+        self.sync()
+        self.assertEqual(backups.count(), len(self.configs) + 1)  # only the edited switch's file changed
+        (finding,) = findings(run_compliance(self.fabric), 'config-changed')
+        self.assertIn(f"HSET 'PORT|{port}' mtu {mtu}", finding.remediation)
