@@ -1,4 +1,4 @@
-"""Running configs against rendered ones, end to end (issue 30's "done when"): the guide's cluster applied (the demo
+"""Running configs against rendered ones, end to end: the guide's cluster applied (the demo
 fabric, SONiC), its switches' rendered configs committed to a Git repository and written as backups into a directory
 that a real NetBox Data Source (type local) reads; one edited value on one switch is one ``config-changed`` finding
 with its remediation, in the Compliance tab, the REST compliance endpoint and the compliance report; a re-rendered
