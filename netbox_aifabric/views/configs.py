@@ -159,8 +159,10 @@ def side_by_side(nos, intended, running):
 
 @register_model_view(Device, 'aifabric_config', path='config-compliance')
 class DeviceConfigComplianceView(generic.ObjectView):
-    """A fabric switch's running config against its rendered config (view permission on the device and on config
-    backups)."""
+    """A fabric switch's running config against its rendered config. The tab needs view permission on the device and
+    on config backups; the comparison (lines of both configs) also needs the newest backup within the user's view
+    constraints and NetBox's render-config permission on the device, as its *Render Config* tab does: without them
+    the page names the state only."""
 
     queryset = Device.objects.all()
     template_name = 'netbox_aifabric/device_config_compliance.html'
@@ -174,16 +176,18 @@ class DeviceConfigComplianceView(generic.ObjectView):
     def get_extra_context(self, request, instance):
         fabric = fabric_of_device(instance)
         config = device_config(fabric, instance) if fabric is not None else None
-        backups = ConfigBackup.objects.restrict(request.user, 'view').filter(device=instance).defer('content')
-        table = tables.ConfigBackupTable(backups[:10], exclude=('device', 'fabric'), orderable=False)
+        backups = ConfigBackup.objects.restrict(request.user, 'view').filter(device=instance)
+        table = tables.ConfigBackupTable(backups.defer('content')[:10], exclude=('device', 'fabric'), orderable=False)
         table.configure(request)
+        newest = backups.filter(pk=config.backup['id']).first() if config is not None and config.backup else None
+        may_compare = newest is not None and request.user.has_perm('dcim.render_config_device', instance)
         diff = None
-        if config is not None and config.comparison is not None and not config.comparison.compliant:
-            newest = ConfigBackup.objects.get(pk=config.backup['id'])
+        if may_compare and config.comparison is not None and not config.comparison.compliant:
             diff = side_by_side(config.nos, config.intended, newest.content)
         return {
             'fabric': fabric,
             'config': config,
+            'may_compare': may_compare,
             'state_color': STATE_COLORS.get(config.state) if config else None,
             'normalisation': NORMALISATION.get(config.nos, ()) if config else (),
             'diff': diff,

@@ -28,6 +28,7 @@ from users.constants import TOKEN_PREFIX
 from users.models import ObjectPermission, Token, User
 from utilities.testing import TestCase
 
+from netbox_aifabric.checks.backups import store_backup
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.script import FabricComplianceReport
@@ -142,8 +143,13 @@ class BackupDirectoryTestCase(TestCase):
         self.assertContains(page, remediation)
         self.assertContains(page, 'id="compliance-configs"')
         device = Device.objects.get(name=LEAF1)
-        tab = self.client.get(reverse('dcim:device_aifabric_config', kwargs={'pk': device.pk}))
+        url = reverse('dcim:device_aifabric_config', kwargs={'pk': device.pk})
+        tab = self.client.get(url)  # the state, but not the configs' lines: no render-config permission
         self.assertContains(tab, 'not compliant')
+        self.assertContains(tab, 'id="config-hidden"')
+        self.assertNotContains(tab, remediation)
+        self.add_permissions('dcim.render_config_device')
+        tab = self.client.get(url)
         self.assertContains(tab, remediation)
         self.assertContains(tab, 'Rendered (intended)')  # the side-by-side diff
         api = self.client.get(
@@ -270,6 +276,22 @@ class UploadTestCase(TestCase):
         device = Device.objects.get(name=spine)
         allowed = self.post({'device': device.pk, 'content': self.configs[spine]})
         self.assertEqual(allowed.status_code, 201, allowed.content[:500])
+
+    def test_the_tab_compares_only_within_the_view_constraints_on_backups(self):
+        store_backup(self.fabric, self.leaf, self.configs[LEAF1], 'upload')
+        self.add_permissions('dcim.view_device', 'dcim.render_config_device')
+        permission = ObjectPermission.objects.create(
+            name='other backups', actions=['view'], constraints={'device__name': 'another-switch'}
+        )
+        permission.object_types.add(ObjectType.objects.get_for_model(ConfigBackup))
+        permission.users.add(self.user)
+        url = reverse('dcim:device_aifabric_config', kwargs={'pk': self.leaf.pk})
+        self.assertContains(self.client.get(url), 'id="config-hidden"')
+        permission.constraints = {'device__name': LEAF1}
+        permission.save()
+        page = self.client.get(url)
+        self.assertNotContains(page, 'id="config-hidden"')
+        self.assertContains(page, 'id="config-ignored"')  # the comparison, compliant
 
     def test_the_upload_form_refuses_a_binary_file_by_name(self):
         self.add_permissions('netbox_aifabric.add_configbackup', 'dcim.view_device')
