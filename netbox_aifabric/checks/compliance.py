@@ -19,6 +19,7 @@ linked (URL and last change-log entry), as far as the user may see them.
 
 from collections import defaultdict
 from contextlib import nullcontext
+from dataclasses import replace
 
 import netaddr
 from django.apps import apps
@@ -49,6 +50,7 @@ __all__ = (
     'device_config',
     'drift_items',
     'fabric_facts',
+    'hide_running_lines',
     'link_objects',
     'owned_drift',
     'pool_intruders',
@@ -77,14 +79,34 @@ def acceptance_facts(fabric) -> dict:
 
 
 def run_compliance(fabric, user=None, rules=RULES, step=None):
-    """Every rule on ``fabric``; the findings' objects linked for ``user`` (None: no restriction, e.g. a job).
+    """Every rule on ``fabric``; the findings' objects linked for ``user`` (None: no restriction, e.g. a job), and
+    what the running configs hold hidden from a user who may not view config backups (:func:`hide_running_lines`).
     ``step``: see :func:`fabric_facts`; the rules run as step ``rules``, the linking as ``link``."""
     step = step or _no_step
     facts = fabric_facts(fabric, step)
     with step('rules'):
         result = run_rules(rules, facts)
     with step('link'):
-        return link_objects(result, fabric, user)
+        result = link_objects(result, fabric, user)
+    if user is not None and not user.has_perm('netbox_aifabric.view_configbackup'):
+        result = hide_running_lines(result)
+    return result
+
+
+HIDDEN = '(hidden: needs view permission on config backups)'
+
+
+def hide_running_lines(result):
+    """``result`` with the running-config findings' ``found`` and remediation replaced by :data:`HIDDEN`: a running
+    config may hold what the plugin never renders (an SNMP community, a user's key), shown only to who may view the
+    backups. The rendered side (``expected``) is the contexts', which the fabric's viewers see anyway."""
+    results = [
+        replace(r, findings=[replace(f, found=HIDDEN, remediation=HIDDEN) for f in r.findings])
+        if r.rule.family == 'config' and r.rule.id != 'config-backup'  # its findings name states and reasons
+        else r
+        for r in result.results
+    ]
+    return replace(result, results=results)
 
 
 def _no_step(_name):

@@ -138,8 +138,13 @@ class BackupDirectoryTestCase(TestCase):
 
     def assert_shown_everywhere(self, port, mtu):
         remediation = f'HSET &#x27;PORT|{port}&#x27; mtu {mtu}'
-        self.add_permissions('netbox_aifabric.view_fabric', 'dcim.view_device', 'netbox_aifabric.view_configbackup')
-        page = self.client.get(reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk}))
+        self.add_permissions('netbox_aifabric.view_fabric', 'dcim.view_device')
+        tab_url = reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk})
+        page = self.client.get(tab_url)  # what the switch runs is the backups' viewers' only
+        self.assertContains(page, 'hidden: needs view permission on config backups')
+        self.assertNotContains(page, remediation)
+        self.add_permissions('netbox_aifabric.view_configbackup')
+        page = self.client.get(tab_url)
         self.assertContains(page, remediation)
         self.assertContains(page, 'id="compliance-configs"')
         device = Device.objects.get(name=LEAF1)
