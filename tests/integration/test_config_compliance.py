@@ -8,6 +8,7 @@ compliance runs notifies when a sync brings a drifted switch."""
 
 import copy
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.models import DataSource, Job, ObjectType
-from dcim.models import Device
+from dcim.models import Device, Platform
 from extras.models import EventRule, Notification, NotificationGroup
 from users.constants import TOKEN_PREFIX
 from users.models import ObjectPermission, Token, User
@@ -398,3 +399,45 @@ class GitBackupSourceTestCase(TestCase):
         self.assertEqual(backups.count(), len(self.configs) + 1)  # only the edited switch's file changed
         (finding,) = findings(run_compliance(self.fabric), 'config-changed')
         self.assertIn(f"HSET 'PORT|{port}' mtu {mtu}", finding.remediation)
+
+
+# One edit per NOS that changes a rendered value (a line's last token): (pattern, replacement)
+EDITS = {
+    'arista-eos': (r'(?m)^(   mtu )\d+$', r'\g<1>1500'),
+    'frr': (r'(?m)^( neighbor \S+ remote-as )\S+$', r'\g<1>65999'),
+    'cumulus': (r'(?m)^(\s+mtu: )\d+$', r'\g<1>1500'),
+}
+
+
+class EveryNosTestCase(TestCase):
+    """The demo's switches on each NOS the plugin renders (their platform set), a leaf's rendered config uploaded
+    with one value edited: accepted as that NOS's running config of that switch, and exactly one config-changed
+    finding on it, the other line rules passing."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.fabric = applied_demo()
+        cls.leaf = Device.objects.get(name=LEAF1)
+
+    def test_one_edited_value_is_one_finding_on_every_nos(self):
+        switches = Device.objects.filter(
+            pk__in=fabric_devices(self.fabric).values('pk'), name__in=rendered_configs(self.fabric)
+        )
+        for slug, (pattern, replacement) in EDITS.items():
+            with self.subTest(nos=slug):
+                switches.update(platform=Platform.objects.get(slug=slug))
+                ConfigBackup.objects.all().delete()
+                intended = rendered_configs(self.fabric)[LEAF1]
+                edited, count = re.subn(pattern, replacement, intended, count=1)
+                self.assertEqual(count, 1, f'{slug}: no line to edit')
+                leaf = Device.objects.get(pk=self.leaf.pk)  # its platform now
+                _backup, created = store_backup(self.fabric, leaf, edited, 'upload')
+                self.assertTrue(created)
+                result = run_compliance(self.fabric)
+                self.assertEqual(
+                    {k: v for k, v in statuses(result).items() if k != 'config-backup'},
+                    {'config-missing': 'pass', 'config-changed': 'fail', 'config-extra': 'pass'},
+                )
+                (finding,) = findings(result, 'config-changed')
+                self.assertEqual([o.name for o in finding.objects], [LEAF1])
+                self.assertTrue(finding.remediation, slug)
