@@ -13,7 +13,7 @@
   a stored finding, and event rules on compliance runs fire).
 - An apply in main that changed a fabric with a config repository queues the commit of its rendered switch configs to
   Git (``CommitConfigsJob``) when the apply's transaction commits; an apply inside a NetBox Branching branch does not
-  (a branch's configs run on no switch until it is merged; docs/config-git.md).
+  (a branch's configs run on no switch until it is merged; docs/config-git.md): its merge, or revert, does.
 """
 
 import logging
@@ -187,6 +187,19 @@ def commit_configs_after_apply(sender, fabric, user=None, **kwargs):
     request_id = fabric.last_apply_request_id  # this apply's, just recorded
     # robust: the apply has committed whatever happens; a queue that cannot be reached is logged, not a 500
     transaction.on_commit(lambda: queue_commit(fabric, user, request_id), robust=True)
+
+
+def commit_configs_after_merge(sender, branch, user=None, **kwargs):
+    """A NetBox Branching branch merged into main (or reverted from it) changed what main renders: every fabric with a
+    config repository gets its configs committed, by the merging user, when the merge commits (a fabric the branch
+    did not touch renders the same files: its job commits nothing)."""
+    user = user if getattr(user, 'is_authenticated', False) else None
+    for fabric in Fabric.objects.exclude(config_repository='').order_by('name'):
+        transaction.on_commit(lambda f=fabric: queue_commit(f, user, f.last_apply_request_id), robust=True)
+
+
+for merge_signal in branching.MERGE_SIGNALS:
+    merge_signal.connect(commit_configs_after_merge, dispatch_uid=f'aifabric_commit_configs_{id(merge_signal)}')
 
 
 @receiver(post_sync, dispatch_uid='aifabric_backups_synced')

@@ -27,12 +27,17 @@ from django.utils.translation import gettext as _
 from core.choices import JobStatusChoices
 from netbox.jobs import JobRunner
 
-try:  # a plain module (a ContextVar): importable whether or not Branching's app is enabled
+try:  # plain modules (a ContextVar, Django signals): importable whether or not Branching's app is enabled
     from netbox_branching.contextvars import active_branch as _active_branch
+    from netbox_branching.signals import post_merge, post_revert
+
+    MERGE_SIGNALS = (post_merge, post_revert)  # a branch's changes reached main, or were taken back from it
 except ImportError:  # Branching not installed
     _active_branch = None
+    MERGE_SIGNALS = ()
 
 __all__ = (
+    'MERGE_SIGNALS',
     'BranchJobRunner',
     'BranchUnavailableError',
     'activated',
