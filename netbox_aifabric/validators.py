@@ -5,6 +5,7 @@ and the numbers involved, so the UI shows it at the field and the API returns it
 """
 
 import re
+import string
 import unicodedata
 
 import netaddr
@@ -197,22 +198,37 @@ def validate_config_repository(value):
     )
 
 
-BACKUP_PLACEHOLDERS = re.compile(r'\{([^{}]*)\}')
+def _placeholders(value: str) -> list[str] | None:
+    """The replacement fields of ``value`` as ``str.format`` reads them (a conversion or format spec kept, so it is
+    refused), None when ``str.format`` would refuse the text (a single brace)."""
+    try:
+        return [
+            f'{name}{"!" + conversion if conversion else ""}{":" + spec if spec else ""}'
+            for _text, name, spec, conversion in string.Formatter().parse(value)
+            if name is not None
+        ]
+    except ValueError:
+        return None
 
 
 def validate_backup_pattern(value):
     """A backup file name relative to the data source: names ``{device}``, no other placeholder than
-    ``{extension}``, no absolute path and no ``..``."""
-    names = set(BACKUP_PLACEHOLDERS.findall(value or ''))
+    ``{extension}`` (no attribute, index, conversion or format spec), no absolute path and no ``..``."""
+    names = _placeholders(value or '')
     parts = (value or '').split('/')
     problems = []
+    if names is None:
+        problems.append(_('a single "{" or "}" (write {{ or }} for a brace)'))
+        names = []
     if 'device' not in names:
         problems.append(_('it must name {device}'))
-    if names - {'device', 'extension'}:
+    if set(names) - {'device', 'extension'}:
         problems.append(_('only {device} and {extension} are known'))
     if value.startswith('/') or '..' in parts or '' in parts[:-1]:
         problems.append(_('it is a path inside the data source (no leading "/", no "..")'))
     if problems:
         raise ValidationError(
-            _('"{value}" is not a backup file name: {problems}.').format(value=value, problems='; '.join(problems))
+            _('"{value}" is not a backup file name: {problems}.').format(
+                value=value, problems='; '.join(str(problem) for problem in problems)
+            )
         )
