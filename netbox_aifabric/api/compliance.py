@@ -12,6 +12,7 @@ makes them), filterable, restricted by NetBox's object permissions as every NetB
 400 naming its field, 413 when too large, 403 when object permissions refuse it, and nothing is stored); no
 update."""
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, OpenApiTypes, extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
@@ -28,6 +29,7 @@ from netbox_aifabric.api.serializers import ComplianceFindingSerializer, Complia
 from netbox_aifabric.checks.backups import BackupError, upload_backup
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import CompliancePermissionError, request_compliance
+from netbox_aifabric.constants import CONFIG_BACKUP_MAX_BYTES as MAX
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, ConfigBackup, Fabric
 
 __all__ = ('ComplianceFindingViewSet', 'ComplianceRunViewSet', 'ConfigBackupViewSet', 'FabricComplianceMixin')
@@ -93,6 +95,12 @@ class ConfigBackupViewSet(NetBoxModelViewSet):
     http_method_names = ['get', 'post', 'delete', 'head', 'options']  # a backup is what the switch ran: never edited
 
     def create(self, request, *args, **kwargs):
+        # a body over Django's limit raises on reading it, which NetBox answers with a 500: refuse it by name first
+        length = request.META.get('CONTENT_LENGTH') or '0'
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if limit is not None and length.isdigit() and int(length) > limit:
+            message = f'the request is {int(length):,} bytes; NetBox takes at most {limit:,} (a backup: {MAX:,})'
+            return Response({'content': [message]}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         if isinstance(request.data, list):
             return Response({'detail': 'Upload one backup per request.'}, status=status.HTTP_400_BAD_REQUEST)
         serializer = self.get_serializer(data=request.data)

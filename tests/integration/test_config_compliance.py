@@ -261,6 +261,11 @@ class UploadTestCase(TestCase):
         self.assert_refused({'device': self.leaf.pk, 'content': 'a\x00b'}, 400, 'content', 'Null characters')
         huge = 'x' * (CONFIG_BACKUP_MAX_BYTES + 1)
         self.assert_refused({'device': self.leaf.pk, 'content': huge}, 413, 'content', 'at most')
+        before = ConfigBackup.objects.count()
+        self.client.raise_request_exception = False  # as a server answers (NetBox made it a 500)
+        beyond_netbox = self.post({'device': self.leaf.pk, 'content': 'x' * 3_000_000})  # NetBox's limit: 2.5 MB
+        self.assertEqual((beyond_netbox.status_code, ConfigBackup.objects.count()), (413, before))
+        self.assertIn('NetBox takes at most', beyond_netbox.json()['content'][0])
         self.assert_refused({'device': self.leaf.pk, 'content': '{"PORT": '}, 400, 'content', 'no SONiC')
         self.assert_refused({'device': self.leaf.pk, 'content': self.configs[other]}, 400, 'content', other)
         self.assert_refused({'device': server.pk, 'content': self.configs[LEAF1]}, 400, 'device', 'no NOS')
