@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from core.models import DataSource
@@ -11,6 +12,7 @@ from utilities.forms.rendering import FieldSet
 from utilities.forms.widgets import HTMXSelect
 
 from netbox_aifabric.choices import FabricNodeRoleChoices, SnmpVersionChoices
+from netbox_aifabric.constants import DEFAULT_BACKUP_PATTERN
 from netbox_aifabric.facts.catalog import qos_presets
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
 from netbox_aifabric.forms.fields import DSCPListField, InvalidFieldsMixin, PriorityListField
@@ -327,6 +329,23 @@ class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
         ),
     )
     leaf_asn_range = DynamicModelChoiceField(queryset=ASNRange.objects.all(), required=False, label=_('Leaf ASN range'))
+    # defaulted fields, optional in the form (empty: the default), as the telemetry form's SNMP user and sFlow rate
+    config_repository_branch = forms.CharField(
+        required=False,
+        max_length=100,
+        label=_('Config repository branch'),
+        help_text=_('The branch the commits go to (empty: main)'),
+    )
+    config_backup_pattern = forms.CharField(
+        required=False,
+        max_length=200,
+        label=_('Config backup file name'),
+        help_text=format_lazy(
+            '{help} (empty: {default})',
+            help=Fabric._meta.get_field('config_backup_pattern').help_text,
+            default=DEFAULT_BACKUP_PATTERN,
+        ),
+    )
     config_backup_source = DynamicModelChoiceField(
         queryset=DataSource.objects.all(),
         required=False,
@@ -387,6 +406,12 @@ class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
         FABRIC_TELEMETRY_FIELDSET,
         FieldSet(*CONFIG_MANAGEMENT_FIELDS, name=_('Configuration management'), html_id='config-management'),
     )
+
+    def clean_config_repository_branch(self):
+        return self.cleaned_data['config_repository_branch'] or 'main'
+
+    def clean_config_backup_pattern(self):
+        return self.cleaned_data['config_backup_pattern'] or DEFAULT_BACKUP_PATTERN
 
     class Meta:
         model = Fabric
