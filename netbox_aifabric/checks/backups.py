@@ -24,7 +24,7 @@ from netbox.plugins import get_plugin_config
 from netbox_aifabric.apply import branching
 from netbox_aifabric.checks.config_diff import ConfigParseError, compare_config
 from netbox_aifabric.constants import CONFIG_BACKUP_MAX_BYTES
-from netbox_aifabric.facts.nos import NOS_REGISTRY, Nos, nos_by_platform
+from netbox_aifabric.facts.nos import Nos, nos_by_platform, nos_by_template_name
 from netbox_aifabric.models import ConfigBackup, ConfigBackupSourceChoices, Fabric, OwnedObject
 from netbox_aifabric.render.configs import fabric_devices
 
@@ -60,14 +60,15 @@ class BackupError(ValueError):
         self.status = status
 
 
-def nos_of_device(device) -> Nos | None:
-    """The NOS the plugin renders ``device``'s config for: its platform's, else its config template's (by the
-    shipped templates' names); None for neither (a server, a platform the plugin does not know)."""
+def nos_of_device(device, config_template=None) -> Nos | None:
+    """The NOS the plugin renders ``device``'s config for: its platform's, else its config template's
+    (``config_template`` when the caller resolved it, e.g. a render's; else NetBox resolves it) by the shipped
+    templates' names; None for neither (a server, a platform the plugin does not know)."""
     nos = nos_by_platform(device.platform.slug) if device.platform_id else None
     if nos is not None:
         return nos
-    template = device.get_config_template()
-    return next((n for n in NOS_REGISTRY if template is not None and template.name == n.template_name), None)
+    template = config_template or device.get_config_template()
+    return nos_by_template_name(template.name) if template is not None else None
 
 
 def backup_file_name(fabric: Fabric, device, nos: Nos) -> str:

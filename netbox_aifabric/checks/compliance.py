@@ -210,7 +210,7 @@ def config_facts(fabric, rendered) -> dict[str, DeviceConfig]:
     backups = latest_backups(fabric)
     configs = {}
     for name, config in rendered.items():
-        nos = nos_of_device(config.device)
+        nos = nos_of_device(config.device, config.config_template)
         backup = backups.get(config.device.pk)
         info = None if backup is None else {
             'id': backup.pk, 'time': backup.time, 'source': backup.source, 'origin': backup.origin,

@@ -33,12 +33,12 @@ def _where(section: tuple[str, ...], line: str | None) -> str:
 def line_findings(facts: Facts, kind: str) -> Iterator[Finding]:
     """The comparison's findings of ``kind`` (missing, extra, changed) on every switch compared."""
     configs = _configs(facts)
-    compared = {name: c for name, c in configs.items() if c.comparison is not None}
+    compared = {name: c.comparison for name, c in configs.items() if c.comparison is not None}
     if not compared:
         raise Skip('no switch has a running config compared yet (see config-backup)')
-    for name, config in sorted(compared.items()):
+    for name, comparison in sorted(compared.items()):
         device = Obj('dcim.device', name)
-        for line in config.comparison.findings:
+        for line in comparison.findings:
             if line.kind != kind:
                 continue
             yield Finding(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from netbox_aifabric.checks.config_diff import ConfigComparison
 from netbox_aifabric.planner import Plan, PlanWarning
 from netbox_aifabric.planner.traffic import Flow
 
@@ -148,7 +149,7 @@ class DeviceConfig:
     nos: str | None
     intended: str | None
     backup: dict[str, Any] | None = None
-    comparison: Any = None
+    comparison: ConfigComparison | None = None
     error: str | None = None
 
     @property

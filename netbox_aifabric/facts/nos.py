@@ -19,6 +19,7 @@ __all__ = (
     'acceptance_nos',
     'nos_by_key',
     'nos_by_platform',
+    'nos_by_template_name',
 )
 
 # The runbook's per-switch checks with NOS-specific commands (acceptance/runbook.py): physical per port, EVPN per
@@ -186,6 +187,11 @@ def nos_by_key(key: str) -> Nos:
 def nos_by_platform(slug: str) -> Nos | None:
     """The NOS of the NetBox platform ``slug``, None for a platform the plugin does not render for."""
     return next((nos for nos in NOS_REGISTRY if nos.platform_slug == slug), None)
+
+
+def nos_by_template_name(name: str) -> Nos | None:
+    """The NOS whose shipped ConfigTemplate is named ``name``, None for another template."""
+    return next((nos for nos in NOS_REGISTRY if nos.template_name == name), None)
 
 
 def acceptance_nos() -> tuple[Nos, ...]:

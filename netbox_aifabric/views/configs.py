@@ -95,9 +95,6 @@ class ConfigBackupUploadView(generic.ObjectView):
     def get_required_permission(self):
         return 'netbox_aifabric.add_configbackup'
 
-    def get_object(self, **kwargs):
-        return ConfigBackup()
-
     def get(self, request, **kwargs):
         form = forms.ConfigBackupUploadForm(initial={'device': request.GET.get('device')})
         return render(request, self.template_name, {'object': ConfigBackup(), 'form': form, **_back(request)})

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.lab.fabric import render_frr
 from netbox_aifabric.lab.netns import (
     CRASHLOG_DIR,
@@ -82,8 +83,6 @@ def test_the_backup_playbook_parses(tmp_path):
 def test_every_platform_has_its_extension():
     """The playbook's map covers each ansible_network_os the shipped inventory composes, with the NOS's file
     extension of netbox_aifabric/facts/nos.py."""
-    from netbox_aifabric.facts.nos import NOS_REGISTRY
-
     play = yaml.safe_load(PLAYBOOK.read_text())[0]
     compose = yaml.safe_load((EXAMPLES / 'aifabric.netbox.yml').read_text())['compose']['ansible_network_os']
     network_os = ast.literal_eval(compose.split('[platform.slug]')[0])  # the compose expression's dict literal
