@@ -117,6 +117,7 @@ class FabricIntent(TypedDict):
     hardware: NotRequired[dict[str, dict[str, dict[str, Any]]]]  # role -> {port: platform facts (lanes, alias, index)}
     breakouts: NotRequired[dict[str, dict[str, dict[str, Any]]]]  # role -> {lane port: {parent, count, speed, mode}}
     device_types: NotRequired[dict[str, str]]  # role -> device type slug
+    host_nic: NotRequired[str]  # the servers' RDMA NIC family (facts/host.py NIC_FAMILIES); absent: NVIDIA mlx5
     traffic_classes: list[TrafficClassIntent]
     qos: QosIntent | None
     management: ManagementIntent
