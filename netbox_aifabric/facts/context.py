@@ -25,8 +25,9 @@ from netbox_aifabric.facts.cabling import (
     cabling_facts,
     server_port_modes,
 )
+from netbox_aifabric.facts.host import host_facts
 from netbox_aifabric.facts.intent import FabricIntent, FabricSettings, QosIntent
-from netbox_aifabric.facts.qos import PFC_KINDS, qos_facts
+from netbox_aifabric.facts.qos import PFC_KINDS, QosFacts, qos_facts
 from netbox_aifabric.facts.routing import (
     bgp_facts,
     evpn_mh_facts,
@@ -103,6 +104,8 @@ class _Fabric:
     breakouts: Mapping[str, Any]  # role -> {lane port of a breakout: {parent, count, speed, mode}}
     telemetry: TelemetryIntent  # the collectors every switch sends to and admits
     device_types: Mapping[str, str]  # role -> device type slug (the SONiC platform facts)
+    qos_facts: QosFacts | None = None  # the servers' RoCE settings (facts/host.py)
+    host_nic: str | None = None  # the servers' RDMA NIC family (intent['host_nic'])
 
 
 def context_cabling(plan: Plan, intent: Intent) -> dict[str, DeviceCabling]:
@@ -158,6 +161,8 @@ def _shared(plan: Plan, intent: Intent) -> _Fabric:
         breakouts=intent.get('breakouts') or {},
         telemetry=telemetry_intent(intent['telemetry']),
         device_types=intent.get('device_types') or {},
+        qos_facts=qos,
+        host_nic=intent.get('host_nic'),
     )
 
 
@@ -213,6 +218,7 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
         ),
         'security': _security(shared, [acl.as_context() for acl in acls], pass_rules(shared.classes, acls, vlans)),
         'telemetry': telemetry,
+        'host': None,
     }
 
 
@@ -246,7 +252,17 @@ def _server_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, attachm
         'control_plane': [],
         'security': _security(shared, []),
         'telemetry': None,
+        'host': _host(plan, shared, cabling, attachment),
     }
+
+
+def _host(plan: Plan, shared: _Fabric, cabling: DeviceCabling, attachment: Attachment) -> Context:
+    """The server's own config (facts/host.py): its bond, VLAN sub-interfaces, RDMA NICs and their RoCE settings."""
+    mtu = shared.fabric['mtu']
+    facts = host_facts(
+        plan, attachment, cabling, shared.class_mtu, mtu, shared.qos_intent, shared.qos_facts, shared.host_nic
+    )
+    return facts.as_context()
 
 
 def _platform(shared: _Fabric, node: NodePlan, interfaces: Sequence[Context]) -> Context:
