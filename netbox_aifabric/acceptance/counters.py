@@ -41,11 +41,12 @@ from netbox_aifabric.acceptance.counters_nos import (
     parse_nvue_pfc,
     parse_nvue_queue,
 )
-from netbox_aifabric.acceptance.judge import FAILED, PASSED, TOOLS, UploadError, Verdict, _text
+from netbox_aifabric.acceptance.judge import FAILED, PASSED, RDMA_TOOLS, TOOLS, UploadError, Verdict, _text
 
 __all__ = ('COUNTER_TOOLS', 'NOS_PARSERS', 'judge_counters', 'parse_ethtool', 'parse_sonic_pfc', 'parse_sonic_queue')
 
-COUNTER_TOOLS = tuple(tool for tool in TOOLS if tool not in ('iperf3', 'ping'))  # '<NOS key>-<kind>': facts/nos.py
+# the NIC's ethtool -S, then '<NOS key>-<kind>' (facts/nos.py)
+COUNTER_TOOLS = tuple(tool for tool in TOOLS if tool not in ('iperf3', 'ping', *RDMA_TOOLS))
 _ETHTOOL_LINE = re.compile(r'^\s+([A-Za-z0-9_.\-\[\]]+):\s+(\d+)\s*$', re.M)
 _NUMBER = re.compile(r'^\d[\d,]*$')
 

@@ -3,7 +3,8 @@
 - iperf3 ``--json``: ``end.sum_received.bits_per_second`` (what the receiver got) against the line rate the plan gives
   for the pair (the slower of the two servers' bonds), passed at ``MIN_LINE_RATE_FRACTION`` or more;
 - ``ping``: loss must be 0 %, and the worst round trip must stay within ``SPIKE_MS`` of the best one: a spike fails
-  even when the average looks fine (the guide: latency spikes, not only averages).
+  even when the average looks fine (the guide: latency spikes, not only averages);
+- perftest's ``ib_write_bw``, ``ib_send_lat`` and ``ib_read_lat`` (``RDMA_TOOLS``): rdma.py.
 
 Bad input raises ``UploadError`` naming the field and what is wrong; nothing is judged.
 """
@@ -20,6 +21,7 @@ from netbox_aifabric.planner import Plan
 
 __all__ = (
     'MIN_LINE_RATE_FRACTION',
+    'RDMA_TOOLS',
     'SPIKE_MS',
     'TOOLS',
     'PairRate',
@@ -35,9 +37,14 @@ __all__ = (
 MIN_LINE_RATE_FRACTION = 0.9  # iperf3 -P 8 between two servers: at least 90 % of the pair's line rate
 SPIKE_MS = 1.0  # a fabric round trip is tens of microseconds; a max this far above the min is a queue building up
 MAX_OUTPUT = 2_000_000  # characters: an iperf3 -P 8 --json of a minute is ~200 kB
-# All but iperf3 and ping: counter snapshots (counters.py), the NIC's ethtool -S and each NOS's '<key>-<kind>'
-# (facts/nos.py, counter_tools)
-TOOLS = ('iperf3', 'ping', 'ethtool', *(f'{nos.key}-{kind}' for nos in acceptance_nos() for kind in nos.counter_tools))
+# perftest's RDMA bandwidth and latency tests (parsed and judged in rdma.py)
+RDMA_TOOLS = ('ib_write_bw', 'ib_send_lat', 'ib_read_lat')
+# All but iperf3, ping and the RDMA tools: counter snapshots (counters.py), the NIC's ethtool -S and each NOS's
+# '<key>-<kind>' (facts/nos.py, counter_tools)
+TOOLS = (
+    'iperf3', 'ping', *RDMA_TOOLS, 'ethtool',
+    *(f'{nos.key}-{kind}' for nos in acceptance_nos() for kind in nos.counter_tools),
+)  # fmt: skip
 PASSED, FAILED = 'passed', 'failed'
 
 
