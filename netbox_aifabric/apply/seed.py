@@ -22,7 +22,7 @@ from netbox_aifabric.facts.catalog import (
     qos_presets,
     traffic_class_seed,
 )
-from netbox_aifabric.facts.nos import NOS_REGISTRY, nos_by_platform
+from netbox_aifabric.facts.nos import HOST_TEMPLATES, NOS_REGISTRY, nos_by_platform
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.planner.guide import (
     GUIDE_ASN,
@@ -321,11 +321,12 @@ def demo_hardware(fabric, nos):
 
 @transaction.atomic
 def load_config_templates(force=False, platforms=True):
-    """The shipped device-config templates as NetBox ConfigTemplates (named ``AI fabric <NOS>``) and, with
-    ``platforms``, one platform per NOS that uses its template, so that ``render-config`` works for every device
-    with that platform. Idempotent; a template or platform edited locally is kept unless ``force``."""
+    """The shipped device-config templates as NetBox ConfigTemplates (named ``AI fabric <NOS>``, and ``AI fabric
+    host`` for the servers) and, with ``platforms``, one platform per NOS (and the servers' ``aifabric-host``) that
+    uses its template, so that ``render-config`` works for every device with that platform. Idempotent; a template
+    or platform edited locally is kept unless ``force``."""
     report = LoadReport()
-    for entry in NOS_REGISTRY:
+    for entry in (*NOS_REGISTRY, *HOST_TEMPLATES):
         template = _sync(
             ConfigTemplate,
             {'name': entry.template_name},

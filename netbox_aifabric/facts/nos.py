@@ -12,8 +12,11 @@ lists the rest.
 from dataclasses import dataclass
 
 __all__ = (
+    'HOST',
+    'HOST_TEMPLATES',
     'NOS_REGISTRY',
     'RUNBOOK_CHECKS',
+    'HostTemplate',
     'Nos',
     'RunbookCommands',
     'acceptance_nos',
@@ -197,3 +200,31 @@ def nos_by_template_name(name: str) -> Nos | None:
 def acceptance_nos() -> tuple[Nos, ...]:
     """The NOSes with a switch acceptance runbook of their own, in the registry's order."""
     return tuple(nos for nos in NOS_REGISTRY if nos.runbook is not None)
+
+
+@dataclass(frozen=True)
+class HostTemplate:
+    """A server config template: like a NOS's (a file of the top-level ``templates/``, a ConfigTemplate and a NetBox
+    platform that uses it), but no switch: no device types, interface naming or runbook. Kept out of
+    ``NOS_REGISTRY``, which the switch runbooks, counters and wizard iterate."""
+
+    key: str
+    platform: str
+    platform_slug: str
+    template: str
+    template_name: str
+    mime_type: str
+    file_extension: str
+
+
+# The servers' netplan and RoCE NIC settings (facts/host.py, docs/host-config.md): a bash script
+HOST = HostTemplate(
+    key='host',
+    platform='AI fabric host (Linux, netplan)',
+    platform_slug='aifabric-host',
+    template='host/host.sh.j2',
+    template_name='AI fabric host',
+    mime_type='text/x-shellscript',
+    file_extension='sh',
+)
+HOST_TEMPLATES: tuple[HostTemplate, ...] = (HOST,)

@@ -5,6 +5,7 @@ text (names, descriptions) is printed through one of the quoting filters ``aifab
 
 import json
 import re
+import shlex
 from decimal import Decimal
 
 import netaddr
@@ -22,9 +23,12 @@ __all__ = (
     'eos_esi',
     'eos_mac',
     'eos_management_vrf',
+    'hex_number',
     'interface',
     'lag_number',
     'line',
+    'priority_flags',
+    'shell',
     'word',
     'yaml_string',
 )
@@ -127,6 +131,31 @@ def word(value):
     return _BLANK_RUNS.sub('_', str(value))
 
 
+def shell(value):
+    """A value as one POSIX shell word that the shell reads back as exactly that text (``shlex.quote``: plain when
+    it holds only safe characters, else single-quoted): ``'a; reboot'`` → ``'a; reboot'``. None stays None."""
+    if value is None:
+        return value
+    return shlex.quote(str(value))
+
+
+def priority_flags(priorities):
+    """The eight 802.1p priorities as ``0``/``1`` flags, priority 0 first, 1 where ``priorities`` lists it
+    (``[3]`` → ``0,0,0,1,0,0,0,0``: mlnx_qos ``--pfc``). None stays None."""
+    if priorities is None:
+        return None
+    chosen = {int(p) for p in priorities}
+    return ','.join('1' if p in chosen else '0' for p in range(8))
+
+
+def hex_number(value):
+    """An integer as ``0x`` hex (``26`` → ``0x1a``: what Broadcom's bnxt_setupcc.sh writes to the bnxt_re configfs).
+    None stays None."""
+    if value is None:
+        return None
+    return f'{int(value):#x}'
+
+
 def yaml_string(value):
     """Free text as a YAML scalar that parses back to exactly that string: plain when it is a simple name
     (``ai-lab-leaf1``, ``MGMT``), else a double-quoted JSON string, which YAML reads as is (quotes, ``: - #``, braces,
@@ -217,4 +246,7 @@ FILTERS = {
     'aifabric_line': line,
     'aifabric_word': word,
     'aifabric_yaml': yaml_string,
+    'aifabric_shell': shell,
+    'aifabric_priority_flags': priority_flags,
+    'aifabric_hex': hex_number,
 }

@@ -15,7 +15,7 @@ from utilities.testing import APITestCase
 
 from netbox_aifabric.apply.seed import load_config_templates, load_demo
 from netbox_aifabric.apply.writes import apply_fabric
-from netbox_aifabric.facts.nos import NOS_REGISTRY
+from netbox_aifabric.facts.nos import HOST, HOST_TEMPLATES, NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 
 pytestmark = pytest.mark.netbox
@@ -40,19 +40,25 @@ class RenderConfigTestCase(APITestCase):
         return response.data['content']
 
     def test_command_is_idempotent(self):
-        self.assertEqual(ConfigTemplate.objects.filter(name__startswith='AI fabric ').count(), len(NOS_REGISTRY))
+        shipped = len(NOS_REGISTRY) + len(HOST_TEMPLATES)
+        self.assertEqual(ConfigTemplate.objects.filter(name__startswith='AI fabric ').count(), shipped)
         report = load_config_templates()
         self.assertEqual(report.created, [])
         self.assertEqual(Platform.objects.get(slug='arista-eos').config_template.name, 'AI fabric Arista EOS')
 
     def test_every_registry_nos_has_its_platform_and_template(self):
-        for entry in NOS_REGISTRY:
+        for entry in (*NOS_REGISTRY, *HOST_TEMPLATES):
             with self.subTest(nos=entry.key):
                 platform = Platform.objects.get(slug=entry.platform_slug)
                 self.assertEqual(platform.name, entry.platform)
                 self.assertEqual(platform.config_template.name, entry.template_name)
                 self.assertEqual(platform.config_template.mime_type, entry.mime_type)
                 self.assertEqual(platform.config_template.file_extension, entry.file_extension)
+
+    def test_a_server_renders_its_host_script(self):
+        content = self.render('ai-lab-fabric-gpu1', HOST.platform_slug)
+        self.assertIn('netplan apply', content)
+        self.assertIn('mlnx_qos -i rdma1 --trust dscp', content)
 
     def test_every_nos_renders_a_spine_and_a_leaf(self):
         for entry in NOS_REGISTRY:

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from netbox_aifabric.facts.nos import NOS_REGISTRY
+from netbox_aifabric.facts.nos import HOST_TEMPLATES, NOS_REGISTRY
 from netbox_aifabric.render.filters import FILTERS
 from tests.unit.templates.helpers import TEMPLATES
 
@@ -56,15 +56,16 @@ def problems(code: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize('template', [nos.template for nos in NOS_REGISTRY])
+SHIPPED = [entry.template for entry in (*NOS_REGISTRY, *HOST_TEMPLATES)]  # the switches' and the servers'
+
+
+@pytest.mark.parametrize('template', SHIPPED)
 def test_every_template_is_self_contained_and_logic_free(template):
     assert problems((TEMPLATES / template).read_text()) == []
 
 
-def test_the_rule_covers_the_four_templates():
-    assert sorted(nos.template for nos in NOS_REGISTRY) == sorted(
-        str(path.relative_to(TEMPLATES)) for path in TEMPLATES.glob('*/*.j2')
-    )
+def test_the_rule_covers_every_shipped_template():
+    assert sorted(SHIPPED) == sorted(str(path.relative_to(TEMPLATES)) for path in TEMPLATES.glob('*/*.j2'))
 
 
 @pytest.mark.parametrize(
