@@ -2,7 +2,7 @@
 
 Everything a plan hands out is an allocation under a stable key, pinned by ``previous``: addresses (``loopback:``,
 ``vtep:``, ``uplink:``, ``mlag:``, ``subnet:``), leaf ASNs (``asn:``), switch ports (``port:``), LAG numbers
-(``lag:``) and Ethernet segment identifiers (``esi:``).
+(``lag:``), Ethernet segment identifiers (``esi:``) and the servers' own addresses (``host:``, planner/hosts.py).
 """
 
 from collections import defaultdict
@@ -14,6 +14,7 @@ from typing import Any, cast
 import netaddr
 
 from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.hosts import allocate_host_addresses, host_keys
 from netbox_aifabric.planner.oob import oob_keys, plan_oob
 from netbox_aifabric.planner.pools import AsnPool, ManagementPool, Pool
 from netbox_aifabric.planner.ports import PortInventory, check_nic_speed, lane_parent, link_speed, port_names
@@ -151,6 +152,9 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     server_links, attachments = _servers(spec, leaf_by_id, state, ports, held, (pins, homes))
     links.extend(server_links)
     vlans, vrfs = _overlay(spec, nodes, subnets, svis)
+    attachments, host_values, host_released = allocate_host_addresses(spec, attachments, vlans, state.pinned, held)
+    state.values.update(host_values)
+    state.released.extend(host_released)
     capacity = tuple(_capacity(leaves, links))
     all_pools = {**pools, **{pool.name: pool for pool in rack_pools.values()}}
     gateway = str(management_gateway(spec, networks['management'])) if 'management' in networks else None
@@ -253,6 +257,7 @@ def _current_keys(
     for tc in _rack_classes(spec):
         keys.update(f'subnet:{tc.vlan}:rack:{rack.id}' for rack in racks)
     keys.update(key for key, *_ in _svi_requests(spec, racks))
+    keys.update(host_keys(spec))
     return keys
 
 
@@ -696,6 +701,10 @@ def _allocate_svis(
     used: dict[int, set[netaddr.IPAddress]] = {
         tc.vlan: set() if tc.vlan in own_block else set(oob) for tc in spec.traffic_classes
     }
+    # a new switch address never takes one a server holds (planner/hosts.py counts those up from the gateway)
+    for key, value in held.items():
+        if key.startswith('host:') and int(key.split(':')[1]) in used:
+            used[int(key.split(':')[1])].add(netaddr.IPNetwork(value).ip)
     for key, tc, vid, leaf, rack, _n in _svi_requests(spec, racks):
         if key in state.pinned:
             network = netaddr.IPNetwork(subnets[vid, rack] if rack is not None else tc.subnet).cidr

@@ -79,10 +79,11 @@ VALUE_CHECKS: dict[str, tuple[Callable[[str], bool], str]] = {
     'subnet': (lambda v: _ipv4(v) and int(v.rsplit('/', 1)[1]) <= 30, 'an IPv4 rack subnet of /30 or shorter'),
     'mgmt': (_ipv4_host, 'an IPv4 host address with its prefix length'),
     'svi': (_ipv4_host, 'an IPv4 host address with its prefix length'),
+    'host': (_ipv4_host, 'an IPv4 host address with its prefix length'),
 }
 KNOWN_KINDS = tuple(VALUE_CHECKS)
 # kinds whose values are unique among the keys of one scope: the whole plan, or (ports) one switch
-UNIQUE_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'asn', 'esi', 'subnet', 'mgmt', 'svi', 'port')
+UNIQUE_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'asn', 'esi', 'subnet', 'mgmt', 'svi', 'host', 'port')
 RELEASED_PIN = 'released-pin'  # the warning code of a pin a design change made impossible
 
 

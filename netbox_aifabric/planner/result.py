@@ -5,6 +5,7 @@ from typing import Any
 
 __all__ = (
     'Attachment',
+    'HostAddress',
     'LeafCapacity',
     'Link',
     'NodePlan',
@@ -58,11 +59,26 @@ class Link:
 
 
 @dataclass(frozen=True)
+class HostAddress:
+    """A server's address in one traffic class: the server interface it sits on (``bond0.<vid>`` for a data class of
+    the bond, ``rdma<n>`` for RDMA NIC n in the first lossless class), the class's VLAN, the address with the
+    subnet's prefix length, and that subnet's gateway (with its prefix length; None for a class that is not routed).
+    In the EVPN/VXLAN design the subnet is the class's own, in the routed and MLAG designs the rack subnet of the leaf
+    the interface is cabled to."""
+
+    interface: str
+    vid: int
+    address: str
+    gateway: str | None
+
+
+@dataclass(frozen=True)
 class Attachment:
     """How one server attaches: its bond (LAG members on the leaves and the VLANs: the data classes only), its RDMA
     NICs, on an EVPN multihoming pair the bond's Ethernet segment identifier (``esi``: type 3, ``03`` + the pair's
     system MAC + a 3-byte local discriminator, colon-separated hex), and its BMC port (``bmc``: leaf and port, an
-    access port in ``bmc_vlan``) when BMCs attach to the leaves."""
+    access port in ``bmc_vlan``) when BMCs attach to the leaves; ``addresses``: the server's own address per class
+    (:class:`HostAddress`: the bond's VLANs by VID, then the RDMA NICs)."""
 
     server: str
     kind: str
@@ -73,6 +89,7 @@ class Attachment:
     esi: str | None = None
     bmc: tuple[str, str] | None = None
     bmc_vlan: int | None = None
+    addresses: tuple[HostAddress, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,13 @@ def test_evpn_plan_as_previous_of_the_routed_design_moves_every_svi_into_its_rac
     svis = sorted(k for k in allocations if k.startswith('svi:') and k not in routed.reserved)
     assert svis
     stale = [k for k in svis if k in dict(evpn.allocations)]
-    assert sorted(released(routed)) == stale
+    # the servers' addresses move too where their class's subnet became a rack subnet; the others keep theirs
+    before = dict(evpn.allocations)
+    hosts = [k for k in allocations if k.startswith('host:')]
+    assert hosts and set(hosts) <= set(before)
+    moved = [k for k in hosts if netaddr.IPNetwork(before[k]).cidr != netaddr.IPNetwork(allocations[k]).cidr]
+    assert moved and all(allocations[k] == before[k] for k in hosts if k not in moved)
+    assert sorted(released(routed)) == sorted(stale + moved)
     for key in svis:  # svi:<vid>:leaf:<id> lies in the subnet of the leaf's rack (one rack: leaves 1 and 2)
         vid = key.split(':')[1]
         subnet = netaddr.IPNetwork(allocations[f'subnet:{vid}:rack:1'])
