@@ -9,10 +9,21 @@ what must be seen:
   every other leaf's;
 - ``iperf3 -P 8`` pairs: one same-leaf pair per rack, one leaf-to-leaf pair per two racks, every storage node from one
   server of each rack, each with a continuous ping during the load;
+- RDMA (perftest) pairs between the servers' RDMA NICs at their plan addresses (``rdma.rdma_pairs``: same-leaf,
+  cross-leaf, cross-rack): ``ib_write_bw`` and ``ib_send_lat`` over rdma_cm (``-R``) in the lossless class's ToS
+  (``-T``), server side then client side, with the two NICs' ``ethtool -S`` and their leaves' PFC/queue/ECN counters
+  before and after each pair; without an RDMA NIC, an address or a lossless class the section says why it is empty;
 - the security matrix: every ordered pair of traffic classes, reachable or blocked as the matrix says.
 
 ``runbook_script`` renders it as a bash script (every value shell-quoted) that saves each output and, given
-``NETBOX_URL``, ``NETBOX_TOKEN`` and ``RUN_ID``, uploads the iperf3 and ping output to the acceptance run to be judged.
+``NETBOX_URL``, ``NETBOX_TOKEN`` and ``RUN_ID``, uploads the iperf3, perftest and ping output and the counter
+snapshots to the acceptance run to be judged.
+
+perftest's options from its man page (linux-rdma/perftest@man/perftest.1): ``-R`` connects the QPs with rdma_cm (the
+NIC is then found by the address, no ``-d`` or GID index ``-x`` needed), ``-T`` sets the ToS of rdma_cm QPs,
+``--report_gbits`` reports Gbit/s, ``-D`` runs for seconds, ``-n`` the iterations, ``--bind_source_ip`` the client's
+source address; ``--tclass`` with ``-x <gid index>`` is the equivalent without rdma_cm (not generated: the GID index
+differs per host). The server side starts first and serves one test (the same options on both sides).
 """
 
 import ipaddress
@@ -21,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from netbox_aifabric.acceptance.rdma import RdmaNic, lossless_tos, rdma_nics, rdma_pairs
 from netbox_aifabric.checks.matrix import security_matrix
 from netbox_aifabric.facts.nos import acceptance_nos
 from netbox_aifabric.planner.result import Plan
@@ -39,8 +51,11 @@ NIC_COMMAND = 'ethtool -S {nic}'
 ANSIBLE_PLAYBOOK = 'examples/ansible/playbook.yml'  # shipped with the plugin's examples; the step skips without it
 PING_COUNT = 5
 IPERF_SECONDS = 30
+RDMA_SECONDS = 10  # ib_write_bw -D: long enough for PFC and DCQCN to settle, short enough for many pairs
+RDMA_LAT_ITERATIONS = 10000  # ib_send_lat -n: a 99.9th percentile of ten samples, not of one
+RDMA_TIMEOUT = 120  # seconds a perftest side may run (timeout(1)): a server whose client never came must end
 SERVER_LINK = 'server'
-SECTIONS = ('physical', 'mtu', 'evpn', 'roce', 'throughput', 'security', 'ansible')
+SECTIONS = ('physical', 'mtu', 'evpn', 'roce', 'throughput', 'rdma', 'security', 'ansible')
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,10 @@ class Step:
     kind: str = ''  # throughput: same-leaf, leaf-to-leaf, storage; security: reachable / blocked
     source: str = ''
     destination: str = ''
+    # counter snapshots before and after the step (rdma): (kind nic|switch, host, what, its NOS or '', commands)
+    around: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = ()
+    tos: int | None = None  # rdma: the lossless class's ToS the tests run in
+    addresses: tuple[str, str] = ('', '')  # rdma: the source's and destination's RDMA addresses
 
 
 @dataclass
@@ -180,6 +199,70 @@ def throughput_steps(plan: Plan) -> list[Step]:
     return steps
 
 
+def _switch_snapshot(leaf: str, ports: list[str], nos: Mapping[str, str]) -> tuple[str, ...]:
+    """A leaf's RoCE counter commands (the roce section's, per NOS) on ``ports``."""
+    kinds = [nos[leaf]] if nos.get(leaf) in ROCE_COMMANDS else sorted(ROCE_COMMANDS)
+    return tuple(
+        f'{kind}: {c.format(port=port)}'
+        for kind in kinds
+        for c in ROCE_COMMANDS[kind]
+        for port in (ports if '{port}' in c else [None])
+    )
+
+
+def _rdma_around(a: RdmaNic, b: RdmaNic, contexts, nos: Mapping[str, str]):
+    """The two NICs' ethtool -S and their leaves' counters on the NICs' ports and the leaves' uplinks."""
+    during = f'during {a.name} -> {b.name}'
+    around = [('nic', n.server, f'{n.nic} {during}', '', (NIC_COMMAND.format(nic=n.nic),)) for n in (a, b)]
+    for leaf in dict.fromkeys((a.leaf, b.leaf)):
+        uplinks = [p['name'] for p in (contexts.get(leaf) or {}).get('interfaces') or [] if p.get('kind') == 'uplink']
+        ports = [n.port for n in (a, b) if n.leaf == leaf] + uplinks
+        known = nos[leaf] if nos.get(leaf) in ROCE_COMMANDS else ''
+        around.append(('switch', leaf, during, known, _switch_snapshot(leaf, ports, nos)))
+    return tuple(around)
+
+
+def _rdma_step(kind: str, a: RdmaNic, b: RdmaNic, tos: int, contexts, nos: Mapping[str, str]) -> Step:
+    src, dst = _host(a.address or ''), _host(b.address or '')
+    base = f'{a.server}_{a.nic}_{b.server}_{b.nic}'
+    bw = f'ib_write_bw -R -T {tos} --report_gbits -D {RDMA_SECONDS}'
+    lat = f'ib_send_lat -R -T {tos} -n {RDMA_LAT_ITERATIONS}'
+    around = _rdma_around(a, b, contexts, nos)
+    commands = (
+        f'on {b.server}: {bw}',
+        f'on {a.server}: {bw} --bind_source_ip {src} {dst} > ib_write_bw_{base}.txt',
+        f'on {b.server}: {lat}',
+        f'on {a.server}: {lat} --bind_source_ip {src} {dst} > ib_send_lat_{base}.txt',
+        *(f'before and after, on {host}: {c}' for _, host, _, _, cs in around for c in cs),
+    )
+    expect = (
+        f'ib_write_bw >= 90% of {min(a.gbps, b.gbps)} Gbit/s (the RDMA link rate), ToS {tos}; ib_send_lat: 99.9th '
+        'percentile within 10 us of the median; PFC pauses only on the lossless priority, no lossless-queue drop, '
+        'rx_discards_phy not rising, CNPs and ECN marks reported'
+    )
+    return Step('rdma', f'{a.name} -> {b.name}', a.server, commands, expect, kind, a.name, b.name, around, tos,
+                (src, dst))  # fmt: skip
+
+
+def rdma_steps(plan: Plan, contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]) -> list[Step]:
+    """perftest between the plan's RDMA NIC pairs (``rdma.rdma_pairs``) in the lossless class; one step without
+    commands saying why when there is nothing to test."""
+    qos = next((c['qos'] for c in _switches(contexts).values() if c.get('qos')), None)
+    tos, nics = lossless_tos(qos), rdma_nics(plan)
+    pairs = rdma_pairs(plan)
+    if not nics:
+        why = 'the plan has no RDMA NIC (nics.rdma_count is 0): no RDMA pair to test'
+    elif tos is None:
+        why = 'the QoS profile has no lossless (PFC) class: no RoCE class for the RDMA tests to run in'
+    elif not pairs:
+        bare = [n.name for n in nics if not n.address]
+        why = (f'the plan gives {len(bare)} of {len(nics)} RDMA NICs no address (a lossless class with a subnet '
+               'gives them one)' if bare else 'no two RDMA NICs of two servers reach each other')  # fmt: skip
+    else:
+        return [_rdma_step(kind, a, b, tos, contexts, nos) for kind, a, b in pairs]
+    return [Step('rdma', 'no RDMA pair', '', (), why, 'none')]
+
+
 def security_steps(contexts: dict[str, dict[str, Any]]) -> list[Step]:
     """Every ordered pair of classes with a prefix: a host of the source pings a host of the destination."""
     matrix = security_matrix(contexts)
@@ -281,6 +364,7 @@ def build_runbook(plan: Plan, contexts: dict[str, dict[str, Any]], nos: Mapping[
     book.steps += evpn_steps(contexts, nos)
     book.steps += roce_steps(contexts, nos)
     book.steps += throughput_steps(plan)
+    book.steps += rdma_steps(plan, contexts, nos)
     book.steps += security_steps(contexts)
     book.steps += ansible_steps()
     return book
@@ -289,7 +373,7 @@ def build_runbook(plan: Plan, contexts: dict[str, dict[str, Any]], nos: Mapping[
 SCRIPT_HEAD = r"""#!/usr/bin/env bash
 # The acceptance runbook of fabric {fabric}, generated by netbox-aifabric from its plan: {counts}.
 #
-#   ./{filename} [physical] [mtu] [evpn] [roce] [throughput] [security] [ansible]   (every section when none is named)
+#   ./{filename} [physical] [mtu] [evpn] [roce] [throughput] [rdma] [security] [ansible]   (all when none is named)
 #
 # SWITCH_SSH / HOST_SSH: how to run a command on a switch / a server (default: ssh); a switch's login must land in
 #   a Linux shell for the MTU pings (ping -M do). NOS: {nos_names} for switches whose platform NetBox does not
@@ -299,6 +383,8 @@ SCRIPT_HEAD = r"""#!/usr/bin/env bash
 #   plan. Outputs stay in $OUT.
 # roce: the switches' PFC/queue/ECN counters and the servers' NIC counters (ethtool -S) before and after the
 #   throughput section's load (run "roce throughput" together; alone, the two snapshots are back to back).
+# rdma: perftest (ib_write_bw, ib_send_lat) over rdma_cm in the lossless class's ToS between the plan's RDMA NIC
+#   pairs, at their plan addresses; the two NICs' and their leaves' counters before and after each pair.
 # ansible: ANSIBLE_PLAYBOOK (default: the shipped examples/ansible/playbook.yml, relative to the working directory)
 #   and ANSIBLE_INVENTORY run in check mode (--check --diff); skipped when the playbook or ansible-playbook is missing.
 set -uo pipefail
@@ -312,6 +398,7 @@ SECTIONS=("$@")
 PASSED=0
 FAILED=0
 OTHER=0
+ROCE_TAG=''
 
 note() {{ printf '%s\n' "$*" | tee -a "$OUT/summary.txt"; }}
 result() {{ # result pass|fail|review|skip <what>
@@ -416,7 +503,7 @@ roce() {{ # roce before|after switch|nic <host> <what> <its NOS or ''> '<nos>: <
       command=${{line#*: }}
     fi
     n=$((n + 1))
-    file="$OUT/roce_${{when}}_$(safe "$host")_$(safe "$what")_$n.txt"
+    file="$OUT/roce_${{when}}${{ROCE_TAG}}_$(safe "$host")_$(safe "$what")_$n.txt"
     if [[ $kind == switch ]]; then
       {{ printf '# %s\n' "$command"; on_switch "$host" "$command"; }} > "$file" 2>&1
     else
@@ -430,6 +517,27 @@ roce() {{ # roce before|after switch|nic <host> <what> <its NOS or ''> '<nos>: <
     else
       result review "roce $host $what: $file"
     fi
+  done
+}}
+
+rdma() {{ # rdma <n> <kind> <source> <its NIC> <its address> <destination> <its NIC> <its address> <ToS>
+  local n=$1 kind=$2 source=$3 snic=$4 saddr=$5 destination=$6 dnic=$7 daddr=$8 tos=$9 base test server
+  local -a args
+  base="$OUT/rdma${{n}}_$(safe "$source")_$(safe "$snic")_$(safe "$destination")_$(safe "$dnic")"
+  for test in ib_write_bw ib_send_lat; do
+    args=(-R -T "$tos" -n {rdma_iterations})
+    [[ $test == ib_write_bw ]] && args=(-R -T "$tos" --report_gbits -D {rdma_seconds})
+    on_host "$destination" timeout {rdma_timeout} "$test" "${{args[@]}}" > "$base.$test.server.txt" 2>&1 &
+    server=$!
+    sleep 2
+    if on_host "$source" timeout {rdma_timeout} "$test" "${{args[@]}}" --bind_source_ip "$saddr" "$daddr" \
+      > "$base.$test.txt" 2>&1; then
+      result review "$test $kind $source:$snic -> $destination:$dnic: $base.$test.txt (NetBox judges it on upload)"
+    else
+      result fail "$test $kind $source:$snic -> $destination:$dnic: $base.$test.txt"
+    fi
+    wait "$server"
+    upload "$test" "$base.$test.txt" "$source:$snic" "$destination:$dnic" ''
   done
 }}
 
@@ -505,6 +613,27 @@ def _roce_lines(steps: list[Step], when: str) -> list[str]:
     return [*lines, 'fi']
 
 
+def _rdma_lines(steps: list[Step]) -> list[str]:
+    """Each pair between its counters' snapshots (``roce``, tagged with the pair's number); a step without commands
+    (why the section is empty) is a skip."""
+    q = shlex.quote
+    lines = ['if want rdma; then']
+    for n, s in enumerate(steps, 1):
+        if not s.commands:
+            lines.append(f'  result skip {q("rdma: " + s.expect)}')
+            continue
+        lines.append(f'  ROCE_TAG=_rdma{n}')
+        snapshots = {
+            when: [' '.join(['  roce', when, kind, *map(q, (host, what, known, *commands))])
+                   for kind, host, what, known, commands in s.around]
+            for when in ('before', 'after')
+        }  # fmt: skip
+        (a_server, a_nic), (b_server, b_nic) = (x.rsplit(':', 1) for x in (s.source, s.destination))
+        args = (str(n), s.kind, a_server, a_nic, s.addresses[0], b_server, b_nic, s.addresses[1], str(s.tos))
+        lines += [*snapshots['before'], '  rdma ' + ' '.join(map(q, args)), *snapshots['after']]
+    return [*lines, "  ROCE_TAG=''", 'fi']
+
+
 def _counter_cases() -> str:
     """The script's ``case`` from a judged command to its upload tool: the NIC's ``ethtool -S``, then each NOS's
     judged commands (facts/nos.py), ``{port}`` matching any port."""
@@ -522,6 +651,7 @@ def runbook_script(book: Runbook, filename: str = 'acceptance.sh') -> str:
         SCRIPT_HEAD.format(
             fabric=' '.join(book.fabric.split()), counts=counts, filename=filename,
             ping_count=IPERF_SECONDS * 2, seconds=IPERF_SECONDS, nos_keys='|'.join(keys),
+            rdma_iterations=RDMA_LAT_ITERATIONS, rdma_seconds=RDMA_SECONDS, rdma_timeout=RDMA_TIMEOUT,
             nos_names=f'{", ".join(keys[:-1])} or {keys[-1]}', counter_cases=_counter_cases(),
         )
     ]  # fmt: skip
@@ -529,6 +659,9 @@ def runbook_script(book: Runbook, filename: str = 'acceptance.sh') -> str:
         steps = [s for s in book.section(section) if s.commands]  # the anycast gateway rows are for the reader
         if section == 'roce':  # the "after" snapshot follows the throughput section (below)
             lines += _roce_lines(steps, 'before')
+            continue
+        if section == 'rdma':
+            lines += _rdma_lines(book.section('rdma'))
             continue
         if steps:
             lines.append(f'if want {section}; then')

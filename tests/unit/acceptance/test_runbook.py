@@ -20,7 +20,7 @@ from netbox_aifabric.acceptance.runbook import (
     iperf3_pairs,
     runbook_script,
 )
-from tests.render_fixtures import contexts_of, guide_contexts, guide_spec, plan_of, single_leaf_racks_spec
+from tests.render_fixtures import contexts_of, guide_contexts, guide_intent, guide_spec, plan_of, single_leaf_racks_spec
 
 pytestmark = pytest.mark.pure
 
@@ -68,6 +68,7 @@ def expected_counts(plan, contexts):
         if n not in switches
     )
     return {
+        'rdma': expected_rdma_pairs(plan) or 1,  # none: one step saying why
         'roce': (len(switches) + nics) if roce else 0,
         'ansible': 1,
         'physical': ends,
@@ -78,6 +79,24 @@ def expected_counts(plan, contexts):
     }
 
 
+def expected_rdma_pairs(plan):
+    """Same-leaf: the leaves with RDMA NICs of two servers; cross-leaf: per rack (a server's bond leaves), its leaves
+    with RDMA NICs less one; cross-rack: every two racks without a common leaf. Counted from the plan's links."""
+    bond, on_leaf = defaultdict(set), defaultdict(set)
+    for link in plan.links:
+        if link.kind == 'server':
+            bond[link.b_node].add(link.a_node)
+        elif link.kind in ('rdma', 'rail'):
+            on_leaf[link.a_node].add(link.b_node)
+    rack_leaves = defaultdict(set)
+    for leaf, servers in on_leaf.items():
+        rack_leaves[frozenset(bond[min(servers)] or {leaf})].add(leaf)
+    same = sum(1 for servers in on_leaf.values() if len(servers) >= 2)
+    cross_leaf = sum(len(leaves) - 1 for leaves in rack_leaves.values())
+    cross_rack = sum(1 for a, b in itertools.combinations(rack_leaves, 2) if not a & b)
+    return same + cross_leaf + cross_rack
+
+
 @pytest.mark.parametrize('case', sorted(CASES))
 def test_counts_follow_the_plan(case):
     plan, contexts = CASES[case]()
@@ -86,7 +105,7 @@ def test_counts_follow_the_plan(case):
     assert counts == expected_counts(plan, contexts)
     assert counts['roce'] > 0
     assert (counts['evpn'] > 0) == (case == 'evpn-vxlan')
-    assert all(counts[k] > 0 for k in ('physical', 'mtu', 'throughput', 'security'))
+    assert all(counts[k] > 0 for k in ('physical', 'mtu', 'throughput', 'rdma', 'security'))
 
 
 def test_leaf_to_leaf_pairs_where_racks_share_no_leaf():
@@ -324,3 +343,113 @@ def test_eos_and_nvue_counters_are_uploaded_with_the_tool_netbox_judges_them_wit
         # prints first carries old FCS errors; the RoCE counters are judged on their growth
         assert verdict.status == ('failed' if body['tool'] in physical else 'passed'), (body['tool'], verdict.seen)
         assert 'FCS' in verdict.seen or 'fcsErrors' in verdict.seen or body['tool'] not in physical
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_rdma_pairs_from_the_plan_in_the_lossless_tos(case):
+    """Every RDMA step is a pair of two servers' RDMA NICs at their plan addresses, its kind the leaves' (same leaf,
+    else a shared rack); both perftest tests carry the ToS of the profile's RoCE DSCP (DSCP << 2)."""
+    plan, contexts = CASES[case]()
+    design = 'routed' if case == 'single-leaf-racks' else case
+    tos = guide_intent(design)['qos']['roce_dscp'][0] * 4
+    nics = {(link.b_node, link.b_interface): link.a_node for link in plan.links if link.kind in ('rdma', 'rail')}
+    address = {(a.server, h.interface): h.address.split('/')[0] for a in plan.attachments for h in a.addresses}
+    steps = build_runbook(plan, contexts).section('rdma')
+    kinds = {s.kind for s in steps}
+    assert {'same-leaf'} <= kinds and kinds & {'cross-leaf', 'cross-rack'}
+    for step in steps:
+        (a, a_nic), (b, b_nic) = (tuple(x.split(':')) for x in (step.source, step.destination))
+        assert a != b and (a, a_nic) in nics and (b, b_nic) in nics
+        assert (step.kind == 'same-leaf') == (nics[a, a_nic] == nics[b, b_nic])
+        tests = [c for c in step.commands if ' ib_' in c]
+        assert len(tests) == 4 and all(f'-R -T {tos} ' in c for c in tests)
+        clients = [c for c in tests if c.startswith(f'on {a}:')]
+        assert len(clients) == 2 and all(
+            f'--bind_source_ip {address[a, a_nic]} {address[b, b_nic]}' in c for c in clients
+        )
+        around = {(kind, host) for kind, host, *_ in step.around}
+        assert around == {('nic', a), ('nic', b), *(('switch', nics[n]) for n in ((a, a_nic), (b, b_nic)))}
+
+
+def test_the_rdma_section_says_why_it_is_empty():
+    plan, contexts = CASES['routed']()
+    lossy = __import__('copy').deepcopy(contexts)
+    for ctx in lossy.values():
+        if ctx.get('qos'):
+            ctx['qos']['pfc_priorities'] = []
+    (step,) = build_runbook(plan, lossy).section('rdma')
+    assert not step.commands and 'no lossless' in step.expect
+    no_rdma = guide_spec('routed')
+    no_rdma['nics']['rdma_count'] = 0
+    (step,) = build_runbook(plan_of(no_rdma), contexts_of(no_rdma, 'routed')).section('rdma')
+    assert not step.commands and 'no RDMA NIC' in step.expect
+
+
+# a stand-in for ssh: perftest's client side prints the fixture report, its server side a line; counters as above
+RDMA_SSH = """#!/bin/sh
+shift
+case "$*" in
+  *'ib_write_bw '*'--bind_source_ip '*) cat "$FIXTURES/$BW_FIXTURE"; exit 0 ;;
+  *'ib_send_lat '*'--bind_source_ip '*) cat "$FIXTURES/perftest_send_lat_ok.txt"; exit 0 ;;
+  *' ib_'*) echo " Waiting for client rdma_cm QP to connect"; exit 0 ;;
+  'show pfc counters') name=sonic_pfc ;;
+  'show queue counters') name=sonic_queue ;;
+  'ethtool -S '*) name=ethtool_mlx5 ;;
+  *) echo "$*"; exit 0 ;;
+esac
+mark="$MARKS/$(echo "$*" | tr -c 'a-z0-9' _)"
+if [ -e "$mark" ]; then rm "$mark"; cat "$FIXTURES/${name}_after.txt"
+else touch "$mark"; cat "$FIXTURES/${name}_before.txt"; fi
+"""
+
+
+@pytest.mark.parametrize(
+    ('fixture', 'status'), [('perftest_write_bw_ok.txt', 'passed'), ('perftest_write_bw_low.txt', 'failed')]
+)
+def test_the_rdma_section_runs_and_uploads_each_pair_between_its_counters(tmp_path, fixture, status):
+    """The script with stand-ins for ssh and curl: per pair, the counters before, ib_write_bw and ib_send_lat (server
+    side first), the counters after; every upload judged as NetBox would judge it."""
+    from netbox_aifabric.acceptance.counters import judge_counters
+    from netbox_aifabric.acceptance.rdma import judge_rdma_bw, judge_rdma_lat, rdma_pair
+
+    plan, contexts = CASES['evpn-vxlan']()
+    book = build_runbook(plan, contexts, {n: 'sonic' for n in contexts})
+    path = tmp_path / 'a.sh'
+    path.write_text(runbook_script(book))
+    bin_dir, marks = tmp_path / 'bin', tmp_path / 'marks'
+    bin_dir.mkdir(), marks.mkdir()
+    for name, text in (('fake-ssh', RDMA_SSH), ('curl', FAKE_CURL)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    (bin_dir / 'python3').symlink_to(getattr(sys, '_base_executable', sys.executable))
+    env = {
+        **os.environ, 'OUT': str(tmp_path / 'out'), 'SWITCH_SSH': str(bin_dir / 'fake-ssh'),
+        'HOST_SSH': str(bin_dir / 'fake-ssh'), 'FIXTURES': str(FIXTURES), 'MARKS': str(marks), 'BW_FIXTURE': fixture,
+        'PATH': f'{bin_dir}:{os.environ["PATH"]}', 'NETBOX_URL': 'http://netbox.invalid', 'NETBOX_TOKEN': 't',
+        'RUN_ID': '1', 'UPLOADS': str(tmp_path / 'uploads.jsonl'),
+    }  # fmt: skip
+    proc = subprocess.run(['bash', str(path), 'rdma'], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    bodies = [__import__('json').loads(line) for line in (tmp_path / 'uploads.jsonl').read_text().splitlines() if line]
+    steps = book.section('rdma')
+    by_tool = defaultdict(list)
+    for body in bodies:
+        by_tool[body['tool']].append(body)
+    assert len(by_tool['ib_write_bw']) == len(by_tool['ib_send_lat']) == len(steps)
+    assert [(b['source'], b['destination']) for b in by_tool['ib_write_bw']] == [
+        (s.source, s.destination) for s in steps
+    ]
+    tos = steps[0].tos
+    for body in by_tool['ib_write_bw']:
+        pair = rdma_pair(plan, body['source'], body['destination'])
+        assert judge_rdma_bw(body['output'], pair, tos).status == status
+    assert all(judge_rdma_lat(b['output'], 'x', tos).status == 'passed' for b in by_tool['ib_send_lat'])
+    snapshots = sum(len(s.around) for s in steps)
+    counters = [b for b in bodies if not b['tool'].startswith('ib_')]
+    # per pair: two NICs (ethtool) and each leaf's two judged SONiC tables, each after with its before
+    assert len(counters) == snapshots + sum(1 for s in steps for kind, *_ in s.around if kind == 'switch')
+    for body in counters:
+        assert body.get('before'), body['subject']
+        assert judge_counters(body['tool'], body['output'], body['before'], (3,), body['subject']).status == 'passed'
+    files = {p.name for p in (tmp_path / 'out').iterdir()}
+    assert all(f'roce_before_rdma{n}_' in ' '.join(files) for n in range(1, len(steps) + 1))
