@@ -4,7 +4,8 @@ as a result. Each in one transaction: a run is stored whole or not at all, a bad
 import re
 
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS, judge_counters
-from netbox_aifabric.acceptance.judge import TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
+from netbox_aifabric.acceptance.judge import RDMA_TOOLS, TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
+from netbox_aifabric.acceptance.rdma import RDMA_BW_TOOLS, judge_rdma_bw, judge_rdma_lat, lossless_tos, rdma_pair
 from netbox_aifabric.apply import branching
 from netbox_aifabric.facts.qos import qos_facts
 from netbox_aifabric.intake.intent import intent_of
@@ -17,7 +18,10 @@ from netbox_aifabric.models import (
 )
 from netbox_aifabric.planner import PlanError
 
-__all__ = ('LAB_STATUS', 'lab_subject', 'lossless_priorities', 'store_lab_run', 'store_verdict', 'upload_result')
+__all__ = (
+    'LAB_STATUS', 'lab_subject', 'lossless_priorities', 'lossless_tos_of', 'store_lab_run', 'store_verdict',
+    'upload_result',
+)  # fmt: skip
 
 # the lab's check statuses (lab/checks.py) as result statuses
 LAB_STATUS = {
@@ -113,6 +117,8 @@ def upload_result(
         return store_verdict(run, verdict, raw)
     if before:
         raise UploadError('before', 'only counter snapshots have a before')
+    if tool in RDMA_TOOLS:
+        return store_verdict(run, _judge_rdma(run.fabric, tool, output, source, destination, subject), output)
     if tool == 'iperf3':
         if not source or not destination:
             missing = [f for f, v in (('source', source), ('destination', destination)) if not v]
@@ -122,6 +128,26 @@ def upload_result(
         where = subject or (f'{source} -> {destination}' if source and destination else '')
         verdict = judge_ping(output, where[:200])
     return store_verdict(run, verdict, output)
+
+
+def _judge_rdma(fabric, tool, output, source, destination, subject):
+    """perftest's report: a bandwidth against the pair's RDMA link rate (the pair needed), a latency by its tail;
+    both in the lossless class's ToS where the report prints one."""
+    tos = lossless_tos_of(fabric)
+    if tool in RDMA_BW_TOOLS:
+        if not source or not destination:
+            missing = [f for f, v in (('source', source), ('destination', destination)) if not v]
+            raise UploadError(missing[0], f'{tool} needs the pair: source and destination (<server>:<RDMA NIC>)')
+        return judge_rdma_bw(output, rdma_pair(_plan(fabric), source, destination), tos, tool=tool)
+    where = subject or (f'{source} -> {destination}' if source and destination else '')
+    return judge_rdma_lat(output, where[:200], tos, tool=tool)
+
+
+def lossless_tos_of(fabric) -> int | None:
+    """The ToS of the fabric's lossless class (its QoS profile's RoCE DSCP << 2), None without a lossless class."""
+    intent = intent_of(fabric)
+    facts = qos_facts(intent.get('qos'), intent.get('traffic_classes') or [])
+    return lossless_tos(facts.as_context()) if facts is not None else None
 
 
 def lossless_priorities(fabric) -> tuple[int, ...]:

@@ -66,10 +66,16 @@ class AcceptanceUploadForm(InvalidFieldsMixin, forms.Form):
 
     tool = forms.ChoiceField(choices=[(t, t) for t in TOOLS], label=_('Tool'))
     source = forms.CharField(
-        required=False, max_length=100, label=_('Source'), help_text=_('iperf3: the client server (a plan name)')
+        required=False,
+        max_length=100,
+        label=_('Source'),
+        help_text=_('iperf3: the client server (a plan name); ib_write_bw: <server>:<RDMA NIC>'),
     )
     destination = forms.CharField(
-        required=False, max_length=100, label=_('Destination'), help_text=_('iperf3: the server it sent to')
+        required=False,
+        max_length=100,
+        label=_('Destination'),
+        help_text=_('iperf3: the server it sent to; ib_write_bw: <server>:<RDMA NIC>'),
     )
     subject = forms.CharField(
         required=False, max_length=200, label=_('Subject'), help_text=_('ping: what was pinged, e.g. gpu1 -> gpu3')
@@ -79,7 +85,9 @@ class AcceptanceUploadForm(InvalidFieldsMixin, forms.Form):
         strip=False,
         widget=forms.Textarea(attrs={'rows': 12, 'class': 'font-monospace'}),
         label=_('Output'),
-        help_text=_('iperf3 --json output, or ping output'),
+        help_text=_(
+            'iperf3 --json output, ping output, or a perftest report (ib_write_bw --report_gbits, ib_send_lat)'
+        ),
     )
     file = forms.FileField(required=False, label=_('Or a file'))
     before = forms.CharField(

@@ -217,6 +217,14 @@ SECTIONS = (
         ),
     ),
     ('throughput', _('iperf3 -P 8 pairs'), _('Same-leaf, leaf-to-leaf and to storage, with a ping during the load.')),
+    (
+        'rdma',
+        _('RDMA (perftest) pairs'),
+        _(
+            "ib_write_bw and ib_send_lat over rdma_cm in the lossless class's ToS between the RDMA NICs: same-leaf, "
+            "cross-leaf and cross-rack, the NICs' and leaves' RoCE counters before and after each pair."
+        ),
+    ),
     ('security', _('Security matrix'), _('A host of each class pings a host of every other class.')),
     ('ansible', _('Ansible check mode'), _('The shipped playbook with --check --diff: what it would change.')),
 )
