@@ -1,7 +1,7 @@
 """Fuzz of ``POST …/acceptance-runs/{id}/upload/`` (the REST upload of tool output): arbitrary JSON bodies, real
-iperf3/ping output and the counter snapshots of every tool (ethtool, SONiC, EOS, NVUE; as output and as before) cut
-short or with a value swapped, and arbitrary text, to the manual run, the lab run and ids that do not exist. Never a
-5xx; a 4xx names its field and writes nothing (no result, the run untouched)."""
+iperf3/ping output, perftest reports and the counter snapshots of every tool (ethtool, SONiC, EOS, NVUE; as output and
+as before) cut short or with a value swapped, and arbitrary text, to the manual run, the lab run and ids that do not
+exist. Never a 5xx; a 4xx names its field and writes nothing (no result, the run untouched)."""
 
 import json
 from pathlib import Path
@@ -16,6 +16,7 @@ from users.models import User
 from utilities.testing import APITestCase
 
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS
+from netbox_aifabric.acceptance.judge import RDMA_TOOLS
 from netbox_aifabric.acceptance.store import store_lab_run
 from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.models import AcceptanceResult, AcceptanceRun, Fabric
@@ -26,6 +27,8 @@ pytestmark = pytest.mark.netbox
 FIXTURES = Path(__file__).resolve().parents[1] / 'unit' / 'acceptance' / 'fixtures'
 OUTPUTS = [p.read_text() for p in sorted(FIXTURES.glob('*')) if p.suffix in ('.json', '.txt')]
 SERVERS = ('ai-lab-fabric-gpu1', 'ai-lab-fabric-gpu2', 'ai-lab-fabric-storage1', 'nobody', '', 'x' * 300)
+# RDMA NICs as ib_write_bw names them (<server>:<NIC>), one that does not exist and a bare colon
+SERVERS += ('ai-lab-fabric-gpu1:rdma1', 'ai-lab-fabric-gpu2:rdma1', 'ai-lab-fabric-gpu1:rdma9', ':')
 
 
 def _swap_value(data, value):
@@ -56,7 +59,8 @@ def outputs(draw):
 bodies = st.one_of(
     json_values,
     st.fixed_dictionaries(
-        {'tool': st.sampled_from(('iperf3', 'ping', 'IPERF3', '', *COUNTER_TOOLS)) | json_values, 'output': outputs()},
+        {'tool': st.sampled_from(('iperf3', 'ping', 'IPERF3', '', *RDMA_TOOLS, *COUNTER_TOOLS)) | json_values,
+         'output': outputs()},
         optional={'source': st.sampled_from(SERVERS) | json_values, 'destination': st.sampled_from(SERVERS),
                   'subject': st.text(max_size=250) | json_values, 'before': outputs() | json_values},
     ),
