@@ -210,10 +210,17 @@ def _switch_snapshot(leaf: str, ports: list[str], nos: Mapping[str, str]) -> tup
     )
 
 
-def _rdma_around(a: RdmaNic, b: RdmaNic, contexts, nos: Mapping[str, str]):
+type Snapshot = tuple[str, str, str, str, tuple[str, ...]]  # (kind, host, subject, NOS, commands)
+
+
+def _rdma_around(
+    a: RdmaNic, b: RdmaNic, contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]
+) -> tuple[Snapshot, ...]:
     """The two NICs' ethtool -S and their leaves' counters on the NICs' ports and the leaves' uplinks."""
     during = f'during {a.name} -> {b.name}'
-    around = [('nic', n.server, f'{n.nic} {during}', '', (NIC_COMMAND.format(nic=n.nic),)) for n in (a, b)]
+    around: list[Snapshot] = [
+        ('nic', n.server, f'{n.nic} {during}', '', (NIC_COMMAND.format(nic=n.nic),)) for n in (a, b)
+    ]
     for leaf in dict.fromkeys((a.leaf, b.leaf)):
         uplinks = [p['name'] for p in (contexts.get(leaf) or {}).get('interfaces') or [] if p.get('kind') == 'uplink']
         ports = [n.port for n in (a, b) if n.leaf == leaf] + uplinks
@@ -222,7 +229,9 @@ def _rdma_around(a: RdmaNic, b: RdmaNic, contexts, nos: Mapping[str, str]):
     return tuple(around)
 
 
-def _rdma_step(kind: str, a: RdmaNic, b: RdmaNic, tos: int, contexts, nos: Mapping[str, str]) -> Step:
+def _rdma_step(
+    kind: str, a: RdmaNic, b: RdmaNic, tos: int, contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]
+) -> Step:
     src, dst = _host(a.address or ''), _host(b.address or '')
     base = f'{a.server}_{a.nic}_{b.server}_{b.nic}'
     bw = f'ib_write_bw -R -T {tos} --report_gbits -D {RDMA_SECONDS}'
