@@ -130,6 +130,21 @@ class BmcAttachmentChoices(ChoiceSet):
     CHOICES = [(OOB, _('Management switch (out of band)'), 'gray'), (LEAF, _('Leaf access port (MGMT VLAN)'), 'red')]
 
 
+class RdmaNicFamilyChoices(ChoiceSet):
+    """The servers' RDMA NIC family: whose documented tools the host config sets the NIC's RoCE settings with
+    (facts/host.py ``NIC_FAMILIES``; docs/host-config.md)."""
+
+    key = 'Fabric.rdma_nic_family'
+
+    NVIDIA_MLX5 = 'nvidia-mlx5'
+    BROADCOM_BNXT = 'broadcom-bnxt'
+
+    CHOICES = [
+        (NVIDIA_MLX5, _('NVIDIA ConnectX (mlx5)'), 'green'),
+        (BROADCOM_BNXT, _('Broadcom NetXtreme-E (bnxt_re)'), 'blue'),
+    ]
+
+
 class ReachabilityChoices(ChoiceSet):
     """Who may reach a traffic class (the security matrix): the classes listed in ``reachable_from``, any class, or
     no other class."""

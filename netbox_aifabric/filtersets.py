@@ -23,6 +23,7 @@ from netbox_aifabric.choices import (
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    RdmaNicFamilyChoices,
     ReachabilityChoices,
     ServerGroupChoices,
     SnmpVersionChoices,
@@ -200,6 +201,7 @@ class FabricFilterSet(NameSearchMixin, PrimaryModelFilterSet):
     management_pool_id = _multi(Prefix, _('Management network (ID)'))
     jump_host_prefix_id = _multi(Prefix, _('Jump-host subnet (ID)'))
     bmc_attachment = django_filters.MultipleChoiceFilter(choices=BmcAttachmentChoices)
+    rdma_nic_family = django_filters.MultipleChoiceFilter(choices=RdmaNicFamilyChoices)
     snmp_version = django_filters.MultipleChoiceFilter(choices=SnmpVersionChoices)
     observable = django_filters.BooleanFilter(method='filter_observable', label=_('Has a telemetry collector'))
     syslog_servers = django_filters.CharFilter(method='filter_collector', label=_('Syslog server (address)'))

@@ -218,6 +218,7 @@ class FabricTable(PrimaryModelTable):
     management_pool = tables.Column(verbose_name=_('Management network'), linkify=True)
     jump_host_prefix = tables.Column(verbose_name=_('Jump-host subnet'), linkify=True)
     bmc_attachment = columns.ChoiceFieldColumn(verbose_name=_('BMC attachment'))
+    rdma_nic_family = columns.ChoiceFieldColumn(verbose_name=_('RDMA NIC family'))
     leaf_asn_range = tables.Column(verbose_name=_('Leaf ASN range'), linkify=True)
     qos_profile = tables.Column(verbose_name=_('QoS profile'), linkify=True)
     traffic_classes = columns.ManyToManyColumn(verbose_name=_('Traffic classes'), linkify_item=True)
@@ -250,6 +251,7 @@ class FabricTable(PrimaryModelTable):
             'server_nic_speed',
             'rdma_nic_count',
             'rdma_nic_speed',
+            'rdma_nic_family',
             'mtu',
             'oversubscription_target',
             'loopback_pool',

@@ -39,6 +39,7 @@ from netbox_aifabric.choices import (
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    RdmaNicFamilyChoices,
     ReachabilityChoices,
     ServerGroupChoices,
     SnmpVersionChoices,
@@ -301,6 +302,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
     management_pool = PrefixSerializer(nested=True, required=False, allow_null=True)
     jump_host_prefix = PrefixSerializer(nested=True, required=False, allow_null=True)
     bmc_attachment = ChoiceField(choices=BmcAttachmentChoices, required=False)
+    rdma_nic_family = ChoiceField(choices=RdmaNicFamilyChoices, required=False)
     snmp_version = ChoiceField(choices=SnmpVersionChoices, required=False)
     leaf_asn_range = ASNRangeSerializer(nested=True, required=False, allow_null=True)
     config_backup_source = DataSourceSerializer(nested=True, required=False, allow_null=True)
@@ -354,6 +356,7 @@ class FabricSerializer(NestedLookupMixin, PrimaryModelSerializer):
             'server_nic_speed',
             'rdma_nic_count',
             'rdma_nic_speed',
+            'rdma_nic_family',
             'mtu',
             'oversubscription_target',
             'spine_device_type',

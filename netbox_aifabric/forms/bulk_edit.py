@@ -17,6 +17,7 @@ from netbox_aifabric.choices import (
     LeafPairingChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    RdmaNicFamilyChoices,
     ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
@@ -98,6 +99,7 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
     leaf_pairing = _choice(LeafPairingChoices, _('Leaf pairing'))
     bfd = _flag(_('BFD'))
     bmc_attachment = _choice(BmcAttachmentChoices, _('BMC attachment'))
+    rdma_nic_family = _choice(RdmaNicFamilyChoices, _('RDMA NIC family'))
     qos_profile = DynamicModelChoiceField(queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile'))
     mtu = _mtu()
     oversubscription_target = forms.DecimalField(
@@ -119,6 +121,7 @@ class FabricBulkEditForm(PrimaryModelBulkEditForm):
             'leaf_pairing',
             'bfd',
             'bmc_attachment',
+            'rdma_nic_family',
             'qos_profile',
             'mtu',
             'oversubscription_target',

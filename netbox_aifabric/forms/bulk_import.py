@@ -16,6 +16,7 @@ from netbox_aifabric.choices import (
     PFCWatchdogActionChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    RdmaNicFamilyChoices,
     ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
@@ -178,6 +179,7 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
     underlay = CSVChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
     leaf_pairing = CSVChoiceField(choices=LeafPairingChoices, required=False, label=_('Leaf pairing'))
     bmc_attachment = CSVChoiceField(choices=BmcAttachmentChoices, required=False, label=_('BMC attachment'))
+    rdma_nic_family = CSVChoiceField(choices=RdmaNicFamilyChoices, required=False, label=_('RDMA NIC family'))
     management_pool = CSVModelChoiceField(
         queryset=Prefix.objects.all(), required=False, to_field_name='prefix', label=_('Management network')
     )
@@ -233,6 +235,7 @@ class FabricImportForm(ModelDefaultsMixin, PrimaryModelImportForm):
             'server_nic_speed',
             'rdma_nic_count',
             'rdma_nic_speed',
+            'rdma_nic_family',
             'mtu',
             'oversubscription_target',
             'loopback_pool',

@@ -19,6 +19,7 @@ from netbox_aifabric.choices import (
     LeafPairingChoices,
     QoSModeChoices,
     QoSTrustChoices,
+    RdmaNicFamilyChoices,
     ReachabilityChoices,
     TrafficPurposeChoices,
     UnderlayChoices,
@@ -119,7 +120,15 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     fieldsets = (
         FieldSet('q', 'filter_id', 'tag'),
         FieldSet(
-            'site_id', 'status', 'design_option', 'underlay', 'leaf_pairing', 'bmc_attachment', 'bfd', name=_('Fabric')
+            'site_id',
+            'status',
+            'design_option',
+            'underlay',
+            'leaf_pairing',
+            'bmc_attachment',
+            'bfd',
+            'rdma_nic_family',
+            name=_('Fabric'),
         ),
         FieldSet('qos_profile_id', 'traffic_class_id', 'evpn_tenant_id', name=_('Intent')),
         OWNERSHIP,
@@ -130,6 +139,9 @@ class FabricFilterForm(PrimaryModelFilterSetForm):
     underlay = forms.MultipleChoiceField(choices=UnderlayChoices, required=False, label=_('Underlay'))
     leaf_pairing = forms.MultipleChoiceField(choices=LeafPairingChoices, required=False, label=_('Leaf pairing'))
     bmc_attachment = forms.MultipleChoiceField(choices=BmcAttachmentChoices, required=False, label=_('BMC attachment'))
+    rdma_nic_family = forms.MultipleChoiceField(
+        choices=RdmaNicFamilyChoices, required=False, label=_('RDMA NIC family')
+    )
     bfd = _yes_no(_('BFD'))
     qos_profile_id = DynamicModelMultipleChoiceField(
         queryset=QoSProfile.objects.all(), required=False, label=_('QoS profile')

@@ -72,6 +72,7 @@ class FabricFilter(PrimaryModelFilter):
     leaf_pairing: StrFilterLookup | None = strawberry_django.filter_field()
     bfd: FilterLookup[bool] | None = strawberry_django.filter_field()
     bmc_attachment: StrFilterLookup | None = strawberry_django.filter_field()
+    rdma_nic_family: StrFilterLookup | None = strawberry_django.filter_field()
     snmp_version: StrFilterLookup | None = strawberry_django.filter_field()
     oversubscription_target: FloatLookup | None = strawberry_django.filter_field()
     spine_count: IntegerLookup | None = strawberry_django.filter_field()

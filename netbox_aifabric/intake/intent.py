@@ -67,6 +67,7 @@ def intent_of(fabric, nodes=None) -> FabricIntent:
         'roles': roles,
         'anycast_gateway_mac': fabric.anycast_gateway_mac or None,
         'bfd': fabric.bfd,
+        'host_nic': fabric.rdma_nic_family,
         **_platform_facts(fabric),
         'traffic_classes': classes,
         'qos': qos,

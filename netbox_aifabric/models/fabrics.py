@@ -22,6 +22,7 @@ from netbox_aifabric.choices import (
     FabricStatusChoices,
     LeafPairingChoices,
     LinkSpeedChoices,
+    RdmaNicFamilyChoices,
     SnmpVersionChoices,
     UnderlayChoices,
 )
@@ -212,6 +213,13 @@ class Fabric(JobsMixin, PrimaryModel):
     )
     rdma_nic_speed = models.PositiveIntegerField(
         verbose_name=_('RDMA NIC speed (Gbps)'), choices=LinkSpeedChoices, default=100
+    )
+    rdma_nic_family = models.CharField(
+        verbose_name=_('RDMA NIC family'),
+        max_length=20,
+        choices=RdmaNicFamilyChoices,
+        default=RdmaNicFamilyChoices.NVIDIA_MLX5,
+        help_text=_("The servers' RDMA NICs: whose tools the host config sets their RoCE settings with"),
     )
     mtu = models.PositiveIntegerField(
         verbose_name=_('fabric MTU'), default=9216, validators=[MinValueValidator(MTU_MIN), MaxValueValidator(MTU_MAX)]
@@ -475,6 +483,7 @@ class Fabric(JobsMixin, PrimaryModel):
         'server_nic_speed',
         'rdma_nic_count',
         'rdma_nic_speed',
+        'rdma_nic_family',
         'mtu',
         'oversubscription_target',
         'qos_profile',

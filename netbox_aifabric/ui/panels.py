@@ -123,6 +123,7 @@ class FabricSizePanel(panels.ObjectAttributesPanel):
     server_count = attrs.NumericAttr('server_count', label=_('GPU servers'))
     storage_count = attrs.NumericAttr('storage_count', label=_('Storage nodes'))
     links = attrs.TemplatedAttr('uplink_speed', label=_('Links'), template_name='netbox_aifabric/attrs/links.html')
+    rdma_nic_family = attrs.ChoiceAttr('rdma_nic_family', label=_('RDMA NIC family'))
 
 
 class FabricIntentPanel(panels.ObjectAttributesPanel):
