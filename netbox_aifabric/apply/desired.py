@@ -20,6 +20,7 @@ def desired_objects(inputs: FabricInputs) -> list[Desired]:
         *numbers.link_objects(plan, adopted),
         *numbers.rack_subnets(fabric, plan),
         *numbers.management_addresses(fabric, plan, adopted),
+        *numbers.host_addresses(fabric, plan, adopted),
         *devices.device_attributes(inputs),
         *devices.oob_objects(fabric, plan),
         *numbers.vrf_objects(fabric, plan),

@@ -4,12 +4,13 @@ the cables, the management network's switch, ports and cables, and the context a
 
 from django.contrib.contenttypes.models import ContentType
 
-from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, InterfaceTemplate, Manufacturer
+from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, InterfaceTemplate, Manufacturer, Platform
 from ipam.models import IPAddress
 
 from netbox_aifabric.apply.objects import INTERFACE_TYPES, ROLES, Desired, JsonKey, Ref, any_existing, on_interface
-from netbox_aifabric.facts import server_port_modes
+from netbox_aifabric.facts import SERVER_BOND, server_port_modes
 from netbox_aifabric.facts.context import CONTEXT_KEY
+from netbox_aifabric.facts.nos import HOST_TEMPLATES
 
 __all__ = (
     'MANAGEMENT_INTERFACE',
@@ -168,6 +169,10 @@ def device_objects(inputs):
     ]
     interfaces, management_ports = _interface_table(fabric, plan, devices, inputs.cabling)
     vlan_modes = server_port_modes(plan)
+    attachments = {a.server: a for a in plan.attachments}
+    names = {vlan.vid: vlan.name for vlan in plan.vlans}
+    # the servers' platform picks the host ConfigTemplate (seed.load_config_templates makes it)
+    host_platform = Platform.objects.filter(slug=HOST_TEMPLATES[0].platform_slug).first()
     # a port of the device type keeps its template's type (a 1G BMC on a 25G SFP28 port is still an SFP28 port)
     template_types = {
         role: dict(InterfaceTemplate.objects.filter(device_type=chosen_type[role]).values_list('name', 'type'))
@@ -177,7 +182,7 @@ def device_objects(inputs):
     for name, role, kind in devices:
         node = nodes.get(name)
         adopted = node.device if node is not None else None
-        items.append(_device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role))
+        items.append(_device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role, host_platform))
         ordered = sorted(interfaces[name].items(), key=lambda item: (item[1][0] != 'virtual', item[1][0] != 'lag'))
         for interface, (kind_, lag, description) in ordered:
             values = {
@@ -207,8 +212,35 @@ def device_objects(inputs):
                     reason='an interface with this name already exists on the device',
                 )
             )
+        items.extend(_subinterfaces(attachments.get(name), names, adopted))
     items.extend(cable_objects(plan))
     return items
+
+
+def _subinterfaces(attachment, names, adopted):
+    """A server's VLAN sub-interfaces ``bond0.<vid>``: one per class of its bond that gives it an address, a child of
+    the bond in that VLAN (after the bond, which they refer to). ``names``: VID → class name."""
+    if attachment is None:
+        return
+    name = attachment.server
+    for host in attachment.addresses:
+        if host.interface == f'{SERVER_BOND}.{host.vid}':
+            values = {
+                'parent': Ref(f'interface:{name}:{SERVER_BOND}'),
+                'mode': 'access',
+                'untagged_vlan': Ref(f'vlan:{host.vid}'),
+                'description': f'{names.get(host.vid, host.vid)} (VLAN {host.vid})'[:200],
+            }
+            yield Desired(
+                f'interface:{name}:{host.interface}',
+                Interface,
+                {'device': Ref(f'device:{name}'), 'name': host.interface},
+                values if adopted else {'type': 'virtual', **values},
+                create_only={'type': 'virtual'} if adopted else {},
+                from_parent=True,
+                adopt=any_existing if adopted else None,
+                reason='an interface with this name already exists on the device',
+            )
 
 
 def _type_and_role_objects(chosen_type, chosen_role):
@@ -270,8 +302,9 @@ def _interface_table(fabric, plan, devices, cabling_of):
     return interfaces, management_ports
 
 
-def _device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role):
-    """The device of a node or server: the adopted one as it is, else a new one (planned) of its type and role."""
+def _device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role, host_platform=None):
+    """The device of a node or server: the adopted one as it is, else a new one (planned) of its type and role; a
+    switch on the fabric's platform, a server on the host platform when it is installed (``host_platform``)."""
     if adopted is not None:
         return Desired(
             f'device:{name}', Device, {'pk': adopted.pk}, {}, adopt=any_existing, reason='the adopted device'
@@ -282,6 +315,8 @@ def _device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role):
     }
     if kind == 'switch':
         values['platform'] = (role == 'spine' and fabric.spine_platform) or fabric.platform
+    elif host_platform is not None:
+        values['platform'] = host_platform
     if fabric.rack is not None:
         values['rack'] = fabric.rack
     return Desired(

@@ -1,7 +1,7 @@
 """The desired numbers of a plan: the fabric's VLAN group and VLANs, leaf/spine ASNs, the loopback, VTEP and link
 addresses on their interfaces (the loopback as primary IPv4), the /31 prefixes of uplinks and MLAG peer links, the
 per-rack subnets of the routed classes (routed and MLAG designs), the management addresses, tenant VRFs with their
-route targets, and one VXLAN-EVPN L2VPN per L2VNI with its VLAN termination."""
+route targets, one VXLAN-EVPN L2VPN per L2VNI with its VLAN termination, and the servers' own addresses."""
 
 from django.contrib.contenttypes.models import ContentType
 
@@ -16,6 +16,7 @@ from netbox_aifabric.facts import PEER_LINK_LAG
 
 __all__ = (
     'asn_objects',
+    'host_addresses',
     'l2vpn_objects',
     'link_objects',
     'loopback_addresses',
@@ -188,11 +189,7 @@ def l2vpn_objects(fabric, plan):
 def rack_subnets(fabric, plan):
     """The routed and MLAG designs' per-rack subnets of each routed class: a prefix each, in the VRF of the class's
     prefix (their parent), assigned to the class's VLAN of the fabric."""
-    vrf_of = {
-        tc.vid: tc.prefix.vrf
-        for tc in fabric.traffic_classes.select_related('prefix__vrf')
-        if tc.vid is not None and tc.prefix is not None
-    }
+    vrf_of = _class_vrfs(fabric)
     for vlan in plan.vlans:
         for rack in vlan.racks:
             yield Desired(
@@ -205,6 +202,38 @@ def rack_subnets(fabric, plan):
                     'description': f'{vlan.name} of rack {", ".join(rack.leaves)} (gateway {rack.gateway})'[:200],
                 },
                 reason='the rack subnet is already used elsewhere in NetBox',
+            )
+
+
+def _class_vrfs(fabric):
+    """``{vid: VRF}`` of each traffic class's prefix (None: the global table), where the class's addresses live."""
+    return {
+        tc.vid: tc.prefix.vrf
+        for tc in fabric.traffic_classes.select_related('prefix__vrf')
+        if tc.vid is not None and tc.prefix is not None
+    }
+
+
+def host_addresses(fabric, plan, adopted):
+    """Each server's own address per class on its interface (``bond0.<vid>``, ``rdma<n>``), in the VRF of the
+    class's prefix."""
+    vrf_of = _class_vrfs(fabric)
+    names = {vlan.vid: vlan.name for vlan in plan.vlans}
+    for attachment in plan.attachments:
+        for host in attachment.addresses:
+            yield Desired(
+                f'ip:host:{attachment.server}:{host.interface}',
+                IPAddress,
+                {'address__net_host': host.address.split('/')[0], 'vrf': vrf_of.get(host.vid)},
+                {
+                    'address': host.address,
+                    'status': 'active',
+                    'role': None,
+                    'description': f'{attachment.server} {host.interface} ({names.get(host.vid, host.vid)})'[:200],
+                    **on_interface(f'interface:{attachment.server}:{host.interface}'),
+                },
+                adopt=same_assignment if attachment.server in adopted else None,
+                reason='the server address is already used elsewhere in NetBox',
             )
 
 

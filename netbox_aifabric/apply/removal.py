@@ -12,7 +12,7 @@ from django.db.models import ProtectedError, RestrictedError
 
 from netbox_aifabric.apply import branching
 from netbox_aifabric.apply.permissions import ObjectPermissions
-from netbox_aifabric.apply.writes import DELETE_ORDER
+from netbox_aifabric.apply.writes import delete_rank
 from netbox_aifabric.models import OwnedObject
 
 __all__ = ('delete_owned', 'objects_to_delete')
@@ -22,8 +22,7 @@ SHARED_KINDS = frozenset({'device-type', 'role', 'manufacturer', 'platform'})
 
 
 def _rank(record):
-    kind = record.key.split(':', 1)[0]
-    return (DELETE_ORDER.index(kind) if kind in DELETE_ORDER else len(DELETE_ORDER), record.key)
+    return delete_rank(record.key)
 
 
 def _owned(fabric):

@@ -28,7 +28,7 @@ from netbox_aifabric.intake.inputs import FabricInputs
 from netbox_aifabric.models import Fabric, OwnedObject
 from netbox_aifabric.planner import PlanError
 
-__all__ = ('DELETE_ORDER', 'PROGRESS_EVERY', 'apply_fabric', 'refresh_contexts')
+__all__ = ('DELETE_ORDER', 'PROGRESS_EVERY', 'apply_fabric', 'delete_rank', 'refresh_contexts')
 
 
 DELETE_ORDER = (
@@ -49,6 +49,14 @@ DELETE_ORDER = (
     'manufacturer',
     'tag',
 )
+
+
+def delete_rank(key: str) -> tuple[int, int, str]:
+    """Where an owned object of ``key`` is deleted: by its kind's place in ``DELETE_ORDER``, a sub-interface
+    (``interface:<device>:bond0.20``) before the interfaces (NetBox restricts deleting a parent with children)."""
+    kind = key.split(':', 1)[0]
+    child = kind == 'interface' and '.' in key.rsplit(':', 1)[-1]
+    return (DELETE_ORDER.index(kind) if kind in DELETE_ORDER else len(DELETE_ORDER), 0 if child else 1, key)
 
 
 def _lock(fabric):
@@ -217,13 +225,7 @@ def _apply(fabric, confirm_delete, progress, user=None, per_object=False, check=
 
 def _delete_owned(run):
     """Deletions first (dependents before what they depend on), so replacements find their place free."""
-    deletions = sorted(
-        (c for c in run.changes if c.action == 'delete'),
-        key=lambda c: (
-            DELETE_ORDER.index(c.key.split(':', 1)[0]) if c.key.split(':', 1)[0] in DELETE_ORDER else len(DELETE_ORDER),
-            c.key,
-        ),
-    )
+    deletions = sorted((c for c in run.changes if c.action == 'delete'), key=lambda c: delete_rank(c.key))
     for change in deletions:
         record = run.owned[change.key]
         # Fetched afresh: an earlier deletion may have changed it (a removed cable) or taken it along

@@ -70,8 +70,9 @@ class ApplyTestCase(APITestCase):
         self.assertHttpStatus(response, 200)
         summary = response.data['summary']
         self.assertEqual(summary['ipam.prefix']['create'], 5)  # 4 uplinks + 1 MLAG peer link
-        # 4 loopbacks, 1 shared VTEP, 10 link ends, 4 switch management addresses
-        self.assertEqual(summary['ipam.ipaddress']['create'], 19)
+        # 4 loopbacks, 1 shared VTEP, 10 link ends, 4 switch management addresses, and 15 server addresses: 5
+        # servers in USERS and STORAGE on their bond and in GPU on their RDMA NIC
+        self.assertEqual(summary['ipam.ipaddress']['create'], 19 + 5 * 3)
         self.assertEqual(summary['vpn.l2vpn']['create'], 5)
         self.assertFalse(response.data['applied'])
         self.assertEqual(counts(), before)
@@ -83,8 +84,8 @@ class ApplyTestCase(APITestCase):
         self.assertTrue(response.data['applied'])
         created = tuple(after - b for after, b in zip(counts(), before, strict=True))
         # owned: those + tag, VLAN group, route target, manufacturer, 2 device types, 4 roles, 9 devices,
-        # 68 interfaces (4 of them the switches' management ports) and 21 cables
-        self.assertEqual(created, (5, 19, 5, 2, 5, 5, 149))
+        # 78 interfaces (4 of them the switches' management ports, 10 the servers' bond0.20 and bond0.30) and 21 cables
+        self.assertEqual(created, (5, 19 + 15, 5, 2, 5, 5, 149 + 10 + 15))
 
         self.assertEqual(
             sorted(str(p.prefix) for p in Prefix.objects.filter(prefix__net_contained='10.255.2.0/24')),
@@ -261,23 +262,23 @@ class BackgroundApplyTestCase(APITestCase):
         logged = ObjectChange.objects.filter(changed_object_type__model='prefix', action='create')
         self.assertEqual(logged.count(), 5)
         self.assertEqual({c.user for c in logged}, {self.user})
-        self.assertGreater(ObjectChange.objects.count() - changes, 149)
+        self.assertGreater(ObjectChange.objects.count() - changes, 174)
         self.assertEqual(job.data['summary']['ipam.prefix']['create'], 5)
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         # progress, kept outside the transaction for the job page
-        # written: 149 objects created and 17 set on the devices once created (see the Plan tab test)
-        self.assertEqual(job_progress(job.pk), {'done': 166, 'total': 166, 'model': '', 'percent': 100})
+        # written: 174 objects created and 17 set on the devices once created (see the Plan tab test)
+        self.assertEqual(job_progress(job.pk), {'done': 191, 'total': 191, 'model': '', 'percent': 100})
         self.add_permissions('core.view_job')
         self.client.force_login(self.user)
         response = self.client.get(job.get_absolute_url())
         self.assertContains(response, 'Apply progress')
-        self.assertContains(response, '166 of 166 objects written')
+        self.assertContains(response, '191 of 191 objects written')
 
     def test_progress_reports(self):
         reports = []
         apply_fabric(self.fabric, progress=lambda done, total, model: reports.append((done, total, model)))
-        self.assertEqual(reports[0], (0, 166, ''))
-        self.assertEqual(reports[-1], (166, 166, ''))
+        self.assertEqual(reports[0], (0, 191, ''))
+        self.assertEqual(reports[-1], (191, 191, ''))
         self.assertEqual([r[0] for r in reports[1:-1]], [50, 100, 150])
         self.assertEqual(reports[1][2], 'dcim.interface')
 

@@ -61,12 +61,12 @@ class ApplyEquivalenceTestCase(TestCase):
     def test_fabric_s_bulk_equals_per_object(self):
         reference = record_apply(self.fabric, self.user, per_object)
         bulk = record_apply(self.fabric, self.user, apply_fabric)
-        # not vacuous: the demo's 149 owned objects, their change log, paths, search rows and events were recorded
-        self.assertEqual(sum(key.startswith('netbox_aifabric.ownedobject') for key in reference.objects), 149)
+        # not vacuous: the demo's 174 owned objects, their change log, paths, search rows and events were recorded
+        self.assertEqual(sum(key.startswith('netbox_aifabric.ownedobject') for key in reference.objects), 174)
         self.assertGreater(len(reference.paths), 0)
-        self.assertGreater(sum(reference.changes.values()), 149)
-        self.assertGreater(len(reference.search), 149)
-        self.assertGreaterEqual(len(reference.events), 149)
+        self.assertGreater(sum(reference.changes.values()), 174)
+        self.assertGreater(len(reference.search), 174)
+        self.assertGreaterEqual(len(reference.events), 174)
         # NetBox's per-device invalidations (3 per device) coalesce into one pending render job; so do the writer's
         self.assertEqual(reference.jobs, Counter({'Render config context': 1}))
         self.assertSameApply(reference, bulk)
@@ -110,7 +110,7 @@ class ApplyEquivalenceTestCase(TestCase):
         lossy = record_apply(self.fabric, self.user, without_address_changes)
         diff = differences(reference, lossy, limit=1000)
         lines = diff.splitlines()
-        self.assertEqual(len(lines), 19)  # the demo's 19 addresses (test_apply.py counts them)
+        self.assertEqual(len(lines), 34)  # the demo's 34 addresses (test_apply.py counts them)
         self.assertTrue(
             all(line.startswith("changes: only in the reference: ('create', 'ipam.ipaddress'") for line in lines)
         )

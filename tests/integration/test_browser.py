@@ -62,7 +62,7 @@ def test_apply_the_demo_fabric_in_the_browser(live_server, browser_page):
     page.wait_for_load_state('networkidle')
     # 0 updated: what the apply sets on the devices it creates (4 switches' primary and out-of-band IPs, 9 devices'
     # config contexts) is part of their creation (netbox_aifabric/ui/diff.py counts per object)
-    assert page.locator('text=Applied: 149 created, 0 updated, 0 deleted, 0 unchanged.').is_visible()
+    assert page.locator('text=Applied: 174 created, 0 updated, 0 deleted, 0 unchanged.').is_visible()
     assert Device.objects.filter(site=fabric.site).count() == 9
     assert Cable.objects.count() == 21
 

@@ -65,7 +65,7 @@ class FabricDeleteTestCase(APITestCase):
 
     def test_one_api_delete_removes_every_owned_object_change_logged(self):
         owned = self.owned()
-        assert len(owned) == 149  # the demo's apply (test_apply_concurrency.py counts the same)
+        assert len(owned) == 174  # the demo's apply (test_apply_concurrency.py counts the same)
         self.add_permissions(
             'netbox_aifabric.delete_fabric', *(f'{app}.delete_{model}' for app, model in self._owned_models())
         )

@@ -117,10 +117,10 @@ class FabricApplyUITestCase(TestCase):
         response = self.client.post(self.url('apply'), follow=True)
         # counted per object: the 4 switches' primary and out-of-band IPs and the 9 devices' contexts, set on the
         # devices the apply creates, are part of their creation (netbox_aifabric/ui/diff.py), not 17 updates
-        self.assertContains(response, 'Applied: 149 created, 0 updated, 0 deleted, 0 unchanged.')
+        self.assertContains(response, 'Applied: 174 created, 0 updated, 0 deleted, 0 unchanged.')
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         response = self.client.post(self.url('apply'), follow=True)
-        self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 149 unchanged.')
+        self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 174 unchanged.')
 
     def test_plan_tab_lists_conflicts_and_disables_apply(self):
         self.add_permissions('netbox_aifabric.apply_fabric')
