@@ -1,5 +1,6 @@
 """RoCE/QoS rules (the guide's list): PFC only on the RDMA class, ECN wherever PFC is, one DSCP → priority → queue map
-matching the profile, and one jumbo MTU along every path. On the devices' ``aifabric`` contexts and the intent. Pure."""
+matching the profile, one jumbo MTU along every path, and both ends of every RDMA link agreeing (the server NIC's
+host config and its leaf port). On the devices' ``aifabric`` contexts and the intent. Pure."""
 
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -155,6 +156,66 @@ def check_jumbo_mtu(facts: Facts) -> Iterator[Finding]:
                 )
 
 
+def _port(ctx: Mapping[str, Any] | None, name: str | None) -> Mapping[str, Any] | None:
+    return next((p for p in (ctx or {}).get('interfaces') or () if p['name'] == name), None)
+
+
+def _link_mismatches(
+    nic: Mapping[str, Any], roce: Mapping[str, Any], port: Mapping[str, Any], qos: Mapping[str, Any]
+) -> list[tuple[str, Any, Any]]:
+    """(what, the NIC's value, the leaf's value) for each setting the two ends of one RDMA link disagree on."""
+    dscp, priority = roce['roce_dscp'], roce['roce_priority']
+    to_tc = qos.get('priority_to_tc') or {}
+    ecn = qos.get('ecn') or {}
+    leaf_ecn = sorted(to_tc.get(str(p), p) for p in roce['ecn_priorities'] if p is not None)
+    checks = (
+        ('trust', roce['trust'], port.get('trust')),
+        (f'DSCP {dscp} → priority', priority, (qos.get('dscp_to_priority') or {}).get(str(dscp))),
+        ('RDMA-CM ToS → DSCP', roce['tos'] >> 2, dscp),
+        (
+            'PFC priorities',
+            list(roce['pfc_priorities']),
+            list(qos.get('pfc_priorities') or ()) if port.get('pfc') else [],
+        ),
+        ('CNP DSCP', roce['cnp_dscp'], (qos.get('cnp') or {}).get('dscp')),
+        ('CNP priority', roce['cnp_priority'], (qos.get('cnp') or {}).get('priority')),
+        (
+            f'ECN on the queue of priority {priority} (TC {to_tc.get(str(priority), priority)})',
+            bool(roce['ecn']),
+            bool(ecn.get('enabled')) and set(leaf_ecn) <= set(ecn.get('tcs') or ()),
+        ),
+        ('an MTU the leaf port carries', nic['mtu'], min(nic['mtu'], port.get('mtu') or 0)),
+    )
+    return [(what, mine, theirs) for what, mine, theirs in checks if mine != theirs]
+
+
+def check_host_nic(facts: Facts) -> Iterator[Finding]:
+    """Both ends of every RDMA link name the same marking: the server NIC's RoCE settings (its ``host`` context) and
+    its leaf port's trust, PFC, DSCP → priority → queue map, CNP marking and ECN, and an MTU the port carries."""
+    _need_intent(facts)
+    servers = {n: c['host'] for n, c in sorted(facts.contexts.items()) if c.get('node_id') is None and c.get('host')}
+    links = [(n, nic, host['roce']) for n, host in servers.items() if host.get('roce') for nic in host['rdma']]
+    if not links:
+        raise Skip(
+            'no server has an RDMA NIC with RoCE settings in its host config (no QoS profile, no RDMA NIC, or '
+            'the servers were applied before host configs)'
+        )
+    for server, nic, roce in links:
+        leaf = nic.get('peer_device')
+        port = _port(facts.contexts.get(leaf), nic.get('peer_interface'))
+        here = interface(server, nic['name'])
+        if port is None:
+            yield Finding((here,), f'a leaf port {leaf} {nic.get("peer_interface")} in the fabric', 'none')
+            continue
+        qos = facts.contexts[leaf].get('qos') or {}
+        for what, mine, theirs in _link_mismatches(nic, roce, port, qos):
+            yield Finding(
+                (here, interface(leaf, port['name'])),
+                f'{what}: the same on both ends',
+                f'{server} {nic["name"]}: {mine}; {leaf} {port["name"]}: {theirs}',
+            )
+
+
 RULES = (
     Rule(
         'roce-pfc-rdma-only',
@@ -195,5 +256,17 @@ RULES = (
         "Set the fabric MTU on every switch port (at least the largest class's MTU, plus 50 bytes for VXLAN), then "
         'prove it with ping -M do -s 8972.',
         check_jumbo_mtu,
+    ),
+    Rule(
+        'roce-host-nic',
+        'roce',
+        'Server NIC and leaf port agree on the RoCE marking',
+        'error',
+        'The guide: document the exact marking from server NIC to switch queue. A NIC that marks RoCE or its CNPs '
+        'with another DSCP, or pauses another priority, than its leaf port expects lands RoCE in a lossy queue: it '
+        'works until the first congestion, then drops.',
+        "Re-apply the fabric so the servers' host configs follow the QoS profile, and run each server's rendered "
+        'host config (its ConfigTemplate) on the server.',
+        check_host_nic,
     ),
 )

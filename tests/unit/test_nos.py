@@ -10,7 +10,7 @@ import pytest
 
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS, NOS_PARSERS, PARSERS
 from netbox_aifabric.acceptance.fabric import PLATFORM_NOS
-from netbox_aifabric.acceptance.judge import TOOLS
+from netbox_aifabric.acceptance.judge import RDMA_TOOLS, TOOLS
 from netbox_aifabric.acceptance.runbook import EVPN_COMMANDS, NOS_COMMANDS, ROCE_COMMANDS, Runbook, runbook_script
 from netbox_aifabric.facts.catalog import device_type_seed
 from netbox_aifabric.facts.nos import (
@@ -110,7 +110,7 @@ def test_counter_parsers_are_keyed_as_the_registry():
         assert set(NOS_PARSERS[nos.key]) == set(nos.counter_tools), nos.key
     registry_tools = {f'{nos.key}-{kind}' for nos in acceptance_nos() for kind in nos.counter_tools}
     assert set(COUNTER_TOOLS) == set(PARSERS) == registry_tools | {'ethtool'}
-    assert set(TOOLS) == set(COUNTER_TOOLS) | {'iperf3', 'ping'}
+    assert set(TOOLS) == set(COUNTER_TOOLS) | {'iperf3', 'ping', *RDMA_TOOLS}
 
 
 def test_the_nos_tables_read_the_registry():

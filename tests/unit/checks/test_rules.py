@@ -246,19 +246,51 @@ def test_negative_control_pfc_on_another_priority_without_ecn():
     assert len(found) == 3
 
 
+def rdma_nics_on(facts, leaf):
+    """(server, NIC, leaf port) of every RDMA NIC cabled to ``leaf``, from the servers' host contexts."""
+    return [
+        (name, nic['name'], nic['peer_interface'])
+        for name, ctx in sorted(facts.contexts.items())
+        for nic in (ctx.get('host') or {}).get('rdma') or ()
+        if nic['peer_device'] == leaf
+    ]
+
+
 def test_negative_control_ecn_off():
     facts = facts_of('routed')
     facts.contexts['leaf2']['qos']['ecn']['enabled'] = False
-    assert failures(facts) == {'roce-ecn-with-pfc': [(('leaf2',), 'ECN enabled on TC [3] (PFC on [3])', 'ECN off')]}
+    nics = rdma_nics_on(facts, 'leaf2')
+    assert nics
+    assert failures(facts) == {
+        'roce-ecn-with-pfc': [(('leaf2',), 'ECN enabled on TC [3] (PFC on [3])', 'ECN off')],
+        'roce-host-nic': [  # the servers' NICs still mark ECN-capable: the leaf's side disagrees now
+            (
+                (f'{server} {nic}', f'leaf2 {port}'),
+                'ECN on the queue of priority 3 (TC 3): the same on both ends',
+                f'{server} {nic}: True; leaf2 {port}: False',
+            )
+            for server, nic, port in nics
+        ],
+    }
 
 
 def test_negative_control_a_dscp_map_that_differs():
     facts = facts_of('mlag')
     facts.contexts['leaf2']['qos']['dscp_to_priority']['26'] = 0
+    nics = rdma_nics_on(facts, 'leaf2')
+    assert nics
     assert failures(facts) == {
         'roce-qos-map': [
             (('leaf2',), "dscp_to_priority {'26': 3, '48': 6} (NVIDIA Cumulus RoCE lossless)", "{'26': 0, '48': 6}")
-        ]
+        ],
+        'roce-host-nic': [
+            (
+                (f'{server} {nic}', f'leaf2 {port}'),
+                'DSCP 26 → priority: the same on both ends',
+                f'{server} {nic}: 3; leaf2 {port}: 0',
+            )
+            for server, nic, port in nics
+        ],
     }
 
 
@@ -272,8 +304,55 @@ def test_negative_control_a_1500_hop_on_a_jumbo_path():
             (('leaf1 Ethernet65',), 'MTU of at least 9050 (largest class 9000)', '1500'),
             (('leaf1 Ethernet65', 'spine1 Ethernet1'), 'the same MTU on both ends', '1500 and 9216'),
             ((f'leaf2 {rdma["name"]}',), 'MTU of at least 9000 (the RDMA class)', '1500'),
-        ]
+        ],
+        'roce-host-nic': [  # the NIC on that port sends 9000-byte frames the port drops
+            (
+                (f'{server} {nic}', f'leaf2 {port}'),
+                'an MTU the leaf port carries: the same on both ends',
+                f'{server} {nic}: 9000; leaf2 {port}: 1500',
+            )
+            for server, nic, port in rdma_nics_on(facts, 'leaf2')
+            if port == rdma['name']
+        ],
     }
+
+
+def test_negative_control_a_server_nic_that_marks_another_dscp():
+    """A server whose host config was rendered from a profile with another RoCE and CNP DSCP (NVIDIA's network
+    operator changed its CNP default between releases): every setting that differs is named with both ends."""
+    facts = facts_of('evpn-vxlan')
+    server = next(name for name, ctx in sorted(facts.contexts.items()) if (ctx.get('host') or {}).get('rdma'))
+    host = facts.contexts[server]['host']
+    host['roce'] = {**host['roce'], 'roce_dscp': 24, 'tos': 24 << 2 | 2, 'cnp_dscp': 46}
+    nic = host['rdma'][0]
+    leaf, port = nic['peer_device'], nic['peer_interface']
+    cnp = facts.contexts[leaf]['qos']['cnp']['dscp']
+    assert failures(facts) == {
+        'roce-host-nic': [
+            ((f'{server} {nic["name"]}', f'{leaf} {port}'), 'DSCP 24 → priority: the same on both ends',
+             f'{server} {nic["name"]}: 3; {leaf} {port}: None'),
+            ((f'{server} {nic["name"]}', f'{leaf} {port}'), 'CNP DSCP: the same on both ends',
+             f'{server} {nic["name"]}: 46; {leaf} {port}: {cnp}'),
+        ]
+    }  # fmt: skip
+
+
+def test_negative_control_a_server_nic_pausing_another_priority_and_a_stale_cabling():
+    facts = facts_of('mlag')
+    servers = [n for n, c in sorted(facts.contexts.items()) if (c.get('host') or {}).get('rdma')]
+    first, second = facts.contexts[servers[0]]['host'], facts.contexts[servers[1]]['host']
+    first['roce'] = {**first['roce'], 'pfc_priorities': [3, 4]}
+    second['rdma'][0] = {**second['rdma'][0], 'peer_interface': 'Ethernet999'}
+    nic, other = first['rdma'][0], second['rdma'][0]
+    assert failures(facts) == {
+        'roce-host-nic': [
+            ((f'{servers[0]} {nic["name"]}', f'{nic["peer_device"]} {nic["peer_interface"]}'),
+             'PFC priorities: the same on both ends',
+             f'{servers[0]} {nic["name"]}: [3, 4]; {nic["peer_device"]} {nic["peer_interface"]}: [3]'),
+            ((f'{servers[1]} {other["name"]}',), f'a leaf port {other["peer_device"]} Ethernet999 in the fabric',
+             'none'),
+        ]
+    }  # fmt: skip
 
 
 # Security
