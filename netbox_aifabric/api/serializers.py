@@ -685,14 +685,21 @@ class AcceptanceUploadSerializer(StrictFieldsMixin, serializers.Serializer):
     """The body of ``POST …/acceptance-runs/{id}/upload/``: a tool's output as it printed it."""
 
     tool = serializers.CharField(
-        help_text='iperf3 (its --json output), ping (its output, -q too), or a counter snapshot: ethtool (ethtool -S '
+        help_text='iperf3 (its --json output), ping (its output, -q too), perftest (ib_write_bw --report_gbits, '
+        'ib_send_lat, ib_read_lat: their text report), or a counter snapshot: ethtool (ethtool -S '
         'of an mlx5 NIC), sonic-pfc (show pfc counters), sonic-queue (show queue counters), eos-errors, eos-pfc, '
         'eos-ecn (EOS | json), nvue-errors, nvue-pfc, nvue-queue, nvue-ecn (NVUE text): see docs/lab.md'
     )
     output = serializers.CharField(trim_whitespace=False, help_text='What the tool printed')
-    source = serializers.CharField(required=False, allow_blank=True, help_text='iperf3: the client server (plan name)')
+    source = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text='iperf3: the client server (plan name); perftest: the client NIC as <server>:<NIC>, e.g. gpu1:rdma1',
+    )
     destination = serializers.CharField(
-        required=False, allow_blank=True, help_text='iperf3: the server it sent to (plan name)'
+        required=False,
+        allow_blank=True,
+        help_text='iperf3: the server it sent to (plan name); perftest: the server side NIC as <server>:<NIC>',
     )
     subject = serializers.CharField(required=False, allow_blank=True, help_text='ping: what was pinged, e.g. a pair')
     before = serializers.CharField(
