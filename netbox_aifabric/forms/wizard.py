@@ -17,6 +17,7 @@ from netbox_aifabric.choices import (
     DesignOptionChoices,
     LeafPairingChoices,
     LinkSpeedChoices,
+    RdmaNicFamilyChoices,
     UnderlayChoices,
 )
 from netbox_aifabric.facts.hardware import BREAKOUT, check_port_map_shape
@@ -190,6 +191,13 @@ class TopologyForm(FabricDevicesForm):
     server_nic_speed = _speed(_('Server NIC speed (Gbps)'), 25)
     rdma_nic_count = _count(_('RDMA NICs'), 1)
     rdma_nic_speed = _speed(_('RDMA NIC speed (Gbps)'), 100)
+    rdma_nic_family = forms.ChoiceField(
+        label=_('RDMA NIC family'),
+        choices=RdmaNicFamilyChoices,
+        initial=RdmaNicFamilyChoices.NVIDIA_MLX5,
+        required=False,  # empty (a scripted wizard that never saw the field): the model's default
+        help_text=Fabric._meta.get_field('rdma_nic_family').help_text,
+    )
     mtu = forms.IntegerField(label=_('Fabric MTU'), initial=9216)
     oversubscription_target = forms.DecimalField(
         label=_('Oversubscription target'),
@@ -210,6 +218,9 @@ class TopologyForm(FabricDevicesForm):
         FABRIC_DEVICES_FIELDSET,
         FieldSet('leaf_breakouts', 'spine_breakouts', name=_('Breakouts')),
     )
+
+    def clean_rdma_nic_family(self):
+        return self.cleaned_data['rdma_nic_family'] or RdmaNicFamilyChoices.NVIDIA_MLX5
 
     def clean(self):
         data = super().clean()
