@@ -14,8 +14,10 @@ lowest free one. Each is an allocation ``host:<vid>:server:<id>:<interface>``, p
 no address; a pin its subnet can no longer hold is released with a warning.
 """
 
+import ipaddress
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import netaddr
 
@@ -52,10 +54,22 @@ class _Subnet:
     first: int  # the lowest address a server prefers: after the gateway and the addresses of a pair's switches
     per_rack: bool
 
+    @cached_property
+    def last(self) -> int:  # the broadcast address, as an integer
+        return int(self.network.last)
+
+    def address(self, value: int) -> str:
+        """``value`` (an integer in the subnet) as an address with the subnet's prefix length."""
+        return f'{ipaddress.IPv4Address(value)}/{self.prefixlen}'
+
+    @cached_property
+    def prefixlen(self) -> int:
+        return int(self.network.prefixlen)
+
     def preferred(self, request: _Request) -> int | None:
         number = request.rack_number if self.per_rack else request.number
         value = self.first + number * request.per_server + request.nic
-        return value if value < self.network.last else None
+        return value if value < self.last else None
 
 
 def _host_vlans(spec: FabricSpec) -> tuple[tuple[int, ...], int | None]:
@@ -116,6 +130,19 @@ def _subnet_of(vlan: VlanPlan, leaf: str) -> _Subnet | None:
     return _Subnet(network, vlan.gateway, 'subnet', network.first + (2 if vlan.gateway else 1), False)
 
 
+def _subnets(vlans: Sequence[VlanPlan], leaves: set[str]) -> dict[tuple[int, str], _Subnet]:
+    """``{(vid, leaf): subnet}``: where an interface of each class cabled to each of ``leaves`` lands
+    (:func:`_subnet_of`, computed once per leaf and class rather than once per interface)."""
+    found: dict[tuple[int, str], _Subnet] = {}
+    for vlan in vlans:
+        if vlan.racks:
+            for rack in vlan.racks:
+                found.update({(vlan.vid, leaf): s for leaf in rack.leaves if (s := _subnet_of(vlan, leaf))})
+        elif (subnet := _subnet_of(vlan, '')) is not None:
+            found.update({(vlan.vid, leaf): subnet for leaf in leaves})
+    return found
+
+
 def _switch_held(vlans: Sequence[VlanPlan], held: Mapping[str, str]) -> set[netaddr.IPAddress]:
     """Addresses no server may take: every gateway and switch address, and the management addresses held."""
     taken = {netaddr.IPNetwork(value).ip for key, value in held.items() if key.startswith(OOB_KEYS)}
@@ -153,7 +180,8 @@ def allocate_host_addresses(
     them, the class's ``subnet`` field and the fix.
     """
     vlan_of = {vlan.vid: vlan for vlan in vlans}
-    requests = [(r, s) for r in _requests(spec, attachments) if (s := _subnet_of(vlan_of[r.vid], r.leaf)) is not None]
+    subnets = _subnets(vlans, {leaf for a in attachments for leaf, _ in (*a.members, *a.rdma)})
+    requests = [(r, s) for r in _requests(spec, attachments) if (s := subnets.get((r.vid, r.leaf))) is not None]
     taken = {int(a) for a in _switch_held(vlans, held)}
     released: list[PlanWarning] = []
     for request, subnet in requests:
@@ -169,7 +197,7 @@ def allocate_host_addresses(
         preferred = subnet.preferred(request)
         if request.key not in values and preferred is not None and preferred not in used:
             used.add(preferred)
-            values[request.key] = f'{netaddr.IPAddress(preferred, 4)}/{subnet.network.prefixlen}'
+            values[request.key] = subnet.address(preferred)
     cursor: dict[netaddr.IPNetwork, int] = {}
     addresses: dict[str, list[HostAddress]] = {}
     short: dict[_Subnet, list[_Request]] = {}
@@ -196,7 +224,7 @@ def _free(subnet: _Subnet, used: set[int], cursor: dict[netaddr.IPNetwork, int])
     if value >= network.last:
         return None
     used.add(value)
-    return f'{netaddr.IPAddress(value, 4)}/{network.prefixlen}'
+    return subnet.address(value)
 
 
 def _shortages(
