@@ -40,7 +40,8 @@ def expected(fabric):
     """What an apply of ``fabric`` creates, from its intent: leaves pair (1, 2), (3, 4)… (a last odd leaf is a rack of
     its own); MLAG pairs have a peer link with a /31 and share a VTEP and an ASN; EVPN multihoming pairs have
     neither; outside EVPN/VXLAN every routed class with a prefix gets one subnet per rack; with a management network
-    each switch gets a management address; with BMCs on the leaves each host a BMC cable."""
+    each switch gets a management address; with BMCs on the leaves each host a BMC cable; each host an address per
+    data class with a prefix on its bond and per RDMA NIC in the first lossless class, when that has a prefix."""
     spines, leaves = fabric.spine_count, fabric.leaf_count
     pairs = leaves // 2
     racks = pairs + leaves % 2
@@ -49,6 +50,13 @@ def expected(fabric):
     hosts = fabric.server_count + fabric.storage_count
     classes = [tc for tc in fabric.traffic_classes.all() if tc.vid is not None]
     uplinks = spines * leaves * fabric.uplinks_per_spine
+    bonded = [
+        tc for tc in classes if not tc.lossless and tc.purpose not in ('management', 'telemetry') and tc.prefix_id
+    ]
+    lossless = sorted((tc for tc in classes if tc.lossless), key=lambda tc: tc.vid)[:1]
+    per_host = (len(bonded) if fabric.server_nic_count else 0) + sum(
+        fabric.rdma_nic_count for tc in lossless if tc.prefix_id
+    )
     return {
         'devices': spines + leaves + hosts,
         'cables': uplinks
@@ -58,7 +66,8 @@ def expected(fabric):
         'rack subnets': 0 if fabric.is_evpn else racks * sum(1 for tc in classes if tc.routed and tc.prefix_id),
         'addresses': (spines + leaves) * (1 + bool(fabric.management_pool_id))
         + 2 * (uplinks + mlag_pairs)
-        + (switches_sharing if fabric.is_evpn else 0),
+        + (switches_sharing if fabric.is_evpn else 0)
+        + hosts * per_host,
         'asns': 1 + switches_sharing,
         'vlans': len(classes),
         'l2vpns': len(classes) if fabric.is_evpn else 0,
