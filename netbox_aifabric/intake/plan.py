@@ -6,11 +6,13 @@ from dataclasses import dataclass
 
 import netaddr
 from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
 
 from dcim.models import Interface
 from ipam.models import IPAddress
 
 from netbox_aifabric.intake.spec import fabric_spec
+from netbox_aifabric.models import OwnedObject
 from netbox_aifabric.planner import Plan, plan_fabric
 
 __all__ = ('AdoptionConflict', 'plan_of', 'stored_plan')
@@ -64,4 +66,19 @@ def stored_plan(fabric, nodes=None) -> tuple[Plan, list[AdoptionConflict]]:
     ``fabric.planned_nodes()[0]`` when the caller has read them."""
     pins, conflicts = _adoption(fabric)
     previous = {**pins, **fabric.applied_pins()}
-    return plan_fabric(fabric_spec(fabric, nodes=nodes), previous=previous or None), conflicts
+    spec = fabric_spec(fabric, nodes=nodes)
+    return plan_fabric(spec, previous=previous or None, taken=addresses_elsewhere(fabric)), conflicts
+
+
+def addresses_elsewhere(fabric) -> list[str]:
+    """The addresses in the fabric's traffic-class prefixes (in their VRFs) that the fabric does not own: another
+    fabric's servers in a class both share, a host entered by hand. One query."""
+    match = Q()
+    for tc in fabric.traffic_classes.select_related('prefix'):
+        if tc.prefix_id is not None:
+            match |= Q(address__net_host_contained=str(tc.prefix.prefix), vrf_id=tc.prefix.vrf_id)
+    if not match:
+        return []
+    owned = OwnedObject.objects.filter(fabric=fabric, object_type=ContentType.objects.get_for_model(IPAddress))
+    addresses = IPAddress.objects.filter(match).exclude(pk__in=owned.values('object_id'))
+    return [str(a) for a in addresses.values_list('address', flat=True)]

@@ -15,7 +15,7 @@ no address; a pin its subnet can no longer hold is released with a warning.
 """
 
 import ipaddress
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -169,11 +169,13 @@ def allocate_host_addresses(
     vlans: Sequence[VlanPlan],
     pinned: dict[str, str],
     held: Mapping[str, str],
+    elsewhere: Iterable[str] = (),
 ) -> tuple[list[Attachment], dict[str, str], list[PlanWarning]]:
     """The attachments with their ``addresses``, the allocations made (key → address/prefix length) and the
     warnings: pins released, and subnets too small for their servers. ``pinned``: this spec's pinned allocations (a
     released pin is dropped from it); ``held``: every allocation of the previous plan kept (a removed server's
-    addresses stay taken until released).
+    addresses stay taken until released); ``elsewhere``: addresses used outside the fabric, which no new address
+    takes (a pinned one keeps its place).
 
     A subnet full before every server interface in it has an address is not an error (plans made before servers were
     numbered stay valid): the interfaces left over get none, and one ``host-subnet-full`` warning per subnet names
@@ -189,7 +191,7 @@ def allocate_host_addresses(
             del pinned[request.key]
             released.append(released_pin(request.key, f'{request.server} {request.interface}: {reason}'))
     current = {r.key for r, _ in requests}
-    used = set(taken)
+    used = set(taken) | {int(netaddr.IPNetwork(value).ip) for value in elsewhere}
     used.update(int(netaddr.IPNetwork(v).ip) for k, v in held.items() if k.startswith('host:') and k not in current)
     used.update(int(netaddr.IPNetwork(pinned[r.key]).ip) for r, _ in requests if r.key in pinned)
     values = {r.key: pinned[r.key] for r, _ in requests if r.key in pinned}

@@ -100,7 +100,9 @@ class _State:
         return value
 
 
-def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = None, release: bool = False) -> Plan:
+def plan_fabric(
+    spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = None, release: bool = False, taken: Iterable[str] = ()
+) -> Plan:
     """Number a fabric.
 
     Args:
@@ -109,6 +111,8 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
             even when maximums or pools changed, and new items take free space around it.
         release: free what the previous plan allocated to nodes no longer in the spec. Without it such
             allocations stay reserved (listed in ``Plan.reserved``) so a removed node's addresses are not reused.
+        taken: addresses (``a.b.c.d`` or with a prefix length) used outside the fabric, e.g. another fabric's servers
+            in a traffic class both share: no new server address takes one (a pinned one stays).
 
     Returns:
         The :class:`Plan`; the same spec and previous plan always give an identical plan.
@@ -152,7 +156,9 @@ def plan_fabric(spec: FabricSpec, previous: Plan | Mapping[str, Any] | None = No
     server_links, attachments = _servers(spec, leaf_by_id, state, ports, held, (pins, homes))
     links.extend(server_links)
     vlans, vrfs = _overlay(spec, nodes, subnets, svis)
-    attachments, host_values, host_released = allocate_host_addresses(spec, attachments, vlans, state.pinned, held)
+    attachments, host_values, host_released = allocate_host_addresses(
+        spec, attachments, vlans, state.pinned, held, taken
+    )
     state.values.update(host_values)
     state.released.extend(host_released)
     capacity = tuple(_capacity(leaves, links))

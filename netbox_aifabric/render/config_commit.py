@@ -84,11 +84,12 @@ def author_of(username: str) -> str:
 
 
 def commit_message(fabric, changes, username, request_id, failed) -> str:
-    """The subject (``<fabric>: <n> switch configs changed``), then who, which change request and plan, the changed
-    files (as ``git diff --name-status``) and the devices that did not render."""
+    """The subject (``<fabric>: <n> device configs changed``: the switches' and the servers' host configs), then
+    who, which change request and plan, the changed files (as ``git diff --name-status``) and the devices that did
+    not render."""
     count = len(changes)
     lines = [
-        f'{fabric.name}: {count} switch config{"" if count == 1 else "s"} changed',
+        f'{fabric.name}: {count} device config{"" if count == 1 else "s"} changed',
         '',
         f'User: {username}',
         f'Change request: {request_id or "none"}',

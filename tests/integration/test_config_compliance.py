@@ -34,6 +34,7 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.script import FabricComplianceReport
 from netbox_aifabric.constants import CONFIG_BACKUP_MAX_BYTES
+from netbox_aifabric.facts.nos import HOST
 from netbox_aifabric.models import ComplianceRun, ConfigBackup, Fabric
 from netbox_aifabric.render.config_commit import commit_fabric_configs
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
@@ -46,8 +47,10 @@ DRIFTED = {'attr': 'rule_results.config-changed.status', 'value': 'fail'}  # an 
 
 
 def rendered_configs(fabric) -> dict[str, str]:
-    """``{switch: its rendered config}`` as ``render-config`` renders it."""
-    return {c.device.name: c.content for c in ConfigRenderer().render_all(fabric_devices(fabric)) if c.rendered}
+    """``{switch: its rendered config}`` as ``render-config`` renders it (not the servers' host configs: running configs
+    are collected from the switches)."""
+    configs = ConfigRenderer().render_all(fabric_devices(fabric))
+    return {c.device.name: c.content for c in configs if c.rendered and c.config_template.name != HOST.template_name}
 
 
 def edited_mtu(config: str) -> tuple[str, str, str]:

@@ -32,6 +32,15 @@ from netbox_aifabric.render.jobs import CommitConfigsJob, queue_commit
 pytestmark = pytest.mark.netbox
 
 SWITCHES = ['ai-lab-fabric-leaf1', 'ai-lab-fabric-leaf2', 'ai-lab-fabric-spine1', 'ai-lab-fabric-spine2']
+SERVERS = [
+    'ai-lab-fabric-gpu1',
+    'ai-lab-fabric-gpu2',
+    'ai-lab-fabric-gpu3',
+    'ai-lab-fabric-gpu4',
+    'ai-lab-fabric-storage1',
+]
+# what the fabric renders: the switches' configs (SONiC) and the servers' host configs (the AI fabric host platform)
+FILES = sorted([f'{name}.json' for name in SWITCHES] + [f'{name}.sh' for name in SERVERS])
 BRANCH = b'refs/heads/main'
 
 
@@ -109,13 +118,13 @@ class AfterApplyTestCase(ConfigGitTestCase):
         self.assertEqual(self.run_job(job).status, 'completed', job.error)
         (first,) = history(self.repository)
         self.assertEqual(job.data['commit'], first.id.decode())
-        # one file per switch, exactly what the switches render (the servers have no config template)
+        # one file per device, exactly what the switches and the servers render
         files = head_files(self.repository)
-        self.assertEqual(sorted(files), [f'{name}.json' for name in SWITCHES])
+        self.assertEqual(sorted(files), FILES)
         self.assertEqual(files, rendered(self.fabric))
         self.assertEqual(first.author, f'NetBox {self.user.username} <{self.user.username}@netbox>'.encode())
         message = first.message.decode()
-        self.assertEqual(message.splitlines()[0], f'{self.fabric.name}: 4 switch configs changed')
+        self.assertEqual(message.splitlines()[0], f'{self.fabric.name}: {len(FILES)} device configs changed')
         self.assertIn(f'\nUser: {self.user.username}\n', message)
         self.assertIn(f'\nChange request: {self.fabric.last_apply_request_id}\n', message)
         self.assertIn(f'\nPlan hash: {self.fabric.last_plan_hash}\n', message)
@@ -140,7 +149,7 @@ class AfterApplyTestCase(ConfigGitTestCase):
         self.assertEqual(changed_paths(self.repository, second), changed)
         self.assertEqual(head_files(self.repository), after)
         self.assertIn(f'\nChange request: {self.fabric.last_apply_request_id}\n', second.message.decode())
-        self.assertTrue(second.message.decode().startswith(f'{self.fabric.name}: {len(changed)} switch config'))
+        self.assertTrue(second.message.decode().startswith(f'{self.fabric.name}: {len(changed)} device config'))
 
     def test_a_job_of_an_earlier_apply_leaves_the_commit_to_the_later_ones(self):
         (job,) = self.apply()
@@ -169,7 +178,9 @@ class AfterApplyTestCase(ConfigGitTestCase):
         with self.captureOnCommitCallbacks(execute=True):
             out = StringIO()
             call_command('aifabric_load_demo', nos='sonic', apply=True, stdout=out)
-        self.assertIn('demo fabric: 4 of 4 switches rendered', out.getvalue())
+        self.assertIn(
+            f'demo fabric: 4 of 4 switches rendered (AI fabric SONiC); {len(SERVERS)} servers', out.getvalue()
+        )
         (job,) = Job.objects.filter(name=CommitConfigsJob.name)
         self.assertEqual(self.run_job(job).status, 'completed', job.error)
         (commit,) = history(self.repository)
@@ -198,7 +209,9 @@ class OnDemandTestCase(ConfigGitTestCase):
         out, _err = self.command(self.fabric.slug)
         (commit,) = history(self.repository)
         self.assertEqual(out.splitlines()[0], commit.id.decode())
-        self.assertIn(f'{self.fabric}: committed to {self.repository} (main): 4 of 4 file(s) changed', out)
+        self.assertIn(
+            f'{self.fabric}: committed to {self.repository} (main): {len(FILES)} of {len(FILES)} file(s) changed', out
+        )
         self.assertIn('\nUser: system\n', commit.message.decode())
         self.assertIn(f'\nPlan hash: {self.fabric.last_plan_hash}\n', commit.message.decode())
         out, _err = self.command(self.fabric.name)  # by name too
@@ -214,7 +227,7 @@ class OnDemandTestCase(ConfigGitTestCase):
         latest, _first = history(self.repository)
         self.assertEqual(changed_paths(self.repository, latest), ['ai-lab-fabric/ai-lab-fabric-leaf2.json'])
         message = latest.message.decode()
-        self.assertIn('1 switch config changed', message)
+        self.assertIn('1 device config changed', message)
         self.assertIn('\nD ai-lab-fabric/ai-lab-fabric-leaf2.json\n', message)
         self.assertIn('\nNot rendered (no file):\nai-lab-fabric-leaf2: ', message)
 
@@ -245,7 +258,7 @@ class OnDemandTestCase(ConfigGitTestCase):
         self.assertEqual(self.run_job(job).status, 'completed', job.error)
         (commit,) = history(self.repository)
         self.assertEqual(job.data['commit'], commit.id.decode())
-        self.assertEqual(job.data['files'], [f'{name}.json' for name in SWITCHES])
+        self.assertEqual(job.data['files'], FILES)
         self.assertEqual(job.data['failed'], {})
         self.assertIn(f'\nUser: {self.user.username}\n', commit.message.decode())
         self.assertIn(f'\nChange request: {self.fabric.last_apply_request_id}\n', commit.message.decode())

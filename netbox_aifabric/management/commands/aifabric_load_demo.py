@@ -5,7 +5,7 @@ from netbox_aifabric.apply.diff import summarize
 from netbox_aifabric.apply.lifecycle import after_apply
 from netbox_aifabric.apply.seed import demo_hardware, load_config_templates, load_demo, load_device_types
 from netbox_aifabric.apply.writes import apply_fabric
-from netbox_aifabric.facts.nos import NOS_REGISTRY
+from netbox_aifabric.facts.nos import HOST_TEMPLATES, NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 
@@ -53,11 +53,15 @@ class Command(BaseCommand):
             created = sum(actions.get('create', 0) for actions in summarize(changes).values())
             self.stdout.write(f'demo fabric: applied, {created} objects created')
         configs = ConfigRenderer().render_all(fabric_devices(fabric))
-        switches = [c for c in configs if c.config_template is not None]
-        failed = [c for c in switches if not c.rendered]
+        hosts = {entry.template_name for entry in HOST_TEMPLATES}
+        templated = [c for c in configs if c.config_template is not None]
+        switches = [c for c in templated if c.config_template.name not in hosts]
+        servers = [c for c in templated if c.config_template.name in hosts]
+        failed = [c for c in templated if not c.rendered]
         self.stdout.write(
-            f'demo fabric: {len(switches) - len(failed)} of {fabric.spine_count + fabric.leaf_count} switches '
-            f'rendered ({", ".join(sorted({str(c.config_template) for c in switches})) or "no config template"})'
+            f'demo fabric: {sum(c.rendered for c in switches)} of {fabric.spine_count + fabric.leaf_count} switches '
+            f'rendered ({", ".join(sorted({str(c.config_template) for c in switches})) or "no config template"}); '
+            f'{sum(c.rendered for c in servers)} servers rendered (host config)'
         )
         if failed:
-            raise CommandError(f'{len(failed)} switch(es) failed to render: {", ".join(str(c.device) for c in failed)}')
+            raise CommandError(f'{len(failed)} device(s) failed to render: {", ".join(str(c.device) for c in failed)}')

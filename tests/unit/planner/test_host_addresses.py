@@ -146,3 +146,19 @@ def test_every_servers_addresses_lie_in_its_racks_subnet_and_stay_under_growth(p
     check_host_addresses(after)
     hosts = {k: v for k, v in before.allocations if k.startswith('host:')}
     assert {k: dict(after.allocations)[k] for k in hosts} == hosts
+
+
+def test_addresses_used_elsewhere_are_skipped_and_a_pinned_one_stays():
+    """Another fabric's servers in a class both share (``taken``): a new server address skips them; a pinned one
+    keeps its place (the apply names the conflict, as for every object)."""
+    spec = guide_spec('evpn-vxlan')
+    plan = plan_of(spec)
+    first = next(a for a in plan.attachments).addresses[0]
+    again = plan_fabric(load_spec(spec), taken=[first.address.split('/')[0]])
+    moved = dict(again.allocations)
+    key = next(k for k, v in plan.allocations if v == first.address and k.startswith('host:'))
+    assert moved[key] != first.address
+    assert first.address not in {v for k, v in again.allocations if k.startswith('host:')}
+    check_host_addresses(again)
+    pinned = plan_fabric(load_spec(spec), plan, taken=[first.address])
+    assert dict(pinned.allocations)[key] == first.address
