@@ -7,11 +7,12 @@ from dcim.models import Device, DeviceRole, DeviceType, Platform, Rack, Site
 from ipam.models import VLAN, VRF, ASNRange, Prefix
 from netbox.forms import NetBoxModelForm, PrimaryModelForm
 from tenancy.models import Tenant
+from utilities.forms import add_blank_choice
 from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultipleChoiceField, JSONField, SlugField
 from utilities.forms.rendering import FieldSet
 from utilities.forms.widgets import HTMXSelect
 
-from netbox_aifabric.choices import FabricNodeRoleChoices, SnmpVersionChoices
+from netbox_aifabric.choices import FabricNodeRoleChoices, RdmaNicFamilyChoices, SnmpVersionChoices
 from netbox_aifabric.constants import DEFAULT_BACKUP_PATTERN
 from netbox_aifabric.facts.catalog import qos_presets
 from netbox_aifabric.facts.telemetry import DEFAULT_SFLOW_SAMPLING_RATE, DEFAULT_SNMP_USER
@@ -331,6 +332,14 @@ class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
     )
     leaf_asn_range = DynamicModelChoiceField(queryset=ASNRange.objects.all(), required=False, label=_('Leaf ASN range'))
     # defaulted fields, optional in the form (empty: the default), as the telemetry form's SNMP user and sFlow rate
+    rdma_nic_family = forms.ChoiceField(
+        required=False,
+        choices=add_blank_choice(RdmaNicFamilyChoices),
+        label=_('RDMA NIC family'),
+        help_text=_(
+            "The servers' RDMA NICs: whose tools the host config sets their RoCE settings with (empty: NVIDIA)"
+        ),
+    )
     config_repository_branch = forms.CharField(
         required=False,
         max_length=100,
@@ -407,6 +416,9 @@ class FabricForm(FabricDevicesForm, FabricTelemetryForm, PrimaryModelForm):
         FABRIC_TELEMETRY_FIELDSET,
         FieldSet(*CONFIG_MANAGEMENT_FIELDS, name=_('Configuration management'), html_id='config-management'),
     )
+
+    def clean_rdma_nic_family(self):
+        return self.cleaned_data['rdma_nic_family'] or RdmaNicFamilyChoices.NVIDIA_MLX5
 
     def clean_config_repository_branch(self):
         return self.cleaned_data['config_repository_branch'] or 'main'

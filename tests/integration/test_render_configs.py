@@ -75,25 +75,25 @@ class FabricRenderConfigAPITestCase(APITestCase):
             with self.subTest(nos=entry.platform_slug):
                 set_platform(entry.platform_slug)
                 data = self.post().data
-                self.assertEqual((data['count'], data['errors']), (4, 0))
-                results = {r['device']['name']: r for r in data['results']}
+                # the switches and the servers (their host config)
+                self.assertEqual((data['count'], data['errors']), (len(SWITCHES) + self.servers, 0))
+                results = {r['device']['name']: r for r in data['results'] if r['device']['name'] in SWITCHES}
                 self.assertEqual(sorted(results), SWITCHES)
                 for name in SWITCHES:
                     self.assertEqual(results[name]['config_template']['name'], entry.template_name)
                     self.assertIsNone(results[name]['error'])
                     self.assertEqual(results[name]['content'], self.device_render(name))
-                # the servers have no platform, hence no template
-                self.assertEqual(len(data['skipped']), self.servers)
-                self.assertNotIn('ai-lab-fabric-leaf1', [d['name'] for d in data['skipped']])
+                # the servers render their host config (the apply gave them the AI fabric host platform)
+                self.assertEqual(data['skipped'], [])
 
     def test_one_compile_per_template(self):
         set_platform('arista-eos', ['ai-lab-fabric-spine1', 'ai-lab-fabric-spine2'])
         set_platform('frr', ['ai-lab-fabric-leaf1', 'ai-lab-fabric-leaf2'])
         renderer = ConfigRenderer()
         configs = renderer.render_all(fabric_devices(self.fabric))
-        self.assertEqual(renderer.templates, 2)
-        self.assertLessEqual(renderer.compiled, 2)  # (the process cache may hold them from an earlier test)
-        by_name = {c.device.name: c for c in configs if c.rendered}
+        self.assertEqual(renderer.templates, 3)  # EOS, FRR and the servers' host template
+        self.assertLessEqual(renderer.compiled, 3)  # (the process cache may hold them from an earlier test)
+        by_name = {c.device.name: c for c in configs if c.rendered and c.device.name in SWITCHES}
         self.assertEqual(sorted(by_name), SWITCHES)
         self.assertIn('\nhostname ai-lab-fabric-spine1\n', by_name['ai-lab-fabric-spine1'].content)
         self.assertIn('router bgp 65101', by_name['ai-lab-fabric-leaf1'].content)
@@ -216,6 +216,7 @@ class FabricConfigsViewTestCase(TestCase):
     def setUpTestData(cls):
         cls.fabric = demo_fabric()
         set_platform('arista-eos')
+        cls.servers = Device.objects.filter(name__startswith='ai-lab-fabric-').exclude(name__in=SWITCHES).count()
 
     def url(self, query=''):
         return reverse('plugins:netbox_aifabric:fabric_configs', kwargs={'pk': self.fabric.pk}) + query
@@ -223,11 +224,11 @@ class FabricConfigsViewTestCase(TestCase):
     def test_tab_lists_the_rendered_devices(self):
         response = self.client.get(self.url())
         self.assertHttpStatus(response, 200)
-        self.assertContains(response, '4 configurations rendered')
-        self.assertContains(response, 'with 1 config template(s) in')
+        # the switches and the servers' host configs
+        self.assertContains(response, f'{4 + self.servers} configurations rendered')
+        self.assertContains(response, 'with 2 config template(s) in')
         for name in SWITCHES:
             self.assertContains(response, name)
-        self.assertContains(response, 'No config template')
         self.assertContains(
             response, reverse('dcim:device_render-config', kwargs={'pk': Device.objects.get(name=SWITCHES[0]).pk})
         )
@@ -239,7 +240,9 @@ class FabricConfigsViewTestCase(TestCase):
         self.assertIn('ai-lab-fabric-configs.tar.gz', response['Content-Disposition'])
         with tarfile.open(fileobj=io.BytesIO(response.content)) as archive:
             names = sorted(archive.getnames())
-            self.assertEqual(names, [f'ai-lab-fabric/{name}.cfg' for name in SWITCHES])
+            switches = [n for n in names if n.endswith('.cfg')]
+            self.assertEqual(switches, [f'ai-lab-fabric/{name}.cfg' for name in SWITCHES])
+            self.assertEqual(len(names) - len(switches), self.servers)  # <server>.sh
             text = archive.extractfile('ai-lab-fabric/ai-lab-fabric-leaf1.cfg').read().decode()
         self.assertIn('router bgp 65101', text)
 
@@ -260,8 +263,11 @@ class RenderConfigsCommandTestCase(TestCase):
             out = io.StringIO()
             call_command('aifabric_render_configs', fabric.slug, '--output', folder, stdout=out)
             files = sorted(p.name for p in Path(folder).iterdir())
-            self.assertEqual(files, [f'{name}.yaml' for name in SWITCHES])
-            self.assertIn('4 configuration(s) written', out.getvalue())
+            self.assertEqual([f for f in files if f.endswith('.yaml')], [f'{name}.yaml' for name in SWITCHES])
+            servers = [f for f in files if f.endswith('.sh')]
+            hosts = Device.objects.filter(name__startswith='ai-lab-fabric-').exclude(name__in=SWITCHES)
+            self.assertEqual(servers, sorted(f'{d.name}.sh' for d in hosts))
+            self.assertIn(f'{4 + len(servers)} configuration(s) written', out.getvalue())
             self.assertIn('hostname: ai-lab-fabric-spine1', (Path(folder) / 'ai-lab-fabric-spine1.yaml').read_text())
         with self.assertRaisesMessage(CommandError, "No fabric with the slug or name 'nope'"):
             call_command('aifabric_render_configs', 'nope', stdout=io.StringIO())

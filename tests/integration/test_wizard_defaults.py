@@ -14,6 +14,7 @@ from ipam.models import ASNRange, Prefix
 from netbox_aifabric.apply.seed import load_device_types
 from netbox_aifabric.apply.shape import fitting_shape
 from netbox_aifabric.facts.catalog import MANAGEMENT_DEVICE_TYPE, traffic_class_seed
+from netbox_aifabric.facts.nos import HOST
 from netbox_aifabric.models import Fabric, QoSProfile
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
 from netbox_aifabric.views.wizard import SUBMISSION_TOKEN
@@ -92,7 +93,9 @@ class WizardDefaultsTestCase(WizardBase):
         self.assertEqual(fabric.platform.slug, 'sonic')
 
         configs = ConfigRenderer().render_all(fabric_devices(fabric))
-        switches = [c for c in configs if c.config_template is not None]
+        switches = [
+            c for c in configs if c.config_template is not None and c.config_template.name != HOST.template_name
+        ]
         self.assertEqual(len(switches), fabric.spine_count + fabric.leaf_count)
         self.assertTrue(all(c.rendered for c in switches), [c.error for c in switches])
         for config in switches:

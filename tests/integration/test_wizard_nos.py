@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from dcim.models import Device
 from utilities.testing import APITestCase
 
-from netbox_aifabric.facts.nos import NOS_REGISTRY
+from netbox_aifabric.facts.nos import HOST, NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 from tests.integration.test_wizard import WizardBase, url
 
@@ -30,7 +30,9 @@ class WizardNOSTestCase(WizardBase, APITestCase):
         fabric = Fabric.objects.get(slug='wizard-cluster')
         self.assertRedirects(response, fabric.get_absolute_url(), fetch_redirect_response=False)
         self.assertEqual((fabric.platform.slug, fabric.spine_platform.slug), (leaf_nos, spine_nos))
-        switches = Device.objects.filter(name__startswith='wizard-cluster-', platform__isnull=False)
+        switches = Device.objects.filter(name__startswith='wizard-cluster-', platform__isnull=False).exclude(
+            platform__slug=HOST.platform_slug
+        )
         self.assertEqual(switches.count(), fabric.spine_count + fabric.leaf_count)
         api = APIClient()  # token authentication only, as NetBox's API wants it for a POST
         for device in switches:
@@ -74,7 +76,9 @@ class DemoRendersTestCase(APITestCase):
         self.assertIn('demo fabric: switch platform SONiC', out.getvalue())
         fabric = Fabric.objects.get(slug='ai-lab-fabric')
         apply_fabric(fabric)
-        switches = Device.objects.filter(name__startswith='ai-lab-fabric-', platform__isnull=False)
+        switches = Device.objects.filter(name__startswith='ai-lab-fabric-', platform__isnull=False).exclude(
+            platform__slug=HOST.platform_slug
+        )
         self.assertEqual(switches.count(), fabric.spine_count + fabric.leaf_count)
         self.add_permissions('dcim.view_device', 'dcim.render_config_device', 'extras.view_configtemplate')
         for device in switches:
@@ -109,7 +113,10 @@ class DemoAppliedTestCase(APITestCase):
         self.assertIsNotNone(fabric.last_applied)
         switches = fabric.spine_count + fabric.leaf_count
         self.assertIn(f'demo fabric: {switches} of {switches} switches rendered (AI fabric SONiC)', out)
-        configs = [c for c in ConfigRenderer().render_all(fabric_devices(fabric)) if c.config_template is not None]
+        rendered = ConfigRenderer().render_all(fabric_devices(fabric))
+        configs = [
+            c for c in rendered if c.config_template is not None and c.config_template.name != HOST.template_name
+        ]
         self.assertEqual(len(configs), switches)
         self.assertTrue(all(c.rendered and c.device.name in c.content for c in configs))
         applied = fabric.last_applied
