@@ -155,11 +155,11 @@ def test_a_rest_apply_in_a_branch_writes_the_branch_only(world, branches):
     with activate_branch(branch):
         in_branch = counts()
         assert Fabric.objects.get(pk=fabric.pk).status == 'applied'
-        assert OwnedObject.objects.filter(fabric=fabric).count() == 149  # the demo fabric's owned objects
+        assert OwnedObject.objects.filter(fabric=fabric).count() == 174  # the demo fabric's owned objects
     assert in_branch['Device'] == main_before['Device'] + 9  # 2 spines, 2 leaves, 4 GPU servers, 1 storage node
     # Branching recorded every change (a merge replays these): one diff per object written, ownership included
     kinds = Counter(diff.object_type.model for diff in ChangeDiff.objects.filter(branch=branch))
-    assert kinds['ownedobject'] == 149
+    assert kinds['ownedobject'] == 174
     assert kinds['device'] == 9
 
 
@@ -171,7 +171,7 @@ def test_a_merged_branch_equals_a_direct_apply_and_its_revert_undoes_it(world, b
     branch.merge(user)
     merged = state(initial, fabric)
     recorded = change_rows(Names(initial), ObjectChange.objects.using(branch.connection_name).all())
-    assert sum(key.startswith('netbox_aifabric.ownedobject') for key in merged[0].objects) == 149
+    assert sum(key.startswith('netbox_aifabric.ownedobject') for key in merged[0].objects) == 174
 
     branch.refresh_from_db()
     branch.revert(user)
@@ -200,8 +200,8 @@ def test_a_merged_branch_equals_a_direct_apply_and_its_revert_undoes_it(world, b
     assert describe(direct, (changed, merged[1])).startswith('fabric: status')
     assert differing_changes(direct[0].changes, recorded - Counter({next(iter(recorded)): 1})).startswith('only direct')
     # not vacuous: every object, its change records, paths and search rows were compared
-    assert sum(recorded.values()) > 2 * 149
-    assert len(direct[0].paths) > 0 and sum(direct[1].values()) > 149
+    assert sum(recorded.values()) > 2 * 174
+    assert len(direct[0].paths) > 0 and sum(direct[1].values()) > 174
 
 
 def test_a_background_apply_queued_in_a_branch_runs_there(world, branches):
@@ -218,7 +218,7 @@ def test_a_background_apply_queued_in_a_branch_runs_there(world, branches):
     assert job.status == JobStatusChoices.STATUS_COMPLETED, job.error
     assert counts() == main_before
     with activate_branch(branch):
-        assert OwnedObject.objects.filter(fabric=fabric).count() == 149
+        assert OwnedObject.objects.filter(fabric=fabric).count() == 174
         assert Fabric.objects.get(pk=fabric.pk).status == 'applied'
 
 
