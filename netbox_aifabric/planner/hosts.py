@@ -21,6 +21,7 @@ from functools import cached_property
 
 import netaddr
 
+from netbox_aifabric.planner.oob import OOB_ADDRESS_KEYS
 from netbox_aifabric.planner.previous import released_pin
 from netbox_aifabric.planner.result import Attachment, HostAddress, PlanWarning, VlanPlan
 from netbox_aifabric.planner.spec import NON_DATA_PURPOSES, FabricSpec
@@ -30,7 +31,6 @@ __all__ = ('BOND', 'HOST_SUBNET_FULL', 'allocate_host_addresses', 'host_keys')
 
 BOND = 'bond0'  # the server's bond (facts.cabling.SERVER_BOND names the same; the facts import the planner)
 HOST_SUBNET_FULL = 'host-subnet-full'  # the warning of a subnet too small for its servers
-OOB_KEYS = ('mgmt:bmc:', 'mgmt:oob:')  # management addresses an earlier plan gave (in the MGMT class's subnet)
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def _subnets(vlans: Sequence[VlanPlan], leaves: set[str]) -> dict[tuple[int, str
 
 def _switch_held(vlans: Sequence[VlanPlan], held: Mapping[str, str]) -> set[netaddr.IPAddress]:
     """Addresses no server may take: every gateway and switch address, and the management addresses held."""
-    taken = {netaddr.IPNetwork(value).ip for key, value in held.items() if key.startswith(OOB_KEYS)}
+    taken = {netaddr.IPNetwork(value).ip for key, value in held.items() if key.startswith(OOB_ADDRESS_KEYS)}
     for vlan in vlans:
         gateways = [vlan.gateway, *(rack.gateway for rack in vlan.racks)]
         taken.update(netaddr.IPNetwork(g).ip for g in gateways if g)

@@ -25,6 +25,7 @@ from netbox_aifabric.planner.result import NodePlan, OobLink, OobPlan, OobSwitch
 from netbox_aifabric.planner.spec import FabricSpec, ManagementSwitch, TrafficClass
 
 __all__ = (
+    'OOB_ADDRESS_KEYS',
     'OOB_OVERLAPS_RACK',
     'SWITCH_ADDRESS_SLOTS',
     'check_management_switch',
@@ -32,6 +33,8 @@ __all__ = (
     'oob_network',
     'plan_oob',
 )
+
+OOB_ADDRESS_KEYS = ('mgmt:bmc:', 'mgmt:oob:')  # the management network's addresses (BMCs, management switches)
 
 SWITCH_ADDRESS_SLOTS = 8  # addresses kept at the subnet's top for management switches, before the BMCs'
 OOB_OVERLAPS_RACK = 'oob-overlaps-rack'  # the warning code of a pinned rack subnet inside the management network

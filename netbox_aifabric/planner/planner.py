@@ -15,7 +15,7 @@ import netaddr
 
 from netbox_aifabric.planner.errors import SpecError
 from netbox_aifabric.planner.hosts import allocate_host_addresses, host_keys
-from netbox_aifabric.planner.oob import oob_keys, plan_oob
+from netbox_aifabric.planner.oob import OOB_ADDRESS_KEYS, oob_keys, plan_oob
 from netbox_aifabric.planner.pools import AsnPool, ManagementPool, Pool
 from netbox_aifabric.planner.ports import PortInventory, check_nic_speed, lane_parent, link_speed, port_names
 from netbox_aifabric.planner.previous import (
@@ -71,7 +71,6 @@ POOL_OF_KIND = {
     'mgmt': 'management',
 }
 ADDRESS_KINDS = ('loopback', 'vtep', 'uplink', 'mlag', 'subnet')
-OOB_ADDRESS_KEYS = ('mgmt:bmc:', 'mgmt:oob:')  # the management network's addresses in the MGMT class (oob.py)
 LAG_NUMBERS = (1, 999)  # server bonds; Port-Channel1000 is the MLAG peer link
 ESI_SYSTEM_MAC = '02:ae:00:00:{high:02x}:{low:02x}'  # locally administered, one per EVPN multihoming pair
 ESI_LOCAL_IDS = (1, 16_777_215)  # the 3-byte local discriminator (FRR's es-id range)
