@@ -6,8 +6,9 @@ Mapped: hostname, routing model, loopbacks, VLANs, VRFs, anycast gateways (``ip 
 an EVPN leaf, else a plain address), routed and switched Ethernet ports, server bonds and the MLAG peer link
 (port-channels with trunk groups), MLAG (peer SVI ``Vlan4094``), EVPN multihoming (each bond's
 ``evpn_ethernet_segment`` and ``lacp_id``), VXLAN (VLAN and VRF VNIs), BGP (underlay, MLAG and EVPN peer groups, EVPN
-VLANs and VRFs with RD/RT), OSPF underlay (the rack subnets redistributed from the connected gateways through a prefix
-list of exactly ``ospf.networks``), QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the
+VLANs and VRFs with RD/RT; the unnumbered underlay as eos_designs' ``underlay_rfc5549`` writes it: docs/avd.md),
+OSPF underlay (the rack subnets redistributed from the connected gateways through a prefix list of exactly
+``ospf.networks``), QoS (DSCP → traffic-class map, trust, PFC no-drop priorities per port, the
 PFC watchdog's timeout, polling interval, recovery time and drop action; every DSCP the profile leaves out to the
 default traffic class; ``qos trust disabled`` on the untrusted
 ports, the context's ``none``), MLAG reload delays (``mlag.reload_delay``) and AVD's ``RM-MLAG-PEER-IN`` on the
@@ -71,6 +72,11 @@ def _ethernet(port: Mapping[str, Any], qos: Mapping[str, Any] | None) -> dict[st
     elif port['address']:
         entry['switchport'] = {'enabled': False}
         entry['ip_address'] = port['address']
+    elif port.get('unnumbered'):
+        # RFC 5549: a routed port without IPv4, its BGP session on the IPv6 link-local address (eos_designs'
+        # underlay_rfc5549 sets the uplink's ipv6_enable and no ip_address)
+        entry['switchport'] = {'enabled': False}
+        entry['ipv6_enable'] = True
     elif switchport := _switchport(port):
         entry['switchport'] = switchport
     if qos is not None and port['trust']:
@@ -119,6 +125,8 @@ def avd_structured_config(context: Mapping[str, Any]) -> dict[str, Any]:
         ],
         'ethernet_interfaces': [_ethernet(port, context['qos']) for port in context['interfaces']],
     }
+    if any(n['address'] is None for n in (context['bgp'] or {}).get('neighbors') or ()):
+        _rfc5549_routing(config)  # by the sessions, not bgp.unnumbered: a fabric without uplinks routes as before
     _port_channels(context, config)
     _vlans(context, config)
     _vrfs_and_vtep(context, config)
@@ -130,6 +138,15 @@ def avd_structured_config(context: Mapping[str, Any]) -> dict[str, Any]:
     _qos(context['qos'], config)
     config['config_end'] = True  # the final `end` line
     return config
+
+
+def _rfc5549_routing(config: dict[str, Any]) -> None:
+    """IPv4 routed over interfaces without IPv4 addresses (IPv6 link-local next hops): eos_designs' ``ip_routing``
+    contributor with ``underlay_rfc5549`` sets ``ip_routing_ipv6_interfaces`` in place of ``ip_routing``, and
+    ``ipv6_unicast_routing``."""
+    del config['ip_routing']
+    config['ip_routing_ipv6_interfaces'] = True
+    config['ipv6_unicast_routing'] = True
 
 
 def _port_channels(context: Mapping[str, Any], config: dict[str, Any]) -> None:
@@ -389,12 +406,14 @@ def _ospf(ospf: Mapping[str, Any], config: dict[str, Any], bfd: Mapping[str, Any
         )
 
 
-def _bgp(context: Mapping[str, Any]) -> dict[str, Any]:
-    """``router_bgp``: the underlay and MLAG-peer groups and sessions, the default VRF's networks, the EVPN overlay."""
-    bgp = context['bgp']
+def _underlay_sessions(
+    bgp: Mapping[str, Any], groups: list[dict[str, Any]], families: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The underlay and MLAG-peer sessions: ``neighbors`` by address, and ``neighbor_interfaces`` for the unnumbered
+    uplinks (RFC 5549: eos_designs' ``router_bgp.neighbor_interfaces`` with ``underlay_rfc5549``, each in the
+    underlay peer group with its remote AS). Adds the MLAG-peer group to ``groups`` and ``families`` when used."""
     neighbors: list[dict[str, Any]] = []
-    groups: list[dict[str, Any]] = [{'name': UNDERLAY, 'send_community': 'all', 'maximum_routes': 12000}]
-    families: list[dict[str, Any]] = [{'name': UNDERLAY, 'activate': True}]
+    interfaces: list[dict[str, Any]] = []
     for n in bgp['neighbors']:
         if n['kind'] == 'mlag-peer':
             if not any(g['name'] == MLAG_PEER for g in groups):
@@ -409,15 +428,22 @@ def _bgp(context: Mapping[str, Any]) -> dict[str, Any]:
                 )
                 families.append({'name': MLAG_PEER, 'activate': True})
             neighbors.append({'ip_address': n['address'], 'peer_group': MLAG_PEER, 'description': n['peer']})
+            continue
+        session = {'peer_group': UNDERLAY, 'remote_as': str(n['remote_asn'])}
+        description = {'description': f'{n["peer"]} {n["interface"]}'}
+        if n['address'] is None:  # unnumbered: the session is the interface's
+            interfaces.append({'name': n['interface'], **session, **description})
         else:
-            neighbors.append(
-                {
-                    'ip_address': n['address'],
-                    'peer_group': UNDERLAY,
-                    'remote_as': str(n['remote_asn']),
-                    'description': f'{n["peer"]} {n["interface"]}',
-                }
-            )
+            neighbors.append({'ip_address': n['address'], **session, **description})
+    return neighbors, interfaces
+
+
+def _bgp(context: Mapping[str, Any]) -> dict[str, Any]:
+    """``router_bgp``: the underlay and MLAG-peer groups and sessions, the default VRF's networks, the EVPN overlay."""
+    bgp = context['bgp']
+    groups: list[dict[str, Any]] = [{'name': UNDERLAY, 'send_community': 'all', 'maximum_routes': 12000}]
+    families: list[dict[str, Any]] = [{'name': UNDERLAY, 'activate': True}]
+    neighbors, interfaces = _underlay_sessions(bgp, groups, families)
     if context.get('bfd'):
         for group in groups:
             group['bfd'] = True  # the underlay and MLAG-peer groups; the overlay group is added below, without
@@ -428,6 +454,7 @@ def _bgp(context: Mapping[str, Any]) -> dict[str, Any]:
         'bgp': {'default': {'ipv4_unicast': False}},
         'peer_groups': groups,
         'neighbors': neighbors,
+        **({'neighbor_interfaces': interfaces} if interfaces else {}),
         'address_family_ipv4': {
             'peer_groups': families,
             # the loopbacks and the advertised subnets of the default VRF, as the FRR and EOS templates announce them
@@ -439,6 +466,10 @@ def _bgp(context: Mapping[str, Any]) -> dict[str, Any]:
             ],
         },
     }
+    if interfaces:
+        # IPv4 routes with IPv6 next hops on the underlay group (eos_designs' set_once_peer_group_ipv4_underlay_peers
+        # with underlay_rfc5549): `neighbor IPv4-UNDERLAY-PEERS next-hop address-family ipv6 originate`
+        families[0]['next_hop'] = {'address_family_ipv6': {'enabled': True, 'originate': True}}
     if bgp['evpn_peers']:
         _evpn_overlay(context, config, groups, families, neighbors)
     return config
