@@ -12,7 +12,6 @@ from dcim.models import Interface
 from ipam.models import IPAddress
 
 from netbox_aifabric.intake.spec import fabric_spec
-from netbox_aifabric.models import OwnedObject
 from netbox_aifabric.planner import Plan, plan_fabric
 
 __all__ = ('AdoptionConflict', 'plan_of', 'stored_plan')
@@ -79,6 +78,6 @@ def addresses_elsewhere(fabric) -> list[str]:
             match |= Q(address__net_host_contained=str(tc.prefix.prefix), vrf_id=tc.prefix.vrf_id)
     if not match:
         return []
-    owned = OwnedObject.objects.filter(fabric=fabric, object_type=ContentType.objects.get_for_model(IPAddress))
+    owned = fabric.owned_objects.filter(object_type=ContentType.objects.get_for_model(IPAddress))
     addresses = IPAddress.objects.filter(match).exclude(pk__in=owned.values('object_id'))
     return [str(a) for a in addresses.values_list('address', flat=True)]
