@@ -185,9 +185,14 @@ class FabricNodeRoleChoices(ChoiceSet):
 
 class UnderlayChoices(ChoiceSet):
     EBGP = 'ebgp'
+    EBGP_UNNUMBERED = 'ebgp-unnumbered'
     OSPF = 'ospf'
 
-    CHOICES = [(EBGP, _('eBGP (private ASNs)')), (OSPF, _('OSPF'))]
+    CHOICES = [
+        (EBGP, _('eBGP (private ASNs)')),
+        (EBGP_UNNUMBERED, _('eBGP unnumbered (RFC 5549, IPv6 link-local)')),
+        (OSPF, _('OSPF')),
+    ]
 
 
 class FabricStatusChoices(ChoiceSet):

@@ -160,6 +160,20 @@ def ospf_spec(raw: dict) -> dict:
     return raw
 
 
+def unnumbered_spec(raw: dict) -> dict:
+    """A copy of the spec dict ``raw`` with the unnumbered eBGP underlay (RFC 5549) and no point-to-point pool (the
+    links take no addresses)."""
+    raw = copy.deepcopy(raw)
+    raw['underlay'] = 'ebgp-unnumbered'
+    raw['pools'].pop('p2p', None)
+    return raw
+
+
+def unnumbered_contexts(guide: str) -> dict:
+    """``{device name: context}`` of a guide example with the unnumbered underlay."""
+    return contexts_of(unnumbered_spec(guide_spec(guide)), design_of(guide))
+
+
 def design_of(guide: str) -> str:
     """The fabric design of a guide example (``evpn-mh`` → ``evpn-vxlan``)."""
     return VARIANTS.get(guide, guide)

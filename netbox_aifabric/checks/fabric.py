@@ -114,6 +114,33 @@ def check_p2p(facts: Facts) -> Iterator[Finding]:
                 )
 
 
+def check_unnumbered(facts: Facts) -> Iterator[Finding]:
+    """With an unnumbered (RFC 5549) underlay every uplink carries no IPv4 address and, on both ends, an eBGP
+    session on that interface to the far end's ASN: the neighbour names the port, the peer and the peer's AS."""
+    _need_switches(facts)
+    routers = switches(facts)
+    if not any((c.get('fabric') or {}).get('underlay') == 'ebgp-unnumbered' for c in routers.values()):
+        return  # a numbered underlay: its /31s are fabric-p2p's
+    for name, ctx in routers.items():
+        sessions = {n['interface']: n for n in (ctx.get('bgp') or {}).get('neighbors') or () if not n['address']}
+        for port in ctx['interfaces']:
+            if port['kind'] != 'uplink':
+                continue
+            obj = (interface(name, port['name']),)
+            if port['address']:
+                yield Finding(obj, 'no IPv4 address on an unnumbered uplink', port['address'])
+            peer_asn = (routers.get(port['peer_device']) or {}).get('asn')
+            session = sessions.get(port['name'])
+            if session is None:
+                yield Finding(obj, f'an interface session to {port["peer_device"]} (AS {peer_asn})', 'none')
+            elif (session['peer'], session['remote_asn']) != (port['peer_device'], peer_asn):
+                yield Finding(
+                    obj,
+                    f'an interface session to {port["peer_device"]} (AS {peer_asn})',
+                    f'{session["peer"]} (AS {session["remote_asn"]})',
+                )
+
+
 def _pool(facts: Facts, name: str) -> netaddr.IPNetwork | None:
     for pool in getattr(facts.plan, 'pools', ()):
         if pool.name == name:
@@ -308,6 +335,17 @@ RULES = (
         'shared or one-sided /31 is a BGP session that never comes up.',
         'Re-apply the fabric to restore the planned addresses; never reuse a /31 by hand.',
         check_p2p,
+    ),
+    Rule(
+        'fabric-unnumbered',
+        'fabric',
+        'Unnumbered uplinks: an interface session on both ends',
+        'error',
+        'An unnumbered (RFC 5549) underlay runs each leaf-spine eBGP session on the link itself, over its IPv6 '
+        'link-local addresses, with IPv4 routes over IPv6 next hops; an uplink with no interface session, or one '
+        'to the wrong AS, is a path through a spine that never carries traffic.',
+        "Re-apply the fabric so both ends' contexts name the session, or fix the cabling the plan expects.",
+        check_unnumbered,
     ),
     Rule(
         'fabric-loopbacks',

@@ -85,9 +85,9 @@ class LagFacts:
 @dataclass(frozen=True)
 class NeighborFacts:
     """A BGP session a link carries: the far end's address and ASN, and the local interface (the peer-link LAG for
-    the MLAG peer)."""
+    the MLAG peer). An unnumbered uplink's session has no address: it runs on the interface's IPv6 link-local one."""
 
-    address: str
+    address: str | None
     remote_asn: int | None
     peer: str
     interface: str
@@ -147,11 +147,16 @@ def _ends(link: Link) -> Iterator[tuple[str, str, str | None, str, str, str | No
 
 
 def cabling_facts(
-    plan: Plan, hardware: RoleFacts | None = None, ebgp: bool = True, breakouts: RoleFacts | None = None
+    plan: Plan,
+    hardware: RoleFacts | None = None,
+    ebgp: bool = True,
+    breakouts: RoleFacts | None = None,
+    unnumbered: bool = False,
 ) -> dict[str, DeviceCabling]:
     """``{device: DeviceCabling}`` for every switch and server of the plan. ``hardware``: role → {interface name:
     platform facts} of the switches' device types; ``ebgp``: the underlay runs eBGP on the fabric links (else only
-    the MLAG peer session is link-borne); ``breakouts``: role → {lane port: its breakout}."""
+    the MLAG peer session is link-borne); ``breakouts``: role → {lane port: its breakout}; ``unnumbered``: the eBGP
+    sessions of the uplinks run on the interfaces (RFC 5549), not on addresses."""
     roles = {n.name: n.role for n in plan.nodes}
     asns = {n.name: n.asn for n in plan.nodes}
     modes = server_port_modes(plan)
@@ -176,9 +181,10 @@ def cabling_facts(
                     lag, {'peer': peer, 'address': my_addr, 'link': link.kind == 'mlag-peer', 'members': []}
                 )
                 entry['members'].append(my_if)
-            if switch and peer in roles and my_addr and peer_addr and (ebgp or link.kind == 'mlag-peer'):
-                interface = (lag or my_if) if link.kind == 'mlag-peer' else my_if
-                session = NeighborFacts(str(netaddr.IPNetwork(peer_addr).ip), asns[peer], peer, interface, link.kind)
+            interface = (lag or my_if) if link.kind == 'mlag-peer' else my_if
+            ends = (my_addr, peer_addr)
+            session = _session(link.kind, interface, ends, peer, asns, ebgp, unnumbered) if switch else None
+            if session is not None:
                 neighbors.setdefault(me, []).append(session)
     devices = [n.name for n in plan.nodes] + [a.server for a in plan.attachments]
     return {
@@ -192,6 +198,27 @@ def cabling_facts(
         )
         for device in devices
     }
+
+
+def _session(
+    kind: str,
+    interface: str,
+    addresses: tuple[str | None, str | None],
+    peer: str,
+    asns: Mapping[str, int | None],
+    ebgp: bool,
+    unnumbered: bool,
+) -> NeighborFacts | None:
+    """The BGP session a switch's end of a link carries, if any: on the MLAG peer link (over its LAG) always; on an
+    uplink with an eBGP underlay, by the far end's address or, unnumbered, by the local interface."""
+    my_addr, peer_addr = addresses
+    if peer not in asns:
+        return None
+    if kind == 'uplink' and ebgp and unnumbered:
+        return NeighborFacts(None, asns[peer], peer, interface, kind)
+    if my_addr and peer_addr and (ebgp or kind == 'mlag-peer'):
+        return NeighborFacts(str(netaddr.IPNetwork(peer_addr).ip), asns[peer], peer, interface, kind)
+    return None
 
 
 def _lag_facts(

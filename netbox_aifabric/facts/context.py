@@ -49,10 +49,18 @@ from netbox_aifabric.facts.security import (
     pass_rules,
     security_classes,
 )
-from netbox_aifabric.facts.sonic import buffer_facts, cable_length, control_plane, platform_facts, system_mac
+from netbox_aifabric.facts.sonic import (
+    LINK_LOCAL,
+    buffer_facts,
+    cable_length,
+    control_plane,
+    platform_facts,
+    system_mac,
+)
 from netbox_aifabric.facts.telemetry import TelemetryIntent, telemetry_facts, telemetry_intent
 from netbox_aifabric.facts.vlans import leaf_vlans
 from netbox_aifabric.planner.result import Attachment, NodePlan, Plan
+from netbox_aifabric.planner.spec import BGP_UNDERLAYS, UNNUMBERED_UNDERLAYS
 
 __all__ = (
     'CONTEXT_KEY',
@@ -89,7 +97,8 @@ class _Fabric:
     fabric: FabricSettings
     roles: Mapping[str, str]
     evpn: bool
-    ebgp: bool
+    ebgp: bool  # eBGP on the fabric links, numbered or unnumbered
+    unnumbered: bool  # the uplinks' sessions on their IPv6 link-local addresses (RFC 5549), no IPv4 on the links
     nodes: Mapping[str, NodePlan]
     qos: dict[str, Any] | None  # the QoS facts as the schema's object
     qos_intent: QosIntent | None  # the profile as the intent gives it (its trust)
@@ -111,8 +120,13 @@ class _Fabric:
 def context_cabling(plan: Plan, intent: Intent) -> dict[str, DeviceCabling]:
     """The cabling facts the contexts are built from: the plan's, with the intent's platform facts, breakouts and
     underlay. The apply's interfaces read the same ones (their names, LAGs and descriptions)."""
+    underlay = intent['fabric']['underlay']
     return cabling_facts(
-        plan, intent.get('hardware') or {}, intent['fabric']['underlay'] == 'ebgp', intent.get('breakouts') or {}
+        plan,
+        intent.get('hardware') or {},
+        underlay in BGP_UNDERLAYS,
+        intent.get('breakouts') or {},
+        unnumbered=underlay in UNNUMBERED_UNDERLAYS,
     )
 
 
@@ -146,7 +160,8 @@ def _shared(plan: Plan, intent: Intent) -> _Fabric:
         fabric=fabric,
         roles=intent['roles'],
         evpn=fabric['design'] == 'evpn-vxlan',
-        ebgp=fabric['underlay'] == 'ebgp',
+        ebgp=fabric['underlay'] in BGP_UNDERLAYS,
+        unnumbered=fabric['underlay'] in UNNUMBERED_UNDERLAYS,
         nodes={n.name: n for n in plan.nodes},
         qos=qos.as_context() if qos is not None else None,
         qos_intent=intent['qos'],
@@ -179,7 +194,8 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
     vlans = leaf_vlans(plan, node.name, shared.purpose_of, shared.class_mtu, fabric_mtu) if is_leaf else ()
     acls = class_acls(shared.classes, vlans)
     acl_of = {acl.vlan: acl.name for acl in acls}
-    bgp = bgp_facts(plan, node, cabling, shared.evpn, shared.ebgp, own_loopbacks, vlans, [v.name for v in vrfs])
+    vrf_names = [v.name for v in vrfs]
+    bgp = bgp_facts(plan, node, cabling, shared.evpn, shared.ebgp, own_loopbacks, vlans, vrf_names, shared.unnumbered)
     mlag = mlag_facts(shared.nodes, node, cabling, shared.gateway_mac)
     evpn_mh = evpn_mh_facts(node, cabling.lags)
     ospf = None if shared.ebgp else ospf_facts(node, cabling, own_loopbacks, vlans, [v.name for v in vrfs])
@@ -188,7 +204,8 @@ def _switch_context(plan: Plan, shared: _Fabric, cabling: DeviceCabling, node: N
     ospf_links = [
         (i['name'], i['address']) for i in interfaces if i['address'] and ospf and i['name'] in ospf.interfaces
     ]
-    bfd_peers = [n.address for n in bgp.neighbors] if bgp and shared.bfd else []
+    # an unnumbered session's BFD comes from the link's IPv6 link-local peer: admitted as the link-local range
+    bfd_peers = list(dict.fromkeys(n.address or LINK_LOCAL for n in bgp.neighbors)) if bgp and shared.bfd else []
     telemetry = _telemetry(shared, node)
     return {
         **_identity(shared, node.name, node.role),
@@ -340,6 +357,7 @@ def _ports(shared: _Fabric, switch: bool, ports: Sequence[PortFacts]) -> list[Co
             'speed': port.speed,
             'mtu': shared.fabric['mtu'] if switch else None,
             'address': port.address,
+            'unnumbered': bool(switch and shared.unnumbered and port.kind == 'uplink'),
             'peer_device': port.peer_device,
             'peer_interface': port.peer_interface,
             'lag': port.lag,

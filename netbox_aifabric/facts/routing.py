@@ -102,6 +102,7 @@ class BgpFacts:
     # What the switch originates, numbered as prefix-list entries (advertised_prefixes)
     advertise: tuple[tuple[int, str], ...] = ()
     vrf_advertise: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
+    unnumbered: bool = False  # the uplink sessions run on the interfaces (RFC 5549): their neighbours have no address
 
     def as_context(self) -> dict[str, Any]:
         # the distinct remote ASNs of the underlay sessions in session order (a spine's: its leaves'), numbered
@@ -109,6 +110,7 @@ class BgpFacts:
         return {
             'asn': self.asn,
             'router_id': self.router_id,
+            'unnumbered': self.unnumbered,
             'neighbors': [asdict(n) for n in self.neighbors],
             'evpn_peers': [p.as_context() for p in self.evpn_peers],
             'address_families': list(self.address_families),
@@ -148,10 +150,12 @@ def bgp_facts(
     own: Sequence['Loopback'] = (),
     vlans: Sequence[LeafVlan] = (),
     vrfs: Sequence[str] = (),
+    unnumbered: bool = False,
 ) -> BgpFacts | None:
     """A switch's BGP: its underlay neighbours (eBGP, the MLAG peer), with EVPN the overlay peers (leaves peer with
     the spines, spines with the leaves) and what it originates from its loopbacks (``own``), ``vlans`` and L3VNI
-    ``vrfs`` (``advertised_prefixes``). None without BGP (an OSPF underlay without EVPN)."""
+    ``vrfs`` (``advertised_prefixes``); ``unnumbered``: the eBGP underlay runs on the interfaces (RFC 5549). None
+    without BGP (an OSPF underlay without EVPN)."""
     if not (ebgp or evpn):
         return None
     evpn_peers: tuple[EvpnPeer, ...] = ()
@@ -167,6 +171,7 @@ def bgp_facts(
         address_families=('ipv4-unicast', 'l2vpn-evpn') if evpn else ('ipv4-unicast',),
         advertise=default,
         vrf_advertise=per_vrf,
+        unnumbered=ebgp and unnumbered,
     )
 
 

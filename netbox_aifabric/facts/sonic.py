@@ -214,6 +214,9 @@ def _collector_admissions(telemetry: Mapping[str, Any] | None) -> list[dict[str,
     return tables
 
 
+LINK_LOCAL = 'fe80::/10'  # an unnumbered (RFC 5549) session's peer: the far end's IPv6 link-local address
+
+
 def control_plane(
     management: Mapping[str, Any],
     mlag_peer: str | None,
@@ -222,14 +225,15 @@ def control_plane(
     telemetry: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """SONiC's CTRLPLANE tables in caclmgrd's terms ([caclmgrd]): ``{table, description, services, rules: [{name,
-    priority, source, l4_dst_port}]}``. The first tables admit a service to its sources (the management services from
-    the jump hosts); once there is one, caclmgrd drops everything else, so the fabric's own protocols follow: MCLAG's
-    ICCP (TCP 8888) from the peer, OSPF from the links (``ospf_links``: (interface, address) pairs), BFD (UDP 3784/4784)
-    from the underlay neighbours (``bfd_peers``). OSPF and BFD take the service ANY: caclmgrd reads L4_DST_PORT for
-    EXTERNAL_CLIENT only, which is TCP, so a peer is admitted as a whole. To admit another service (collectors), add
-    its table to ``admissions``: the collectors of ``telemetry`` (the switch's telemetry context) are, SNMP from the
-    managers and gNMI (EXTERNAL_CLIENT on its port) from the streaming collectors, where the jump hosts' table makes
-    caclmgrd drop the rest."""
+    priority, source, l4_dst_port}]}``. The first tables admit a service to its sources (the management services
+    from the jump hosts); once there is one, caclmgrd drops everything else, so the fabric's own protocols follow:
+    MCLAG's ICCP (TCP 8888) from the peer, OSPF from the links (``ospf_links``: (interface, address) pairs), BFD
+    (UDP 3784/4784) from the underlay neighbours (``bfd_peers``: addresses, or ``LINK_LOCAL`` for unnumbered
+    sessions). OSPF and BFD take the service ANY: caclmgrd reads L4_DST_PORT for EXTERNAL_CLIENT only, which is TCP,
+    so a peer is admitted as a whole. To admit another service (collectors), add its table to ``admissions``: the
+    collectors of ``telemetry`` (the switch's telemetry context) are, SNMP from the managers and gNMI
+    (EXTERNAL_CLIENT on its port) from the streaming collectors, where the jump hosts' table makes caclmgrd drop the
+    rest."""
     services = {'ssh': 'SSH', 'snmp': 'SNMP', 'https': 'EXTERNAL_CLIENT'}
     admissions = []
     if management.get('allowed_sources'):
@@ -277,7 +281,7 @@ def control_plane(
                 'table': 'AIFABRIC_BFD',
                 'description': 'BFD (UDP 3784/4784) from the underlay neighbours',
                 'services': ['ANY'],
-                'rules': _rules('NEIGHBOR', [f'{p}/32' for p in bfd_peers]),
+                'rules': _rules('NEIGHBOR', [p if '/' in p else f'{p}/32' for p in bfd_peers]),
             }
         )
     return admissions + fabric

@@ -148,7 +148,10 @@ REQUIRED_FIELDS = {
 }
 REQUIRED_MESSAGES = {
     'pools.loopback': _('Every fabric needs a loopback pool.'),
-    'pools.p2p': _('Leaf–spine links (now or up to the declared maximum) need a point-to-point pool.'),
+    'pools.p2p': _(
+        'Numbered leaf–spine links (now or up to the declared maximum) need a point-to-point pool; an unnumbered '
+        'underlay needs none.'
+    ),
     'pools.vtep': _('EVPN/VXLAN needs a VTEP pool.'),
     'pools.mlag_peer': _('MLAG-paired leaves need an MLAG peer pool (a /31 per pair).'),
     'spine_asn': _('The underlay or the EVPN overlay needs a spine ASN.'),
@@ -175,7 +178,7 @@ class Fabric(JobsMixin, PrimaryModel):
         verbose_name=_('design option'), max_length=20, choices=DesignOptionChoices, default=DesignOptionChoices.ROUTED
     )
     underlay = models.CharField(
-        verbose_name=_('underlay'), max_length=10, choices=UnderlayChoices, default=UnderlayChoices.EBGP
+        verbose_name=_('underlay'), max_length=16, choices=UnderlayChoices, default=UnderlayChoices.EBGP
     )
     leaf_pairing = models.CharField(
         verbose_name=_('leaf pairing'),

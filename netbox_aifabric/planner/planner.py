@@ -48,7 +48,15 @@ from netbox_aifabric.planner.result import (
     VlanPlan,
     VrfPlan,
 )
-from netbox_aifabric.planner.spec import NON_DATA_PURPOSES, FabricSpec, Node, Server, TrafficClass
+from netbox_aifabric.planner.spec import (
+    BGP_UNDERLAYS,
+    NON_DATA_PURPOSES,
+    UNNUMBERED_UNDERLAYS,
+    FabricSpec,
+    Node,
+    Server,
+    TrafficClass,
+)
 from netbox_aifabric.planner.validate import management_gateway, server_slot, validate_spec
 from netbox_aifabric.planner.warnings import oversubscription_target, spec_warnings
 
@@ -231,8 +239,10 @@ def _address_requests(spec: FabricSpec) -> Iterator[AddressRequest]:
         is_primary = primary_of.get(leaf.id, leaf.id) == leaf.id
         if spec.evpn and is_primary:
             yield f'vtep:leaf:{leaf.id}', 'vtep', leaf.id, leaf.name
-        if spec.underlay == 'ebgp' and is_primary:
+        if spec.underlay in BGP_UNDERLAYS and is_primary:
             yield f'asn:leaf:{leaf.id}', 'leaf_asn', leaf.id - 1, leaf.name
+        if spec.underlay in UNNUMBERED_UNDERLAYS:
+            continue  # unnumbered links take no /31s
         for spine in sorted(spec.spines, key=lambda n: n.id):
             for n in range(1, spec.uplinks_per_spine + 1):
                 key = f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}'
@@ -282,7 +292,7 @@ def _address_pools(
     if 'management' in networks:
         network = networks['management']
         pools['management'] = ManagementPool(network, management_gateway(spec, network))
-    if spec.underlay == 'ebgp' and spec.leaf_asn_range is not None:  # validate_spec: eBGP has a range
+    if spec.underlay in BGP_UNDERLAYS and spec.leaf_asn_range is not None:  # validate_spec: eBGP has a range
         pools['leaf_asn'] = AsnPool(*spec.leaf_asn_range)
     _hold(pools, held, reserved)
     for _, pool_name, *_ in address_requests:
@@ -764,7 +774,7 @@ def _nodes(
     """The switches of the plan with their allocated loopbacks, ASNs, VTEPs, peers and management addresses."""
     nodes: list[NodePlan] = []
     for spine in spines:
-        asn = spec.spine_asn if (spec.underlay == 'ebgp' or spec.evpn) else None
+        asn = spec.spine_asn if (spec.underlay in BGP_UNDERLAYS or spec.evpn) else None
         loopback = values[f'loopback:spine:{spine.id}']
         management = values.get(f'mgmt:spine:{spine.id}')
         nodes.append(NodePlan('spine', spine.id, spine.name, asn, loopback, management=management))
@@ -776,7 +786,7 @@ def _nodes(
             peer_of[a], peer_of[b] = b, a
     for leaf in leaves:
         primary = primary_of.get(leaf.id, leaf.id)
-        if spec.underlay == 'ebgp':
+        if spec.underlay in BGP_UNDERLAYS:
             asn = int(values[f'asn:leaf:{primary}'])
         else:
             asn = spec.spine_asn if spec.evpn else None  # iBGP EVPN overlay over an OSPF underlay
@@ -815,7 +825,8 @@ def _ends(state: _State, key: str) -> tuple[str, str, str]:
 def _uplinks(
     spec: FabricSpec, spines: list[Node], leaves: list[Node], state: _State, ports: PortInventory
 ) -> Iterator[Link]:
-    """The leaf-spine links with their /31s and ports."""
+    """The leaf-spine links with their /31s (none with an unnumbered underlay) and ports."""
+    numbered = spec.underlay not in UNNUMBERED_UNDERLAYS
     uplink_ports, downlink_ports = spec.leaf_platform.uplink_ports, spec.spine_platform.downlink_ports
     speed = 0  # no spines, no uplinks; with spines validate_spec made sure both port blocks exist
     if spines and uplink_ports and downlink_ports:
@@ -823,7 +834,8 @@ def _uplinks(
     for leaf in leaves:
         for spine in spines:
             for n in range(1, spec.uplinks_per_spine + 1):
-                subnet, spine_address, leaf_address = _ends(state, f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}')
+                key = f'uplink:leaf:{leaf.id}:spine:{spine.id}:{n}'
+                subnet, spine_address, leaf_address = _ends(state, key) if numbered else (None, None, None)
                 leaf_port, spine_port = (
                     _port(state, ports, *request) for request in _uplink_ports(spec, leaf.id, spine.id, n)
                 )

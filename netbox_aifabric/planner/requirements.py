@@ -5,6 +5,8 @@ __all__ = ('PoolNeed', 'asn_need', 'pool_needs', 'required_inputs')
 
 from dataclasses import dataclass
 
+from netbox_aifabric.planner.spec import BGP_UNDERLAYS, UNNUMBERED_UNDERLAYS
+
 
 @dataclass(frozen=True)
 class PoolNeed:
@@ -47,15 +49,15 @@ def asn_need(max_leaves: int) -> int:
 
 def required_inputs(*, spines: int, max_spines: int, evpn: bool, mlag_pairs: bool, underlay: str) -> tuple[str, ...]:
     """The spec fields a design cannot plan without, in the order the spec checks ask for them: the loopback pool
-    always; the point-to-point pool with spines now or room for them; the VTEP pool for an EVPN/VXLAN overlay; the
-    MLAG peer pool for MLAG pairs; a spine ASN for an eBGP underlay or an EVPN overlay with spines; a leaf ASN range
-    for an eBGP underlay."""
+    always; the point-to-point pool with spines now or room for them (not for an unnumbered underlay); the VTEP pool
+    for an EVPN/VXLAN overlay; the MLAG peer pool for MLAG pairs; a spine ASN for an eBGP underlay or an EVPN
+    overlay with spines; a leaf ASN range for an eBGP underlay (numbered or unnumbered)."""
     needed = {
         'pools.loopback': True,
-        'pools.p2p': spines > 0 or max_spines > 0,
+        'pools.p2p': (spines > 0 or max_spines > 0) and underlay not in UNNUMBERED_UNDERLAYS,
         'pools.vtep': evpn,
         'pools.mlag_peer': mlag_pairs,
-        'spine_asn': spines > 0 and (underlay == 'ebgp' or evpn),
-        'leaf_asn_range': underlay == 'ebgp',
+        'spine_asn': spines > 0 and (underlay in BGP_UNDERLAYS or evpn),
+        'leaf_asn_range': underlay in BGP_UNDERLAYS,
     }
     return tuple(name for name, required in needed.items() if required)

@@ -28,7 +28,11 @@ __all__ = (
     'TrafficClass',
 )
 
-UNDERLAYS = ('ebgp', 'ospf')
+UNDERLAYS = ('ebgp', 'ebgp-unnumbered', 'ospf')
+# eBGP on the fabric links: numbered (a /31 per link) or unnumbered (RFC 5549: the links' IPv6 link-local addresses
+# carry the sessions and the IPv4 routes' next hops, so the links take no addresses)
+BGP_UNDERLAYS = ('ebgp', 'ebgp-unnumbered')
+UNNUMBERED_UNDERLAYS = ('ebgp-unnumbered',)
 # where a server's BMC (baseboard management controller) port goes: a management switch outside the fabric (``oob``)
 # or an access port of its first leaf in the management class's VLAN (``leaf``)
 BMC_ATTACHMENTS = ('oob', 'leaf')

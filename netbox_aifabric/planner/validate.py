@@ -10,7 +10,15 @@ from netbox_aifabric.planner.asns import PRIVATE_TEXT, first_reserved
 from netbox_aifabric.planner.errors import SpecError
 from netbox_aifabric.planner.ports import BLOCKS, PORTS_MAX, check_platform, port_names
 from netbox_aifabric.planner.requirements import asn_need, pool_needs, required_inputs
-from netbox_aifabric.planner.spec import BMC_ATTACHMENTS, DESIGNS, PURPOSES, UNDERLAYS, FabricSpec, Server
+from netbox_aifabric.planner.spec import (
+    BGP_UNDERLAYS,
+    BMC_ATTACHMENTS,
+    DESIGNS,
+    PURPOSES,
+    UNDERLAYS,
+    FabricSpec,
+    Server,
+)
 
 __all__ = (
     'DEVICE_NAME_MAX',
@@ -414,10 +422,10 @@ def _check_numbers(spec: FabricSpec) -> None:
 
 def _check_reserved_asns(spec: FabricSpec) -> None:
     """IANA reserved and documentation ASNs (see asns.py) cannot be configured; only the ASNs the plan uses count."""
-    if spec.spine_asn is not None and (spec.underlay == 'ebgp' or spec.evpn) and 0 <= spec.spine_asn <= ASN_MAX:
+    if spec.spine_asn is not None and (spec.underlay in BGP_UNDERLAYS or spec.evpn) and 0 <= spec.spine_asn <= ASN_MAX:
         if hit := first_reserved(spec.spine_asn, spec.spine_asn):
             raise SpecError('spine_asn', f'ASN {hit[0]} is {hit[1]}; use a private ASN: {PRIVATE_TEXT}')
-    if spec.leaf_asn_range is not None and spec.underlay == 'ebgp':
+    if spec.leaf_asn_range is not None and spec.underlay in BGP_UNDERLAYS:
         start, end = spec.leaf_asn_range
         if 0 <= start <= end <= ASN_MAX and (hit := first_reserved(start, end)):
             raise SpecError(

@@ -5,7 +5,7 @@
 
 from netbox_aifabric.planner.asns import PRIVATE_TEXT, first_public
 from netbox_aifabric.planner.result import PlanWarning
-from netbox_aifabric.planner.spec import FabricSpec
+from netbox_aifabric.planner.spec import BGP_UNDERLAYS, FabricSpec
 
 __all__ = ('LOSSLESS_OVERSUBSCRIPTION_TARGET', 'oversubscription_target', 'spec_warnings')
 
@@ -50,7 +50,7 @@ def _public_asns(spec: FabricSpec) -> list[PlanWarning]:
     """Public ASNs are legal but belong to whoever registered them: leaking them from a fabric hijacks their routes.
     Only the ASNs the plan uses are looked at (the spine ASN with eBGP or EVPN, the leaf range with eBGP)."""
     found = []
-    if spec.spine_asn is not None and (spec.underlay == 'ebgp' or spec.evpn):
+    if spec.spine_asn is not None and (spec.underlay in BGP_UNDERLAYS or spec.evpn):
         if first_public(spec.spine_asn, spec.spine_asn) is not None:
             found.append(
                 PlanWarning(
@@ -60,7 +60,7 @@ def _public_asns(spec: FabricSpec) -> list[PlanWarning]:
                     'use it only if it is registered to you',
                 )
             )
-    if spec.leaf_asn_range is not None and spec.underlay == 'ebgp':
+    if spec.leaf_asn_range is not None and spec.underlay in BGP_UNDERLAYS:
         start, end = spec.leaf_asn_range
         if (asn := first_public(start, end)) is not None:
             found.append(
