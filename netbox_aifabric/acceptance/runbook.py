@@ -4,7 +4,8 @@
 what must be seen:
 
 - physical checks per switch port (speed, FEC, CRC/FCS errors, link flaps) with the command of the switch's NOS
-  (EOS, NVUE, SONiC; all three when the NOS is not known);
+  (EOS, NVUE, SONiC; all three when the NOS is not known), and every switch's and server's LLDP neighbours
+  (``LLDP_COMMANDS``, servers ``lldpctl -f json``), uploaded and judged against the plan's cables (acceptance/lldp.py);
 - MTU pings (``ping -M do -s <mtu-28>``) across every jumbo switch-to-switch link and from every leaf's loopback to
   every other leaf's;
 - ``iperf3 -P 8`` pairs: one same-leaf pair per rack, one leaf-to-leaf pair per two racks, every storage node from one
@@ -16,8 +17,8 @@ what must be seen:
 - the security matrix: every ordered pair of traffic classes, reachable or blocked as the matrix says.
 
 ``runbook_script`` renders it as a bash script (every value shell-quoted) that saves each output and, given
-``NETBOX_URL``, ``NETBOX_TOKEN`` and ``RUN_ID``, uploads the iperf3, perftest and ping output and the counter
-snapshots to the acceptance run to be judged.
+``NETBOX_URL``, ``NETBOX_TOKEN`` and ``RUN_ID``, uploads the iperf3, perftest and ping output, the counter
+snapshots and the LLDP neighbours to the acceptance run to be judged.
 
 perftest's options from its man page (linux-rdma/perftest@man/perftest.1): ``-R`` connects the QPs with rdma_cm (the
 NIC is then found by the address, no ``-d`` or GID index ``-x`` needed), ``-T`` sets the ToS of rdma_cm QPs,
@@ -37,7 +38,10 @@ from netbox_aifabric.checks.matrix import security_matrix
 from netbox_aifabric.facts.nos import acceptance_nos
 from netbox_aifabric.planner.result import Plan
 
-__all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'runbook_script')
+__all__ = (
+    'LLDP_COMMANDS', 'LLDP_STEP', 'NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', 'lldp_steps',
+    'runbook_script',
+)  # fmt: skip
 
 # The commands of each NOS with a switch runbook (facts/nos.py, each NOS's sources there): per port, speed and FEC,
 # error counters (CRC/FCS), link flaps; per switch, EVPN sessions, VNIs and routes; RoCE counters (PFC pause frames,
@@ -46,6 +50,15 @@ __all__ = ('NOS_COMMANDS', 'Runbook', 'Step', 'build_runbook', 'iperf3_pairs', '
 NOS_COMMANDS = {nos.key: nos.runbook.physical for nos in acceptance_nos() if nos.runbook}
 EVPN_COMMANDS = {nos.key: nos.runbook.evpn for nos in acceptance_nos() if nos.runbook}
 ROCE_COMMANDS = {nos.key: nos.runbook.roce for nos in acceptance_nos() if nos.runbook}
+# Each NOS's LLDP neighbour table as JSON and its upload tool (acceptance/lldp.py, the sources there): EOS's
+# show lldp neighbors | json, NVUE's nv show interface lldp-detail -o json, SONiC's lldpd in its lldp container
+LLDP_COMMANDS = {
+    'eos': ('eos-lldp', 'show lldp neighbors | json'),
+    'nvue': ('nvue-lldp', 'nv show interface lldp-detail -o json'),
+    'sonic': ('sonic-lldp', 'docker exec lldp lldpctl -f json'),
+}
+HOST_LLDP = ('lldpctl', 'lldpctl -f json')  # a server's lldpd (lldpctl needs no root for the neighbours)
+LLDP_STEP = 'lldp'  # the physical section's LLDP steps (Step.kind)
 # the server NIC (NVIDIA ConnectX, mlx5): ethtool -S, the counters of NVIDIA's mlx5 counters documentation
 NIC_COMMAND = 'ethtool -S {nic}'
 ANSIBLE_PLAYBOOK = 'examples/ansible/playbook.yml'  # shipped with the plugin's examples; the step skips without it
@@ -101,6 +114,25 @@ def physical_steps(plan: Plan, contexts: Mapping[str, Mapping[str, Any]], nos: M
             expect = f'up at {link.speed}G, FEC as the optics need, CRC/FCS errors 0 and not rising, no link flaps'
             known = nos[node] if nos.get(node) in NOS_COMMANDS else ''
             steps.append(Step('physical', f'{node} {port}', node, commands, expect, link.kind, known, port))
+    return steps
+
+
+def lldp_steps(plan: Plan, contexts: Mapping[str, Mapping[str, Any]], nos: Mapping[str, str]) -> list[Step]:
+    """Every switch's LLDP neighbours in its NOS's JSON (all three when the NOS is not known) and every cabled
+    server's ``lldpctl -f json``: NetBox holds them against the plan's cables, each seen from both ends."""
+    switches = _switches(contexts)
+    cabled = sorted({n for link in plan.links for n in (link.a_node, link.b_node)})
+    steps = []
+    for name in cabled:
+        ports = sum(name in (link.a_node, link.b_node) for link in plan.links)
+        expect = f'the {ports} planned cables of {name} seen with the planned neighbour and port; no other neighbour'
+        if name in switches:
+            kinds = [nos[name]] if nos.get(name) in LLDP_COMMANDS else sorted(LLDP_COMMANDS)
+            commands = tuple(f'{kind}: {LLDP_COMMANDS[kind][1]}' for kind in kinds)
+            known = nos[name] if nos.get(name) in LLDP_COMMANDS else ''
+            steps.append(Step('physical', f'{name} LLDP', name, commands, expect, LLDP_STEP, known, 'switch'))
+        elif name in contexts:  # a server: its lldpd (a BMC end is seen from the switch only)
+            steps.append(Step('physical', f'{name} LLDP', name, (HOST_LLDP[1],), expect, LLDP_STEP, '', 'host'))
     return steps
 
 
@@ -369,6 +401,7 @@ def build_runbook(plan: Plan, contexts: dict[str, dict[str, Any]], nos: Mapping[
     nos = nos or {}
     book = Runbook(fabric=plan.fabric)
     book.steps += physical_steps(plan, contexts, nos)
+    book.steps += lldp_steps(plan, contexts, nos)
     book.steps += mtu_steps(contexts)
     book.steps += evpn_steps(contexts, nos)
     book.steps += roce_steps(contexts, nos)
@@ -388,8 +421,10 @@ SCRIPT_HEAD = r"""#!/usr/bin/env bash
 #   a Linux shell for the MTU pings (ping -M do). NOS: {nos_names} for switches whose platform NetBox does not
 #   know. Security matrix: HOST_<CLASS> (a host in the class to ssh to) and ADDR_<CLASS> (an address in it).
 # NETBOX_URL, NETBOX_TOKEN (sent as Bearer for nbt_ tokens, else Token; or NETBOX_TOKEN_SCHEME), RUN_ID: upload the
-#   iperf3 and ping output and the counter snapshots to that manual acceptance run, where it is judged against the
-#   plan. Outputs stay in $OUT.
+#   iperf3 and ping output, the counter snapshots and the LLDP neighbours to that manual acceptance run, where it is
+#   judged against the plan. Outputs stay in $OUT.
+# physical: per switch port its speed, FEC, errors and flaps; per switch and server its LLDP neighbours (a server
+#   runs lldpd: lldpctl -f json), held against the planned cables.
 # roce: the switches' PFC/queue/ECN counters and the servers' NIC counters (ethtool -S) before and after the
 #   throughput section's load (run "roce throughput" together; alone, the two snapshots are back to back).
 # rdma: perftest (ib_write_bw, ib_send_lat) over rdma_cm in the lossless class's ToS between the plan's RDMA NIC
@@ -466,6 +501,35 @@ collect() {{ # collect physical|evpn <switch> <port or switch> <its NOS or ''> '
   result review "$section $switch $what: $file$judged"
 }}
 physical() {{ collect physical "$@"; }}
+
+lldp() {{ # lldp switch|host <device> <its NOS or ''> '<nos>: <command>'... | '<command>': uploaded, NetBox judges
+  local kind=$1 device=$2 nos=${{3:-$NOS}} line command='' tool file failed=0
+  shift 3
+  file="$OUT/lldp_$(safe "$device").json"
+  if [[ $kind == host ]]; then
+    command=$1 tool={host_lldp_tool}
+  else
+    for line in "$@"; do
+      [[ ${{line%%: *}} == "$nos" ]] && command=${{line#*: }}
+    done
+    if [[ -z $command ]]; then
+      result skip "lldp $device: NetBox does not know its NOS, set NOS={nos_keys}"
+      return
+    fi
+    tool=$nos-lldp
+  fi
+  if [[ $kind == host ]]; then
+    on_host "$device" "$command" > "$file" 2>&1 || failed=1
+  else
+    on_switch "$device" "$command" > "$file" 2>&1 || failed=1
+  fi
+  if [[ $failed -eq 1 ]]; then
+    result fail "lldp $device: $command failed, $file"
+    return
+  fi
+  result review "lldp $device: $file (NetBox judges it on upload)"
+  upload "$tool" "$file" '' '' "$device"
+}}
 evpn() {{ collect evpn "$@"; }}
 
 mtu() {{ # mtu <switch> <subject> <ping command>
@@ -597,6 +661,8 @@ security() {{ # security <source class> <destination class> reachable|blocked
 
 def _call(section: str, s: Step) -> str:
     q = shlex.quote
+    if section == 'physical' and s.kind == LLDP_STEP:
+        return 'lldp ' + ' '.join(q(a) for a in (s.destination, s.where, s.source, *s.commands))
     if section in ('physical', 'evpn'):
         args = [s.where, s.destination, s.source, *s.commands]
     elif section == 'mtu':
@@ -662,6 +728,7 @@ def runbook_script(book: Runbook, filename: str = 'acceptance.sh') -> str:
             ping_count=IPERF_SECONDS * 2, seconds=IPERF_SECONDS, nos_keys='|'.join(keys),
             rdma_iterations=RDMA_LAT_ITERATIONS, rdma_seconds=RDMA_SECONDS, rdma_timeout=RDMA_TIMEOUT,
             nos_names=f'{", ".join(keys[:-1])} or {keys[-1]}', counter_cases=_counter_cases(),
+            host_lldp_tool=HOST_LLDP[0],
         )
     ]  # fmt: skip
     for section in SECTIONS:

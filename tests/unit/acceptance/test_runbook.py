@@ -14,6 +14,8 @@ import pytest
 
 from netbox_aifabric.acceptance.runbook import (
     ANSIBLE_PLAYBOOK,
+    LLDP_COMMANDS,
+    LLDP_STEP,
     NOS_COMMANDS,
     SECTIONS,
     build_runbook,
@@ -36,6 +38,7 @@ def expected_counts(plan, contexts):
     """The runbook's step counts, counted from the plan and the contexts by other means than the runbook's."""
     switches = {n.name for n in plan.nodes}
     ends = sum((link.a_node in switches) + (link.b_node in switches) for link in plan.links)
+    cabled = {n for link in plan.links for n in (link.a_node, link.b_node)}
     mtu = {(n, p['name']): p.get('mtu') or 1500 for n in switches for p in contexts[n]['interfaces']}
     jumbo = [
         link
@@ -71,7 +74,7 @@ def expected_counts(plan, contexts):
         'rdma': expected_rdma_pairs(plan) or 1,  # none: one step saying why
         'roce': (len(switches) + nics) if roce else 0,
         'ansible': 1,
-        'physical': ends,
+        'physical': ends + len(cabled & (switches | set(contexts))),  # every port end, then each device's LLDP
         'mtu': len(jumbo) + len(leaves) * (len(leaves) - 1) // 2,
         'evpn': len(evpn) + len(anycast),
         'throughput': same + cross + len(storage) * len(racks),
@@ -130,11 +133,19 @@ def test_a_lowered_mtu_drops_that_link_from_the_jumbo_pings():
 def test_the_commands_of_the_switch_nos():
     plan, contexts = CASES['routed']()
     book = build_runbook(plan, contexts, {'leaf1': 'eos', 'leaf2': 'sonic'})
-    by_switch = defaultdict(set)
+    by_switch, lldp = defaultdict(set), {}
     for step in book.section('physical'):
+        if step.kind == LLDP_STEP:
+            lldp[step.where] = step.commands
+            continue
         by_switch[step.where] |= {c.split(':', 1)[0] for c in step.commands}
         assert all(step.destination in c for c in step.commands if 'counters errors' not in c)
     assert (by_switch['leaf1'], by_switch['leaf2'], by_switch['spine1']) == ({'eos'}, {'sonic'}, set(NOS_COMMANDS))
+    assert lldp['leaf1'] == ('eos: show lldp neighbors | json',)
+    assert lldp['leaf2'] == ('sonic: docker exec lldp lldpctl -f json',)
+    assert {c.split(':', 1)[0] for c in lldp['spine1']} == set(LLDP_COMMANDS)
+    servers = {link.b_node for link in plan.links if link.kind == 'server'}
+    assert {n: lldp[n] for n in servers} == dict.fromkeys(servers, ('lldpctl -f json',))
 
 
 def script_of(case, tmp_path, **kwargs):
@@ -176,14 +187,18 @@ def test_script_runs_with_a_stand_in_for_ssh(tmp_path):
     book = build_runbook(plan, contexts, {n: 'nvue' for n in contexts})
     path = tmp_path / 'a.sh'
     path.write_text(runbook_script(book))
-    env = {**os.environ, 'OUT': str(tmp_path / 'out'), 'SWITCH_SSH': str(fake)}
+    env = {**os.environ, 'OUT': str(tmp_path / 'out'), 'SWITCH_SSH': str(fake), 'HOST_SSH': str(fake)}
     env.pop('NETBOX_URL', None)
     proc = subprocess.run(['bash', str(path), 'physical', 'mtu', 'security'], capture_output=True, text=True, env=env)
     summary = (tmp_path / 'out' / 'summary.txt').read_text().splitlines()
     mtu, physical, security = (len(book.section(s)) for s in ('mtu', 'physical', 'security'))
     assert summary[-1].startswith(f'passed {mtu}, failed 0, to review or skipped {physical + security}'), proc.stderr
     assert proc.returncode == 0
-    assert len(list((tmp_path / 'out').glob('physical_*.txt'))) == len({s.subject for s in book.section('physical')})
+    ports = [s for s in book.section('physical') if s.kind != LLDP_STEP]
+    assert len(list((tmp_path / 'out').glob('physical_*.txt'))) == len({s.subject for s in ports})
+    lldp = sorted(p.name for p in (tmp_path / 'out').glob('lldp_*.json'))
+    assert lldp == sorted(f'lldp_{s.where}.json' for s in book.section('physical') if s.kind == LLDP_STEP)
+    assert (tmp_path / 'out' / 'lldp_leaf1.json').read_text() == 'nv show interface lldp-detail -o json\n'
     first = book.section('physical')[0]
     text = (tmp_path / 'out' / f'physical_{first.where}_{first.destination}.txt').read_text()
     assert f'nv show interface {first.destination} link' in text
@@ -330,13 +345,18 @@ def test_eos_and_nvue_counters_are_uploaded_with_the_tool_netbox_judges_them_wit
     by_tool = defaultdict(list)
     for body in bodies:
         by_tool[body['tool']].append(body)
-    switch_ports = len(book.section('physical'))
+    switch_ports = len([s for s in book.section('physical') if s.kind != LLDP_STEP])
     assert len(by_tool.pop(next(iter(physical)))) == switch_ports
+    # every switch's and server's LLDP table, uploaded with the device as its subject (judged: test_lldp.py)
+    lldp = {s.where for s in book.section('physical') if s.kind == LLDP_STEP}
+    switches = {n.name for n in plan.nodes}
+    assert {b['subject'] for b in by_tool.pop(f'{nos}-lldp')} == lldp & switches
+    assert {b['subject'] for b in by_tool.pop('lldpctl')} == lldp - switches
     assert set(by_tool) - {'ethtool'} == roce
     for tool in roce:
         assert all(body.get('before') for body in by_tool[tool]), tool
     for body in bodies:
-        if body['tool'] == 'ethtool':  # the servers' NICs: the fake prints no ethtool output here
+        if body['tool'] in ('ethtool', 'lldpctl', f'{nos}-lldp'):  # the fake prints no ethtool or LLDP output here
             continue
         verdict = judge_counters(body['tool'], body['output'], body.get('before'), (3,), body['subject'])
         # the physical check is one snapshot: its absolute values are judged, and the "before" fixture the fake
