@@ -1,6 +1,8 @@
+from django.urls import path
+
 from netbox.api.routers import NetBoxRouter
 
-from netbox_aifabric.api import compliance, views
+from netbox_aifabric.api import cabling, compliance, views
 
 app_name = 'netbox_aifabric-api'
 
@@ -17,4 +19,7 @@ router.register('compliance-runs', compliance.ComplianceRunViewSet)
 router.register('compliance-findings', compliance.ComplianceFindingViewSet)
 router.register('config-backups', compliance.ConfigBackupViewSet)
 
-urlpatterns = router.urls
+urlpatterns = [
+    path('fabrics/<int:pk>/cabling/', cabling.FabricCablingAPIView.as_view(), name='fabric-cabling'),
+    *router.urls,
+]
