@@ -5,6 +5,16 @@ import re
 
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS, judge_counters
 from netbox_aifabric.acceptance.judge import RDMA_TOOLS, TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
+from netbox_aifabric.acceptance.lldp import CATEGORY as LLDP_CATEGORY
+from netbox_aifabric.acceptance.lldp import DEVICE_CATEGORY as LLDP_DEVICE_CATEGORY
+from netbox_aifabric.acceptance.lldp import (
+    LLDP_TOOLS,
+    device_name,
+    device_verdict,
+    judge_cabling,
+    parse_lldp,
+    plan_devices,
+)
 from netbox_aifabric.acceptance.rdma import RDMA_BW_TOOLS, judge_rdma_bw, judge_rdma_lat, lossless_tos, rdma_pair
 from netbox_aifabric.apply import branching
 from netbox_aifabric.facts.qos import qos_facts
@@ -19,8 +29,8 @@ from netbox_aifabric.models import (
 from netbox_aifabric.planner import PlanError
 
 __all__ = (
-    'LAB_STATUS', 'lab_subject', 'lossless_priorities', 'lossless_tos_of', 'store_lab_run', 'store_verdict',
-    'upload_result',
+    'LAB_STATUS', 'lab_subject', 'lldp_facts', 'lossless_priorities', 'lossless_tos_of', 'store_lab_run',
+    'store_verdict', 'upload_lldp', 'upload_result',
 )  # fmt: skip
 
 # the lab's check statuses (lab/checks.py) as result statuses
@@ -106,8 +116,12 @@ def upload_result(
     snapshot's earlier one. Raises ``UploadError`` (the field, what is wrong) before anything is written."""
     if run.kind != AcceptanceRunKindChoices.MANUAL:
         raise UploadError('run', f'run {run.pk} is a {run.kind} run: upload to a manual run')
+    if tool in LLDP_TOOLS:
+        if before:
+            raise UploadError('before', 'only counter snapshots have a before')
+        return upload_lldp(run, tool, output, subject or source)
     if tool not in TOOLS:
-        raise UploadError('tool', f'{tool!r} is not one of {", ".join(TOOLS)}')
+        raise UploadError('tool', f'{tool!r} is not one of {", ".join((*TOOLS, *LLDP_TOOLS))}')
     if subject is not None and not isinstance(subject, str):
         raise UploadError('subject', 'a text expected')
     if tool in COUNTER_TOOLS:
@@ -175,3 +189,80 @@ def _plan(fabric):
         return plan_of(fabric)
     except PlanError as e:
         raise UploadError('fabric', f'{fabric} has no valid plan to judge against: {e}') from None
+
+
+def upload_lldp(run: AcceptanceRun, tool: str, output, device) -> AcceptanceResult:
+    """One device's LLDP neighbours (``device``: the plan device it was taken on, a hostname or FQDN) judged with
+    every other device's stored upload on the run against the plan's cables: the run's LLDP results (one per planned
+    cable, one per unplanned neighbour, one per uploaded device) recomputed in one transaction; the device's result
+    returned. The output is parsed (``UploadError``) before anything is written."""
+    plan = _plan(run.fabric)
+    neighbours = parse_lldp(tool, output)
+    if device is not None and not isinstance(device, str):
+        raise UploadError('subject', 'a text expected')
+    devices = plan_devices(plan)
+    if not device or not device.strip():
+        raise UploadError('subject', f'{tool} needs the device the output was taken on (a device of the plan)')
+    name = device_name(device, devices)
+    if name is None:
+        known = ', '.join(devices[:8]) + (', ...' if len(devices) > 8 else '')
+        raise UploadError('subject', f'{device[:100]!r} is not a device of the plan (devices: {known or "none"})')
+    with branching.atomic():
+        existing = {(r.category, r.subject): r for r in run.results.filter(category__in=LLDP_CATEGORIES)}
+        uploads = {subject: r for (category, subject), r in existing.items() if category == LLDP_DEVICE_CATEGORY}
+        views, raws = {}, {}
+        for other, result in uploads.items():
+            stored_tool = result.name.split(' ', 1)[0]
+            try:
+                views[other], raws[other] = parse_lldp(stored_tool, result.raw), (stored_tool, result.raw)
+            except UploadError:
+                continue  # an upload this version no longer reads: as if not uploaded
+        views[name], raws[name] = neighbours, (tool, output)
+        verdicts = judge_cabling(plan, views)
+        verdicts += [device_verdict(raws[d][0], d, views[d], verdicts) for d in sorted(views)]
+        _save_lldp(run, verdicts, existing, {d: raw for d, (_, raw) in raws.items()})
+        run.refresh_summary()
+    return run.results.get(category=LLDP_DEVICE_CATEGORY, subject=name)
+
+
+LLDP_CATEGORIES = (LLDP_CATEGORY, LLDP_DEVICE_CATEGORY)
+_LLDP_FIELDS = ('name', 'status', 'expected', 'seen', 'value', 'raw')
+
+
+def _save_lldp(run, verdicts, existing, raws) -> None:
+    """The verdicts onto the run's LLDP results, matched by (category, subject): updated, created, and the ones no
+    verdict names any more (a cable the plan dropped) deleted."""
+    keep, create, update = set(), [], []
+    for v in verdicts:
+        key = (v.category, v.subject[:200])
+        keep.add(key)
+        fields = {'name': v.name[:300], 'status': v.status, 'expected': v.expected, 'seen': v.seen, 'value': v.value,
+                  'raw': raws.get(v.subject, '') if v.category == LLDP_DEVICE_CATEGORY else ''}  # fmt: skip
+        result = existing.get(key)
+        if result is None:
+            create.append(AcceptanceResult(run=run, category=v.category, subject=key[1], **fields))
+            continue
+        for field, value in fields.items():
+            setattr(result, field, value)
+        update.append(result)
+    AcceptanceResult.objects.bulk_create(create)
+    AcceptanceResult.objects.bulk_update(update, _LLDP_FIELDS)
+    gone = [r.pk for key, r in existing.items() if key not in keep]
+    if gone:
+        AcceptanceResult.objects.filter(pk__in=gone).delete()
+
+
+def lldp_facts(fabric) -> dict | None:
+    """``{'run': {'id', 'name', 'time'}, 'results': [{'name', 'category', 'subject', 'status', 'expected', 'seen'}]}``
+    of the fabric's newest acceptance run with an LLDP upload, None without one (the ``lldp-cabling`` rule's facts)."""
+    run = (
+        AcceptanceRun.objects.filter(fabric=fabric, results__category=LLDP_DEVICE_CATEGORY)
+        .distinct()
+        .order_by('-time', '-pk')
+        .first()
+    )
+    if run is None:
+        return None
+    fields = ('name', 'category', 'subject', 'status', 'expected', 'seen')
+    results = list(run.results.filter(category__in=LLDP_CATEGORIES).order_by('pk').values(*fields))
+    return {'run': {'id': run.pk, 'name': str(run), 'time': run.time}, 'results': results}
