@@ -10,6 +10,7 @@ from dcim.models import Cable, Device
 from users.models import User
 
 from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.facts.nos import HOST
 from netbox_aifabric.models import Fabric
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
@@ -253,6 +254,7 @@ def test_wizard_with_nvue_to_rendered_configs(live_server, browser_page):
 
     fabric = Fabric.objects.get(slug='nvue-cluster')
     switches = fabric.spine_count + fabric.leaf_count
+    hosts = fabric.server_count + fabric.storage_count  # each server's host config (netplan and its RDMA NIC)
     leaf = Device.objects.get(name='nvue-cluster-leaf1')
     assert leaf.platform.slug == 'cumulus'
     page.goto(f'{live_server.url}/dcim/devices/{leaf.pk}/render-config/')
@@ -265,11 +267,12 @@ def test_wizard_with_nvue_to_rendered_configs(live_server, browser_page):
 
     page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/configurations/')
     page.wait_for_load_state('networkidle')
-    assert page.locator(f'text={switches} configurations rendered').is_visible()
+    assert page.locator(f'text={switches + hosts} configurations rendered').is_visible()
     rows = page.locator('#fabric-configs tbody tr, #fabric-configs tr:has(td)')
     rendered_rows = [r for r in rows.all_inner_texts() if ' lines, ' in r]
-    assert len(rendered_rows) == switches == 4
-    assert all('NVIDIA' in r or 'Cumulus' in r for r in rendered_rows), rendered_rows
+    switch_rows = [r for r in rendered_rows if HOST.template_name not in r]
+    assert len(rendered_rows) == switches + hosts and len(switch_rows) == switches == 4
+    assert all('NVIDIA' in r or 'Cumulus' in r for r in switch_rows), switch_rows
 
 
 def test_wizard_all_defaults_render_every_switch_with_closed_management(live_server, browser_page):
@@ -333,8 +336,12 @@ def test_wizard_all_defaults_render_every_switch_with_closed_management(live_ser
 
     fabric = Fabric.objects.get(slug='default-cluster')
     configs = [c for c in ConfigRenderer().render_all(fabric_devices(fabric)) if c.config_template is not None]
-    assert len(configs) == fabric.spine_count + fabric.leaf_count == 4
-    for config in configs:
+    hosts = [c for c in configs if c.config_template.name == HOST.template_name]
+    switches = [c for c in configs if c not in hosts]
+    assert len(switches) == fabric.spine_count + fabric.leaf_count == 4
+    assert len(hosts) == fabric.server_count + fabric.storage_count
+    assert all(c.rendered for c in hosts), [c.error for c in hosts]
+    for config in switches:
         assert config.rendered, config.error
         db = json.loads(config.content)
         sources = [rule['SRC_IP'] for key, rule in db['ACL_RULE'].items() if key.startswith('AIFABRIC_MGMT|')]
@@ -343,4 +350,4 @@ def test_wizard_all_defaults_render_every_switch_with_closed_management(live_ser
 
     page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/configurations/')
     page.wait_for_load_state('networkidle')
-    assert page.locator('text=4 configurations rendered').is_visible()
+    assert page.locator(f'text={len(configs)} configurations rendered').is_visible()
