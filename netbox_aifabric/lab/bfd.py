@@ -25,7 +25,7 @@ FRR_DEFAULT_TIMERS = (300, 300, 3)  # transmit-interval, receive-interval (ms), 
 @dataclass(frozen=True)
 class BfdSession:
     switch: str
-    address: str  # the peer's address, as bfdd shows it (``peer``)
+    address: str  # the peer's address, as bfdd shows it (``peer``); an unnumbered session's interface
     peer: str  # the peer switch
     profile: str | None  # None: FRR's defaults
     timers: tuple[int, int, int] | None  # None: the profile is not defined in the config
@@ -57,10 +57,10 @@ def _blocks(config: str) -> Iterator[tuple[str, list[str]]]:
 
 def parse_bfd_config(config: str) -> dict[str, Any]:
     """``{'profiles': {name: timers}, 'bgp': {address: profile or ''}, 'ospf': {interface: profile or ''}}``: the
-    BFD a config asks for ('' = BFD without a profile)."""
+    BFD a config asks for ('' = BFD without a profile); an unnumbered BGP session goes by its interface's name."""
     profiles: dict[str, list[int]] = {}
     groups: dict[str, str] = {}  # peer-group: profile or ''
-    members: dict[str, str] = {}  # address: peer-group
+    members: dict[str, str] = {}  # address (or interface, unnumbered): peer-group
     direct: dict[str, str] = {}  # address or peer-group: profile or ''
     ospf: dict[str, str] = {}  # interface: profile or ''
     for header, body in _blocks(config):
@@ -79,7 +79,8 @@ def parse_bfd_config(config: str) -> dict[str, Any]:
                 found = re.fullmatch(r'neighbor (\S+) bfd(?: profile (\S+))?', line)
                 if found:
                     direct[found[1]] = found[2] or ''
-                found = re.fullmatch(r'neighbor (\S+) peer-group (\S+)', line)
+                # an unnumbered session is a member by its interface: `neighbor <port> interface peer-group <g>`
+                found = re.fullmatch(r'neighbor (\S+) (?:interface )?peer-group (\S+)', line)
                 if found:
                     members[found[1]] = found[2]
         elif header.startswith('interface '):
@@ -115,7 +116,8 @@ def bfd_expectations(topology: Topology, configs: dict[str, str]) -> list[BfdSes
     out = []
     for name, switch in topology.switches.items():
         parsed = parse_bfd_config(configs.get(name) or '')
-        neighbors = {n['address']: n for n in (switch.context.get('bgp') or {}).get('neighbors') or []}
+        context_neighbors = (switch.context.get('bgp') or {}).get('neighbors') or []
+        neighbors = {n['address'] or n['interface']: n for n in context_neighbors}  # unnumbered: by the interface
         built_ports = {link.a_if for link in topology.links if link.a == name}
         built_ports |= {link.b_if for link in topology.links if link.b == name}
         for address, profile in sorted(parsed['bgp'].items()):
@@ -149,7 +151,10 @@ def _peer_entry(state: State, session: BfdSession) -> dict[str, Any] | None:
     peers = (state.get(session.switch) or {}).get('bfd')
     if not isinstance(peers, list):
         return None
-    return next((p for p in peers if isinstance(p, dict) and p.get('peer') == session.address), None)
+    if _is_address(session.address) or session.address == '?':
+        return next((p for p in peers if isinstance(p, dict) and p.get('peer') == session.address), None)
+    # an unnumbered session's peer is the far end's link-local address, on the session's interface
+    return next((p for p in peers if isinstance(p, dict) and p.get('interface') == session.address), None)
 
 
 def _judge(state: State, session: BfdSession) -> tuple[bool, str]:

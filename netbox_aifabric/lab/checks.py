@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from netbox_aifabric.lab.topology import Topology
+from netbox_aifabric.lab.topology import Link, Topology
 
 __all__ = (
     'FAILED',
@@ -25,9 +25,11 @@ __all__ = (
     'expectations',
     'leaf_pings',
     'not_verified',
+    'unnumbered_pings',
 )
 
 PASSED, FAILED, NOT_VERIFIED = 'passed', 'failed', 'not-verified-here'
+IPV4_ICMP_HEADERS, IPV6_ICMP_HEADERS = 28, 48  # IP + ICMP headers: what a ping of MTU bytes leaves for its payload
 State = Mapping[str, Any]  # {switch: {'neighbors', 'routes', 'type3', 'bfd': the parsed vtysh JSON}}
 
 
@@ -46,10 +48,22 @@ class Check:
 @dataclass(frozen=True)
 class Session:
     switch: str
-    address: str
+    address: str | None  # None: an unnumbered session (RFC 5549), on ``interface``'s IPv6 link-local address
     peer: str
     remote_asn: int
     what: str  # 'uplink', 'evpn', ...
+    interface: str | None = None  # the local port of an unnumbered session
+    peer_router_id: str | None = None  # an unnumbered session's far end must be this router (the plan's cabling)
+
+    @property
+    def key(self) -> str:
+        """How bgpd names the session in ``show bgp neighbors json``: the address, or the interface's name."""
+        return self.address or self.interface or '?'
+
+    @property
+    def label(self) -> str:
+        unnumbered = ', unnumbered' if self.address is None else ''
+        return f'bgp {self.switch} -> {self.peer} {self.key} ({self.what}{unnumbered})'
 
 
 @dataclass(frozen=True)
@@ -85,7 +99,7 @@ def expectations(topology: Topology) -> Expectations:
     for name, switch in topology.switches.items():
         bgp = switch.context.get('bgp') or {}
         for n in bgp.get('neighbors') or []:
-            session = Session(name, n['address'], n['peer'], n['remote_asn'], n.get('kind') or 'underlay')
+            session = _session(topology, name, n)
             if (name, n.get('interface')) in built_ports:
                 exp.sessions.append(session)
             else:
@@ -93,7 +107,7 @@ def expectations(topology: Topology) -> Expectations:
                 driver = next((s.driver for s in topology.skipped if n['peer'] in s.what and name in s.what), '')
                 exp.unverified.append(
                     Check(
-                        name=f'bgp {name} -> {n["peer"]} {n["address"]} ({n.get("kind")} over {n.get("interface")})',
+                        name=f'bgp {name} -> {n["peer"]} {session.key} ({n.get("kind")} over {n.get("interface")})',
                         kind='bgp',
                         status=NOT_VERIFIED,
                         expected='Established',
@@ -158,8 +172,20 @@ def expectations(topology: Topology) -> Expectations:
     return exp
 
 
+def _session(topology: Topology, switch: str, n: Mapping[str, Any]) -> Session:
+    """A context neighbour as a session to judge; an unnumbered one (no address) by its interface, its far end
+    known by the peer's router id."""
+    kind = n.get('kind') or 'underlay'
+    if n['address'] is not None:
+        return Session(switch, n['address'], n['peer'], n['remote_asn'], kind)
+    peer = topology.switches.get(n['peer'])
+    router_id = peer.router_id if peer else None
+    return Session(switch, None, n['peer'], n['remote_asn'], kind, n.get('interface'), router_id)
+
+
 def _neighbor_state(state: State, session: Session) -> tuple[str | None, str]:
-    n = ((state.get(session.switch) or {}).get('neighbors') or {}).get(session.address)
+    """(bgpd's state, what was seen); an unnumbered session up with another router than the plan's: 'wrong peer'."""
+    n = ((state.get(session.switch) or {}).get('neighbors') or {}).get(session.key)
     if not n:
         return None, 'not configured in bgpd'
     seen = f'{n.get("bgpState")}, remote AS {n.get("remoteAs")}'
@@ -167,7 +193,13 @@ def _neighbor_state(state: State, session: Session) -> tuple[str | None, str]:
         if n.get(key) and n.get('bgpState') != 'Established':
             seen += f', {key} {n[key]!r}'
             break
-    return n.get('bgpState'), seen
+    if session.address is not None or n.get('bgpState') != 'Established':
+        return n.get('bgpState'), seen
+    # an interface peer is whoever answers on the link: the far end's router id tells whether it is the plan's
+    seen += f', on {n.get("bgpNeighborAddr")} (link-local), router id {n.get("remoteRouterId")}'
+    if n.get('remoteRouterId') != session.peer_router_id:
+        return 'wrong peer', seen + f", not {session.peer}'s {session.peer_router_id}"
+    return 'Established', seen
 
 
 def _active_nexthops(state: State, route: Route) -> tuple[int | None, str]:
@@ -209,12 +241,15 @@ def evaluate(exp: Expectations, state: State) -> list[Check]:
     results = []
     for s in exp.sessions:
         bgp_state, seen = _neighbor_state(state, s)
+        expected = f'Established, remote AS {s.remote_asn}'
+        if s.address is None:
+            expected += f', on {s.interface} (IPv6 link-local), with {s.peer} (router id {s.peer_router_id})'
         results.append(
             Check(
-                name=f'bgp {s.switch} -> {s.peer} {s.address} ({s.what})',
+                name=s.label,
                 kind='bgp',
                 status=PASSED if bgp_state == 'Established' else FAILED,
-                expected=f'Established, remote AS {s.remote_asn}',
+                expected=expected,
                 seen=seen,
             )
         )
@@ -252,6 +287,60 @@ def leaf_pings(topology: Topology, exp: Expectations) -> list[tuple[str, str, st
             continue
         mtus = [min(link.a_mtu, link.b_mtu) for link in topology.uplinks(r.switch) + topology.uplinks(r.owner)]
         out.append((r.switch, r.owner, leaf.router_id, other.router_id, min(mtus)))
+    return out
+
+
+@dataclass(frozen=True)
+class Ping:
+    """A ping the lab sends on or across an unnumbered link (one without IPv4 addresses of its own)."""
+
+    switch: str
+    source: str  # an address of ``switch`` (``ping -I``), or its port for a link-local target
+    target_switch: str
+    target: str | None  # None: the far end's IPv6 link-local address on ``target_port``, read when the lab runs
+    target_port: str | None
+    size: int  # payload bytes: the MTU less the headers, not fragmented (``-M do``)
+    name: str
+    kind: str
+    expected: str
+
+
+def _unnumbered(link: Link) -> bool:
+    return not link.a_address and not link.b_address
+
+
+def unnumbered_pings(topology: Topology) -> list[Ping]:
+    """What stands in for the jumbo ping of a numbered link on an unnumbered one: a jumbo IPv6 ping to the far end's
+    link-local address (the link's MTU), and IPv4 from the leaf's router id to the spine's, routed over the link's IPv6
+    next hop (RFC 5549 forwarding); per spine, one ping to each VTEP (an MLAG pair's shared one: whichever leaf
+    answers)."""
+    out: list[Ping] = []
+    vteps: set[tuple[str, str]] = set()
+    for link in (lk for lk in topology.links if _unnumbered(lk)):
+        mtu = min(link.a_mtu, link.b_mtu)
+        v6, v4 = mtu - IPV6_ICMP_HEADERS, mtu - IPV4_ICMP_HEADERS
+        what = f'{link.a} {link.a_if} -> {link.b} {link.b_if}'
+        expected = f"{v6} bytes + {IPV6_ICMP_HEADERS} of headers = MTU {mtu} to the far end's link-local address"
+        out.append(
+            Ping(link.a, link.a_if, link.b, None, link.b_if, v6, f'jumbo ping {what} (IPv6 link-local)', 'mtu',
+                 f'{expected}, not fragmented (-M do), no loss')
+        )  # fmt: skip
+        leaf, spine = (link.a, link.b) if topology.switches[link.b].role == 'spine' else (link.b, link.a)
+        me, them = topology.switches[leaf], topology.switches[spine]
+        if not (me.router_id and them.router_id):
+            continue
+        routed = f'{v4} bytes + {IPV4_ICMP_HEADERS} = MTU {mtu}, IPv4 routed over an IPv6 link-local next hop, no loss'
+        out.append(
+            Ping(leaf, me.router_id, spine, them.router_id, None, v4,
+                 f'loopback ping {leaf} {me.router_id} -> {spine} {them.router_id} (IPv6 next hop)', 'reachability',
+                 routed)
+        )  # fmt: skip
+        if me.vtep and (spine, me.vtep) not in vteps:
+            vteps.add((spine, me.vtep))
+            out.append(
+                Ping(spine, them.router_id, leaf, me.vtep, None, v4,
+                     f'vtep ping {spine} {them.router_id} -> {me.vtep} (IPv6 next hop)', 'reachability', routed)
+            )  # fmt: skip
     return out
 
 

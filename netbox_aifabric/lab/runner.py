@@ -244,6 +244,16 @@ class _Lab:
         out = ' '.join(line.strip() for line in (proc.stdout + proc.stderr).strip().splitlines()[-2:])
         return proc.returncode == 0, f'$ {" ".join(cmd)} {target}: {out}'
 
+    def link_local(self, name, port):
+        """The IPv6 link-local address the kernel gave ``name``'s ``port`` (an unnumbered link's far end), or None."""
+        proc = run(['ip', '-n', self.namespaces[name], '-j', '-6', 'address', 'show', 'dev', port, 'scope', 'link'])
+        try:
+            entries = json.loads(proc.stdout or '[]')
+        except json.JSONDecodeError:
+            return None
+        found = [a['local'] for e in entries for a in e.get('addr_info') or [] if a.get('family') == 'inet6']
+        return found[0] if found else None
+
     def teardown(self):
         kill_pids([p.pid for p in self.daemons])
         for proc in self.daemons:
@@ -273,6 +283,12 @@ def run_lab(contexts, configs, *, keep=False, timeout=DEFAULT_TIMEOUT, mtu_overr
     bfd = any(wants_bfd(configs[name]) for name in topology.switches)
     preflight(('zebra', 'staticd', 'bgpd', *(('ospfd',) if ospf else ()), *(('bfdd',) if bfd else ())))
     topology.lacks = kernel_lacks()  # 'not verified' says whether the kernel lacks a driver or the lab a feature
+    unnumbered = any(not (link.a_address or link.b_address) for link in topology.links)
+    if unnumbered and not Path('/proc/sys/net/ipv6').is_dir():
+        raise LabUnavailable(
+            'the kernel has no IPv6 (booted with ipv6.disable=1?): the unnumbered sessions run on IPv6 link-local '
+            'addresses'
+        )
     log = []
     stale = remove_stale()
     if stale:
@@ -346,4 +362,22 @@ def _ping_checks(lab, topology, expected):
                 seen=seen,
             )
         )
+    return results + _unnumbered_ping_checks(lab, topology)
+
+
+def _unnumbered_ping_checks(lab, topology):
+    """The pings of the unnumbered links (checks.unnumbered_pings): the far end's link-local address read from its
+    namespace, as the kernel made it when the veth came up."""
+    results = []
+    for p in checks.unnumbered_pings(topology):
+        target, source = p.target, p.source
+        if target is None:  # a link-local address, scoped to the local port (`fe80::…%Ethernet65`)
+            link_local = lab.link_local(p.target_switch, p.target_port)
+            target, source = (f'{link_local}%{p.source}' if link_local else None), None
+        if target is None:
+            passed, seen = False, f'{p.target_switch} {p.target_port} has no IPv6 link-local address'
+        else:
+            passed, seen = lab.ping(p.switch, target, p.size, source=source)
+        status = checks.PASSED if passed else checks.FAILED
+        results.append(checks.Check(name=p.name, kind=p.kind, status=status, expected=p.expected, seen=seen))
     return results
