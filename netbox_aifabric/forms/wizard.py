@@ -40,6 +40,7 @@ from netbox_aifabric.forms.wizard_defaults import (
 from netbox_aifabric.forms.wizard_pools import free_pool_defaults
 from netbox_aifabric.models import EVPNTenant, Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.planner.registry import DESIGN_OPTIONS
+from netbox_aifabric.planner.spec import UNNUMBERED_UNDERLAYS
 
 __all__ = (
     'BREAKOUT_FIELDS',
@@ -264,7 +265,11 @@ JUMP_HOSTS_WIDEST = 16  # a wider "jump-host subnet" (up to 0.0.0.0/0) would be 
 class PoolsForm(InvalidFieldsMixin, forms.Form):
     loopback_pool = PrefixTextField(label=_('Loopback pool'), help_text=_('Router-id loopbacks, a /32 each'))
     vtep_pool = PrefixTextField(label=_('VTEP pool'), required=False, help_text=_('EVPN/VXLAN: a /32 per leaf pair'))
-    p2p_pool = PrefixTextField(label=_('Point-to-point pool'), required=False, help_text=_('Leaf–spine /31s'))
+    p2p_pool = PrefixTextField(
+        label=_('Point-to-point pool'),
+        required=False,
+        help_text=_('Leaf–spine /31s (none with the unnumbered underlay)'),
+    )
     mlag_peer_pool = PrefixTextField(label=_('MLAG peer pool'), required=False, help_text=_('A /31 per leaf pair'))
     leaf_asn_start = forms.IntegerField(
         label=_('Leaf ASNs from'), required=False, min_value=1, max_value=4294967295, initial=65101
@@ -426,7 +431,7 @@ def required_pools(cleaned):
     return {field: message for field, message in needed.items() if pools.get(field) in (None, '')}
 
 
-def initial_form(step):
+def initial_form(step, underlay=None):
     """The step's form before anything was submitted: the proposals of :mod:`.wizard_defaults` (free pools and
     ASNs, a jump-host subnet inside MGMT, the shipped management switch, the NOS with device types and a shape that
     fits them, the guide's classes, QoS preset and tenant)."""
@@ -437,6 +442,8 @@ def initial_form(step):
             'jump_host_prefix': proposed_jump_hosts(),
             'management_device_type': management_switch_initial(),
         }
+        if underlay in UNNUMBERED_UNDERLAYS:
+            del initial['p2p_pool']  # unnumbered links take no /31s: no pool to propose
     elif step == 'topology':
         initial, note = topology_initial()
     elif step == 'intent':

@@ -91,7 +91,7 @@ class WizardState:
         form_class = FORMS[step]
         if bound and self.has(step):
             return form_class(self.querydict(step))
-        return initial_form(step)
+        return initial_form(step, underlay=(self.data.get('design', {}).get('underlay') or [None])[0])
 
     def cleaned(self):
         """``{step: cleaned_data}`` of every valid step, and the first step that is not valid (or None)."""
