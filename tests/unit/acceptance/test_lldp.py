@@ -307,3 +307,22 @@ def test_the_rule_names_a_cable_the_stored_run_never_judged(plan):
     status, findings, _ = rule_outcome(plan, verdicts)
     assert status == 'fail' and len(findings) == sum(1 for k in plan.links if k.a_node == 'spine2')
     assert all('not judged by acceptance 7' in found for _, found in findings)
+
+
+def test_two_peer_links_swapped_between_the_same_two_switches_name_the_ports(plan):
+    """Same system at both ends, the ports crossed: the remote port decides (leaf2 Ethernet74, not Ethernet73)."""
+    a, b = [k for k in plan.links if k.kind == 'mlag-peer'][:2]
+    verdicts = judge_cabling(plan, views_of(plan, swap=((a.a_node, a.a_interface), (a.a_node, b.a_interface))))
+    failed = {v.subject: v.seen for v in verdicts if v.status == 'failed'}
+    assert set(failed) == {f'{k.a_node} {k.a_interface} <-> {k.b_node} {k.b_interface}' for k in (a, b)}
+    line = f'{a.a_node} {a.a_interface}: expected {a.b_node} {a.b_interface}, found {b.b_node} {b.b_interface}'
+    assert line in failed[f'{a.a_node} {a.a_interface} <-> {a.b_node} {a.b_interface}']
+
+
+def test_the_rule_fails_while_a_far_end_is_not_uploaded(plan):
+    views = views_of(plan)
+    del views['spine2']
+    status, findings, _ = rule_outcome(plan, judge_cabling(plan, views))
+    spine2 = [k for k in plan.links if 'spine2' in (k.a_node, k.b_node)]
+    assert status == 'fail' and len(findings) == len(spine2)
+    assert all(found.startswith('not-verified: ') and "upload spine2's LLDP" in found for _, found in findings)
