@@ -501,13 +501,11 @@ def test_sonic_renders_link_local_interfaces(guide, name, sonic_maps):
 
 
 def sonic_without_uplinks(text, ports, addresses):
-    """config_db without the uplinks' INTERFACE entries and sessions, and without the control-plane ACL tables (the
-    context's facts/sonic.py, which admits the link-local range unnumbered: checked with those facts)."""
+    """config_db without the uplinks' INTERFACE entries and sessions. The control-plane ACL is compared whole: without
+    BFD it admits no underlay neighbour (with BFD it admits the link-local range unnumbered, facts/sonic.py's)."""
     db = json.loads(text)
     db['INTERFACE'] = {k: v for k, v in db['INTERFACE'].items() if k.split('|')[0] not in ports}
     db['BGP_NEIGHBOR'] = {k: v for k, v in db['BGP_NEIGHBOR'].items() if k not in ports and k not in addresses}
-    for table in ('ACL_TABLE', 'ACL_RULE'):
-        db.pop(table, None)
     return db
 
 
@@ -543,3 +541,59 @@ def test_sonic_yang_maps_without_the_new_leaf_refuse_it():
     assert any(LINK_LOCAL_ONLY in v for v in sonic_yang.violations(db))
     assert any(v.startswith('BGP_NEIGHBOR|Ethernet') for v in sonic_yang.violations(db))
     assert any(LINK_LOCAL_ONLY in v for v in sonic_refs.violations(db))
+
+
+def ctrlplane_problems(db):
+    """caclmgrd's rule for CTRLPLANE tables (nos-facts §1, [caclmgrd]): a table is IPv4 or IPv6, decided from its
+    rules, and a rule of the other family is ignored; so each table's rules must be of one family."""
+    families = {}
+    for key, rule in db.get('ACL_RULE', {}).items():
+        table = key.split('|')[0]
+        if db['ACL_TABLE'].get(table, {}).get('type') != 'CTRLPLANE':
+            continue
+        families.setdefault(table, set()).update(f for f, field in ((4, 'SRC_IP'), (6, 'SRC_IPV6')) if field in rule)
+    return [f'{table} mixes IPv4 and IPv6 rules' for table, found in families.items() if len(found) > 1]
+
+
+def _mixes_bfd_families(guide, name):
+    ctx = contexts(guide, bfd=True)[name]
+    return bool(unnumbered_ports(ctx)) and any(n['kind'] == 'mlag-peer' for n in ctx['bgp']['neighbors'])
+
+
+@pytest.mark.parametrize(
+    ('guide', 'name'),
+    [
+        pytest.param(
+            g,
+            n,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason='facts/sonic.py control_plane: the MLAG peer (SRC_IP) and the link-local range (SRC_IPV6) '
+                'share the AIFABRIC_BFD table; caclmgrd ignores the rules of the other family',
+            ),
+        )
+        if _mixes_bfd_families(g, n)
+        else (g, n)
+        for g, n in SONIC_SWITCHES
+    ],
+)
+def test_sonic_bfd_admits_the_link_local_range(guide, name):
+    """With BFD, SONiC's control-plane ACL admits the unnumbered sessions' peers as the link-local range (the
+    context's control-plane facts) and no numbered uplink address, each table of one address family."""
+    ctx = contexts(guide, bfd=True)[name]
+    db = json.loads(render(SONIC, ctx))
+    sources = {r.get('SRC_IPV6') or r.get('SRC_IP') for k, r in db['ACL_RULE'].items() if k.startswith('AIFABRIC_BFD|')}
+    if unnumbered_ports(ctx):
+        assert 'fe80::/10' in sources
+    assert not sources & {f'{a}/32' for a in numbered_uplink_addresses(guide, name)}
+    assert ctrlplane_problems(db) == []
+
+
+def test_ctrlplane_checker_catches_mixed_families():
+    db = {
+        'ACL_TABLE': {'T': {'type': 'CTRLPLANE'}},
+        'ACL_RULE': {'T|A': {'SRC_IP': '10.0.0.1/32'}, 'T|B': {'SRC_IPV6': 'fe80::/10'}},
+    }
+    assert ctrlplane_problems(db) == ['T mixes IPv4 and IPv6 rules']
+    db['ACL_RULE'].pop('T|A')
+    assert ctrlplane_problems(db) == []
