@@ -5,9 +5,12 @@ constraints on the fabric."""
 import csv
 import io
 
+import hypothesis.extra.django
 import pytest
 from django.test import override_settings
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.models import ObjectType
 from dcim.models import Device, DeviceRole, DeviceType, Manufacturer, Rack
@@ -179,3 +182,31 @@ class CablingAPITestCase(CablingMixin, APITestCase):
         self.assertHttpStatus(self.client.get(self.url(pk=999999), **self.header), 404)
         constrain(self.user, Fabric, slug=self.fabric.slug)
         self.assertHttpStatus(self.client.get(self.url(), **self.header), 200)
+
+    def test_the_schema_publishes_the_endpoint(self):
+        self.add_permissions('netbox_aifabric.view_fabric')
+        response = self.client.get('/api/schema/?format=json', **self.header)
+        self.assertHttpStatus(response, 200)
+        operation = response.json()['paths']['/api/plugins/aifabric/fabrics/{id}/cabling/']['get']
+        self.assertEqual(operation['operationId'], 'plugins_aifabric_fabrics_cabling_retrieve')
+
+
+class CablingAPIFuzzTestCase(CablingMixin, hypothesis.extra.django.TestCase, APITestCase):
+    @settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(
+        target=st.one_of(st.none(), st.integers(-1, 10**12)),
+        params=st.dictionaries(
+            st.sampled_from(('format', 'spares_percent', 'q', 'limit', 'x')),
+            st.one_of(st.sampled_from(('csv', 'json', 'api', 'xml')), st.text(max_size=10)),
+            max_size=3,
+        ),
+    )
+    def test_fuzz_ids_and_query_parameters_never_fail(self, target, params):
+        """Arbitrary fabric ids and query parameters: rows, a 404 (no such fabric, no such format), never a 5xx."""
+        self.add_permissions('netbox_aifabric.view_fabric')
+        pk = self.fabric.pk if target is None else target
+        url = f'/api/plugins/aifabric/fabrics/{pk}/cabling/'
+        response = self.client.get(url, params, **self.header)
+        self.assertIn(response.status_code, (200, 404), (url, params, response.content[:300]))
+        if response.status_code == 200 and params.get('format') != 'csv':
+            self.assertEqual(len(response.data['rows']), len(planned_ends(self.fabric)[0]))
