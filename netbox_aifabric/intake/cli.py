@@ -8,16 +8,19 @@ opened or written.
 """
 
 import argparse
+import io
 import json
 import sys
-from dataclasses import astuple
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, astuple, fields, is_dataclass
+from typing import TextIO
 
 import yaml
 
 from netbox_aifabric.planner import PlanError, SpecError, load_spec, plan_fabric
 from netbox_aifabric.planner.previous import check_previous
 
-__all__ = ('format_table', 'main')
+__all__ = ('format_table', 'main', 'render', 'write_plan')
 
 
 def _table(title, header, rows):
@@ -131,12 +134,62 @@ def format_table(plan) -> str:
     return '\n\n'.join(sections) + '\n'
 
 
+CHUNK_PIECES = 4096  # the JSON encoder's pieces joined per write: few writes, no whole-plan string
+
+
 def render(plan, fmt: str) -> str:
+    """The plan as one string (``write_plan`` streams the same text)."""
+    out = io.StringIO()
+    write_plan(plan, fmt, out)
+    return out.getvalue()
+
+
+def _plain(value):
+    """A field of the plan as JSON-ready data, as ``Plan.to_dict`` converts it (dataclasses to dicts, tuples of
+    pairs for ``summary`` and ``allocations`` to mappings by the caller)."""
+    if is_dataclass(value):
+        return asdict(value)
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _json_pieces(plan) -> Iterator[str]:
+    """``json.dumps(plan.to_dict(), indent=2)`` in pieces, converting one field at a time (``test_cli_stream.py``
+    holds the two texts equal)."""
+    encoder = json.JSONEncoder(indent=2)
+    names = [f.name for f in fields(plan) if not (f.name == 'oob' and plan.oob is None)]
+    yield '{'
+    for n, name in enumerate(names):
+        value = getattr(plan, name)
+        data = dict(value) if name in ('summary', 'allocations') else _plain(value)
+        yield ('\n  ' if n == 0 else ',\n  ') + json.dumps(name) + ': '
+        # the field encoded one level deep: its own lines indented by two more spaces
+        for piece in encoder.iterencode(data):
+            yield piece.replace('\n', '\n  ')
+        del data
+    yield '\n}\n'
+
+
+def _write_pieces(pieces: Iterable[str], out: TextIO) -> None:
+    batch: list[str] = []
+    for piece in pieces:
+        batch.append(piece)
+        if len(batch) == CHUNK_PIECES:
+            out.write(''.join(batch))
+            batch.clear()
+    out.write(''.join(batch))
+
+
+def write_plan(plan, fmt: str, out: TextIO) -> None:
+    """Write the plan to ``out`` as it is encoded, one top-level field at a time: at XL the JSON text is 55 MB, which
+    as one string, with ``to_dict``'s copy of the whole plan behind it, was most of the CLI's peak memory."""
     if fmt == 'json':
-        return json.dumps(plan.to_dict(), indent=2) + '\n'
-    if fmt == 'yaml':
-        return yaml.safe_dump(plan.to_dict(), sort_keys=False, width=120)
-    return format_table(plan)
+        _write_pieces(_json_pieces(plan), out)
+    elif fmt == 'yaml':
+        yaml.safe_dump(plan.to_dict(), out, sort_keys=False, width=120)  # PyYAML's emitter writes as it goes
+    else:
+        out.write(format_table(plan))
 
 
 # libyaml's parser when PyYAML has it: a 16,384-server spec loads in a fraction of the pure-Python time
@@ -376,16 +429,15 @@ def main(argv=None) -> int:
     except PlanError as e:
         print(f'netbox-aifabric: error: {e}'.translate(LINE_BREAKS), file=sys.stderr)
         return 2
-    text = render(result, args.format)
     if args.output:
         try:
             with open(args.output, 'w', encoding='utf-8') as f:
-                f.write(text)
+                write_plan(result, args.format, f)
         except OSError as e:
             print(f'netbox-aifabric: cannot write output: {e}'.translate(LINE_BREAKS), file=sys.stderr)
             return 1
     else:
-        sys.stdout.write(text)
+        write_plan(result, args.format, sys.stdout)
     for warning in result.warnings:  # on stderr: stdout stays the plan alone, for tools reading its JSON or YAML
         line = f'netbox-aifabric: warning: {warning.field}: {warning.message} ({warning.code})'
         print(line.translate(LINE_BREAKS), file=sys.stderr)
