@@ -21,7 +21,7 @@ class Link:
 
     a: str
     a_if: str
-    a_address: str | None  # with its prefix length, as in the context (``10.255.2.1/31``)
+    a_address: str | None  # with its prefix length, as in the context (``10.255.2.1/31``); None: unnumbered
     a_mtu: int
     b: str
     b_if: str

@@ -152,3 +152,16 @@ def test_negative_control_an_uplink_neighbour_removed():
     assert by_name(result)['bgp leaf1 -> spine1 Ethernet65 (uplink, unnumbered)'].seen == 'not configured in bgpd'
     # the link itself is fine: its IPv6 jumbo ping passes
     assert by_name(result)[f'jumbo ping leaf1 Ethernet65 -> spine1 {spine_port} (IPv6 link-local)'].status == PASSED
+
+
+def test_a_kernel_without_ipv6_is_named(monkeypatch):
+    """An unnumbered fabric on a kernel without IPv6 (``/proc/sys/net/ipv6`` missing) cannot run: the lab says why
+    before it builds anything, instead of sessions that never come up."""
+    from types import SimpleNamespace
+
+    from netbox_aifabric.lab import LabUnavailable, runner
+
+    monkeypatch.setattr(runner, 'Path', lambda *args: SimpleNamespace(is_dir=lambda: False))
+    contexts = guide('routed')
+    with pytest.raises(LabUnavailable, match='the kernel has no IPv6'):
+        run_lab(contexts, render_frr(contexts), timeout=TIMEOUT)
