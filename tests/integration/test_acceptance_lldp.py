@@ -153,6 +153,25 @@ class LldpUploadTestCase(APITestCase):
         self.assertFalse(AcceptanceResult.objects.filter(run=self.run_).exists())
 
 
+def replaced(text, value, index, containers=False):
+    """The JSON ``text`` with its ``index``-th node (pre-order, modulo their count; ``containers``: of its objects
+    and lists only, where a wrong type breaks the most) replaced by ``value``."""
+    data, nodes = json.loads(text), []
+
+    def walk(node, parent, key):
+        if not containers or isinstance(node, dict | list):
+            nodes.append((parent, key))
+        for k, child in node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ():
+            walk(child, node, k)
+
+    walk(data, None, None)
+    parent, key = nodes[index % len(nodes)]
+    if parent is None:
+        return json.dumps(value)
+    parent[key] = value
+    return json.dumps(data)
+
+
 class LldpUploadFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
     @classmethod
     def setUpTestData(cls):
@@ -169,14 +188,17 @@ class LldpUploadFuzzTestCase(hypothesis.extra.django.TestCase, APITestCase):
         self.user.is_superuser = True
         self.user.save()
 
-    @examples(60)
+    @examples(100)
     @given(tool=st.sampled_from(('eos-lldp', 'nvue-lldp', 'sonic-lldp', 'lldpctl')), data=st.data())
     def test_fuzz_lldp_upload(self, tool, data):
         """Arbitrary JSON or text, or a real table cut short, under any subject: a 400 naming its field that writes
         nothing, or a 201 whose results are the run's LLDP results."""
         real = eos_json(self.rows) if tool == 'eos-lldp' else lldpd_json(self.rows)
-        output = data.draw(st.one_of(json_values.map(json.dumps), st.text(max_size=200),
-                                     st.integers(0, len(real)).map(lambda n: real[:n]), st.just(real)))  # fmt: skip
+        output = data.draw(st.one_of(
+            json_values.map(json.dumps), st.text(max_size=200), st.integers(0, len(real)).map(lambda n: real[:n]),
+            st.just(real), st.builds(lambda v, i: replaced(real, v, i), json_values, st.integers(0, 10_000)),
+            *[st.builds(lambda v, i: replaced(real, v, i, containers=True), json_values, st.integers(0, 10_000))] * 3,
+        ))  # fmt: skip
         names = (self.spine, f'{self.spine.upper()}.example.net', 'nobody', '', 'x' * 300)
         subject = data.draw(st.sampled_from(names) | json_values)
         before = list(AcceptanceResult.objects.order_by('pk').values_list('pk', 'status'))
