@@ -10,6 +10,8 @@ config), NVUE's documented neighbour keys, SONiC's YANG (sonic_yang.py and sonic
 leaves this adds). Each checker has negative controls: the template broken in one place, rendered, caught.
 Goldens: golden/<nos>/<guide>-unnumbered-<switch>.* (UPDATE_GOLDEN=1 rewrites them)."""
 
+import contextlib
+import copy
 import dataclasses
 import ipaddress
 import json
@@ -17,10 +19,13 @@ import os
 from functools import cache
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from netbox_aifabric.facts.context import build_contexts
 from netbox_aifabric.render.filters import interface as nos_interface
 from tests.frr import check_frr_config, frr_available
+from tests.hypothesis_profiles import examples
 from tests.render_fixtures import GUIDES, design_of, guide_intent, guide_spec, plan_of
 from tests.unit.templates import sonic_refs, sonic_yang
 from tests.unit.templates.helpers import TEMPLATES, _compiled, block, check_golden, load_yaml, render
@@ -52,6 +57,11 @@ SONIC_SWITCHES = [(g, n) for g, n in SWITCHES if not contexts(g)[n]['evpn_mh']] 
 
 def uplink_sessions(ctx):
     return [n for n in ctx['bgp']['neighbors'] if n['kind'] == 'uplink']
+
+
+def interface_sessions(ctx):
+    """The uplink sessions on the interface (no address): all of them in an unnumbered fabric."""
+    return [n for n in uplink_sessions(ctx) if n['address'] is None]
 
 
 def unnumbered_ports(ctx):
@@ -105,6 +115,9 @@ def frr_problems(ctx, text):
     """What the frr.conf lacks or has wrong for the context's unnumbered uplinks (empty: nothing)."""
     lines, found = text.splitlines(), []
     for n in uplink_sessions(ctx):
+        if n['address'] and f' neighbor {n["address"]} peer-group UNDERLAY' not in lines:
+            found.append(f'the numbered uplink session {n["address"]} is not in UNDERLAY')
+    for n in interface_sessions(ctx):
         port = n['interface']
         for line in (
             f' neighbor {port} interface peer-group UNDERLAY',
@@ -251,7 +264,7 @@ def eos_problems(ctx, text):
             found.append(f'interface {port} is not routed on its IPv6 link-local address: {body}')
         found += [f'interface {port} has {b!r}' for b in body if b.startswith('   ip address')]
     bgp = block(text, f'router bgp {ctx["bgp"]["asn"]}')
-    for n in uplink_sessions(ctx):
+    for n in interface_sessions(ctx):
         line = f'   neighbor interface {n["interface"]} peer-group UNDERLAY remote-as {n["remote_asn"]}'
         if line not in bgp:
             found.append(f'missing {line!r}')
@@ -378,7 +391,7 @@ def nvue_neighbors(doc):
 def nvue_problems(ctx, text):
     doc, found = load_yaml(text), []
     neighbors, interfaces = nvue_neighbors(doc), doc[0]['set']['interface']
-    for n in uplink_sessions(ctx):
+    for n in interface_sessions(ctx):
         swp = nos_interface(n['interface'], 'nvue')
         got = neighbors.get(swp, {})
         if got.get('type') != 'unnumbered' or got.get('remote-as') != n['remote_asn']:
@@ -459,16 +472,25 @@ def test_nvue_checker_catches_a_broken_template(old, new):
 LINK_LOCAL_ONLY = 'ipv6_use_link_local_only'
 
 
-@pytest.fixture
-def sonic_maps(monkeypatch):
-    """sonic_yang / sonic_refs with the two YANG facts above, for this module's tests only."""
+@contextlib.contextmanager
+def extended_sonic_maps():
+    """sonic_yang / sonic_refs with the two YANG facts above, restored on exit."""
     interface, neighbor = sonic_yang.TABLES['INTERFACE'], sonic_yang.TABLES['BGP_NEIGHBOR']
     link_local_only = {**interface.fields, LINK_LOCAL_ONLY: sonic_yang.enum('enable', 'disable')}
-    monkeypatch.setitem(sonic_yang.TABLES, 'INTERFACE', dataclasses.replace(interface, fields=link_local_only))
-    port_key = rf'({neighbor.key}|{sonic_yang.PORT})'
-    monkeypatch.setitem(sonic_yang.TABLES, 'BGP_NEIGHBOR', dataclasses.replace(neighbor, key=port_key))
     refs = dataclasses.replace(sonic_refs.TABLES['INTERFACE'], plain=frozenset({LINK_LOCAL_ONLY}))
-    monkeypatch.setitem(sonic_refs.TABLES, 'INTERFACE', refs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sonic_yang.TABLES, 'INTERFACE', dataclasses.replace(interface, fields=link_local_only))
+        patch.setitem(
+            sonic_yang.TABLES, 'BGP_NEIGHBOR', dataclasses.replace(neighbor, key=rf'({neighbor.key}|{sonic_yang.PORT})')
+        )
+        patch.setitem(sonic_refs.TABLES, 'INTERFACE', refs)
+        yield
+
+
+@pytest.fixture
+def sonic_maps():
+    with extended_sonic_maps():
+        yield
 
 
 def sonic_problems(ctx, db):
@@ -477,7 +499,7 @@ def sonic_problems(ctx, db):
         if db['INTERFACE'].get(port) != {LINK_LOCAL_ONLY: 'enable'}:
             found.append(f'INTERFACE|{port}: {db["INTERFACE"].get(port)}')
         found += [f'INTERFACE|{key} on an unnumbered port' for key in db['INTERFACE'] if key.startswith(f'{port}|')]
-    for n in uplink_sessions(ctx):
+    for n in interface_sessions(ctx):
         entry = db['BGP_NEIGHBOR'].get(n['interface'])
         if entry != {'admin_status': 'up', 'asn': str(n['remote_asn']), 'name': n['peer']}:
             found.append(f'BGP_NEIGHBOR|{n["interface"]}: {entry}')
@@ -597,3 +619,45 @@ def test_ctrlplane_checker_catches_mixed_families():
     assert ctrlplane_problems(db) == ['T mixes IPv4 and IPv6 rules']
     db['ACL_RULE'].pop('T|A')
     assert ctrlplane_problems(db) == []
+
+
+#
+# Property: any mix of numbered and unnumbered uplinks, any ASN
+#
+
+
+def mixed(ctx, flags, asns):
+    """``ctx`` (a numbered switch) with the uplinks whose flag is set made unnumbered (no address on the port nor
+    on its session) and the uplink sessions' remote ASNs replaced by ``asns``."""
+    ctx = copy.deepcopy(ctx)
+    uplinks = [i for i in ctx['interfaces'] if i['kind'] == 'uplink']
+    chosen = {port['name'] for port, flag in zip(uplinks, flags) if flag}
+    for port in ctx['interfaces']:
+        port['unnumbered'] = port['name'] in chosen
+        if port['unnumbered']:
+            port['address'] = None
+    for session, asn in zip(uplink_sessions(ctx), asns):
+        session['remote_asn'] = asn
+        if session['interface'] in chosen:
+            session['address'] = None
+    ctx['bgp']['unnumbered'] = bool(chosen)
+    return ctx
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    switch=st.sampled_from([('routed', 'leaf1'), ('routed', 'spine1'), ('evpn-vxlan', 'leaf1'), ('evpn-mh', 'spine1')]),
+    flags=st.lists(st.booleans(), min_size=2, max_size=2),
+    asns=st.lists(st.integers(1, 4294967295), min_size=2, max_size=2),
+)
+def test_any_mix_of_numbered_and_unnumbered_uplinks(switch, flags, asns):
+    """Each template decides per port and per session: every checker holds for any subset of unnumbered uplinks
+    and any 4-byte ASN (the numbered uplinks keep their address and session by address)."""
+    guide, name = switch
+    ctx = mixed(contexts(guide, 'ebgp')[name], flags, asns)
+    assert frr_problems(ctx, render(FRR, ctx)) == []
+    assert eos_problems(ctx, render(EOS, ctx)) == []
+    assert nvue_problems(ctx, render(NVUE, ctx)) == []
+    if not ctx['evpn_mh']:
+        with extended_sonic_maps():
+            assert without_lanes(sonic_problems(ctx, json.loads(render(SONIC, ctx)))) == []
