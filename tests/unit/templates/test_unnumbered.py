@@ -16,6 +16,7 @@ import dataclasses
 import ipaddress
 import json
 import os
+from collections import Counter
 from functools import cache
 
 import pytest
@@ -363,6 +364,39 @@ def test_eos_lines_are_arista_avd_lines():
     avd = {line.strip() for line in pyavd.get_device_config(structured).splitlines()}
     assert wanted <= avd, wanted - avd  # the lines checked are Arista's
     assert wanted <= ours, wanted - ours
+
+
+UNNUMBERED_EOS = ('ipv6 enable', 'ip routing', 'ip routing ipv6 interfaces', 'ipv6 unicast-routing')
+
+
+def unnumbered_eos_lines(text, rename=None):
+    """The lines of an EOS config that the unnumbered underlay changes, as (interface or '', line) pairs with the
+    indentation dropped and the underlay peer group's name made the template's (``rename``)."""
+    found, section = Counter(), ''
+    for line in text.splitlines():
+        if not line.startswith(' '):
+            section = line if line.startswith('interface ') else ''
+        words = line.strip()
+        for avd_name, ours in (rename or {}).items():
+            words = words.replace(avd_name, ours)
+        if words in UNNUMBERED_EOS or words.startswith('neighbor interface ') or words.endswith('ipv6 originate'):
+            found[section if words == 'ipv6 enable' else '', words] += 1
+    return found
+
+
+@pytest.mark.parametrize(('guide', 'name'), SWITCHES)
+def test_eos_equals_pyavd_of_the_avd_export(guide, name):
+    """The AVD export (render/avd.py, AVD's underlay_rfc5549 keys) rendered by pyavd has the template's unnumbered
+    lines, on the same interfaces: two renderings of one context that agree."""
+    import pyavd
+
+    from netbox_aifabric.render.avd import avd_structured_config
+
+    ctx = contexts(guide)[name]
+    avd = pyavd.get_device_config(avd_structured_config(ctx))
+    expected = unnumbered_eos_lines(avd, {'IPv4-UNDERLAY-PEERS': 'UNDERLAY'})
+    assert unnumbered_eos_lines(render(EOS, ctx)) == expected
+    assert bool(unnumbered_ports(ctx)) == (expected['', 'ip routing ipv6 interfaces'] == 1)
 
 
 EOS_BREAKS = {
