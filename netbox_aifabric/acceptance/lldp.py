@@ -24,7 +24,9 @@ Sources (shapes encoded, not copied):
   everywhere, ``name``/``value`` keys) too (lldpd/lldpd ``tests/integration/test_lldpcli.py``, test_json_output and
   test_json0_output). SONiC advertises its port *alias* as the port ID (sonic-buildimage ``dockers/docker-lldp``
   lldpmgrd: ``configure ports <ifname> lldp portidsubtype local <alias>``): a remote port that differs from the plan
-  counts as seen when the far end's own upload shows the planned port seeing this device.
+  counts as seen when the far end's own upload shows the planned port seeing this device. lldpd's default port ID
+  is the MAC address, the interface name its description (lldpcli(8), ``portidsubtype``): the description is
+  matched too, and a MAC without one leaves that end to the far end's own upload.
 
 Device names: a system name matches a plan device case-insensitively, whole or by its first label (``spine1.dc1.
 example.com`` is ``spine1``: the FQDN suffix stripped). Port names: case-insensitively, as the plan names them or as
@@ -32,6 +34,7 @@ a NOS names them (facts/nos.py ``interface_naming``: ``Ethernet12`` is NVUE's ``
 """
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -301,6 +304,9 @@ def _seen(n: Neighbour, devices: Sequence[str]) -> str:
     return f'{system} {n.remote_port or "(no port ID)"}'
 
 
+_MAC = re.compile(r'(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}|(?:[0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}')
+
+
 def _end_state(end: _End, views: Mapping[str, Sequence[Neighbour]], devices: Sequence[str]) -> tuple[str, str]:
     """``(state, what)``: ok, wrong, none or unknown (its device not uploaded), and what it saw."""
     if end.device not in views:
@@ -318,6 +324,10 @@ def _end_state(end: _End, views: Mapping[str, Sequence[Neighbour]], devices: Seq
         theirs = _on_port(views.get(end.peer, ()), end.peer_port)
         if any(device_name(t.system, devices) == end.device and _same_port(t.remote_port, end.port) for t in theirs):
             return 'ok', f'{end.device} {end.port}: {end.peer} {end.peer_port} (advertised as {n.remote_port})'
+        if _MAC.fullmatch(n.remote_port) and not n.remote_descr:
+            # lldpd's default port ID is the MAC (the name goes in the description): the far end's upload decides
+            return 'unknown', (f'{end.device} {end.port}: {end.peer}, its port advertised as {n.remote_port} (upload '
+                               f"{end.peer}'s LLDP to see its port)")  # fmt: skip
     found = ', '.join(_seen(n, devices) for n in here)
     return 'wrong', f'{end.device} {end.port}: {expected}, found {found}'
 

@@ -326,3 +326,18 @@ def test_the_rule_fails_while_a_far_end_is_not_uploaded(plan):
     spine2 = [k for k in plan.links if 'spine2' in (k.a_node, k.b_node)]
     assert status == 'fail' and len(findings) == len(spine2)
     assert all(found.startswith('not-verified: ') and "upload spine2's LLDP" in found for _, found in findings)
+
+
+def test_a_server_advertising_its_mac_as_port_id_is_settled_by_its_own_upload(plan):
+    """lldpd's default port ID is the MAC (the name in the description): EOS's brief table shows only the ID."""
+    mac = '0c:42:a1:00:00:01'
+    views = views_of(plan)
+    servers = {k.b_node for k in plan.links if k.kind == 'server'}
+    views['leaf1'] = [Neighbour(n.port, n.system, mac) if n.system in servers else n for n in views['leaf1']]
+    assert failures(judge_cabling(plan, views)) == {}
+    del views['gpu1']
+    pending = {v.subject: v.seen for v in judge_cabling(plan, views) if v.status != 'passed'}
+    gpu1 = {f'{k.a_node} {k.a_interface} <-> gpu1 {k.b_interface}' for k in plan.links if k.b_node == 'gpu1'}
+    assert set(pending) == gpu1
+    assert all(v.status == 'not-verified' for v in judge_cabling(plan, views) if v.subject in gpu1)
+    assert f'its port advertised as {mac}' in pending[next(s for s in sorted(gpu1) if s.startswith('leaf1 '))]
