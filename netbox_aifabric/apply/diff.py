@@ -31,6 +31,7 @@ __all__ = (
     'diff_fabric',
     'differences',
     'm2m_resolved',
+    'related_fields',
     'resolve',
     'resolved',
     'set_value',
@@ -313,3 +314,17 @@ def changes_of(inputs: FabricInputs, confirm_delete: bool = False) -> list[Chang
     """The changes an apply of the plan of ``inputs`` would make, without writing anything."""
     changes, _, _ = compute_changes(inputs.fabric, desired_objects(inputs), confirm_delete, inputs.conflicts)
     return changes
+
+
+def related_fields(model, names) -> list[str]:
+    """The fields among ``names`` of ``model`` that hold one related object: to join (``select_related``) when the
+    old values of changed fields are read, a query per object otherwise."""
+    related = []
+    for name in sorted(set(names)):
+        try:
+            field = model._meta.get_field(name)
+        except FieldDoesNotExist:
+            continue
+        if field.concrete and (field.many_to_one or field.one_to_one):
+            related.append(name)
+    return related

@@ -30,7 +30,7 @@ from core.models import ObjectChange
 from dcim.models import Device, Interface
 from ipam.models import ASN, VLAN, VRF, IPAddress, Prefix
 
-from netbox_aifabric.apply.diff import changes_of
+from netbox_aifabric.apply.diff import changes_of, related_fields
 from netbox_aifabric.checks.backups import latest_backups, nos_of_device
 from netbox_aifabric.checks.config_diff import ConfigParseError, compare_config
 from netbox_aifabric.checks.engine import DeviceAutomation, DeviceConfig, DriftItem, Facts, Obj, run_rules
@@ -249,12 +249,14 @@ def _current(obj, name):
 def drift_items(changes, records) -> list[DriftItem]:
     """The apply engine's changes as drift items: what the plan wants (``expected``) and what NetBox has
     (``found``), owned objects that are gone marked ``deleted``. A device's context is left to ``automation-stale``."""
-    instances = defaultdict(dict)
+    instances, changed = defaultdict(dict), defaultdict(set)
     for c in changes:
         if c.action == 'update' and c.pk is not None:
             instances[c.model][c.pk] = None
+            changed[c.model].update(c.fields)
     for label, pks in instances.items():
-        instances[label] = apps.get_model(label).objects.in_bulk(list(pks))
+        model = apps.get_model(label)
+        instances[label] = model.objects.select_related(*related_fields(model, changed[label])).in_bulk(list(pks))
     items = []
     for c in changes:
         if c.action in IGNORED or (c.action == 'create' and c.reason == 'made by its device'):

@@ -12,6 +12,8 @@ from django.apps import apps
 from django.core.exceptions import FieldDoesNotExist
 from django.utils.translation import gettext as _
 
+from netbox_aifabric.apply.diff import related_fields
+
 __all__ = ('DiffGroup', 'DiffRow', 'readable_diff')
 
 ACTIONS = ('create', 'update', 'adopt', 'keep', 'use', 'delete', 'conflict')
@@ -102,10 +104,12 @@ def _as_update(change):
     return replace(change, action='update')
 
 
-def _existing(model, pks):
+def _existing(model, pks, names=()):
+    """The changed objects by pk, with the related objects of the changed fields ``names`` joined: their old values
+    are shown, and a hand-set platform per device would otherwise cost a query per row."""
     if model is None or not pks:
         return {}
-    return model.objects.in_bulk(pks)
+    return model.objects.select_related(*related_fields(model, names)).in_bulk(pks)
 
 
 def readable_diff(changes) -> list[DiffGroup]:
@@ -117,7 +121,8 @@ def readable_diff(changes) -> list[DiffGroup]:
     result = []
     for label, entries in groups.items():
         model = apps.get_model(label) if '.' in label else None
-        existing = _existing(model, [c.pk for c, _f in entries if c.pk and c.action in ('update', 'adopt', 'delete')])
+        shown = [(c, f) for c, f in entries if c.pk and c.action in ('update', 'adopt', 'delete')]
+        existing = _existing(model, [c.pk for c, _f in shown], [name for _c, f in shown for name in f])
         counts = dict.fromkeys(ACTIONS, 0)
         rows = []
         for change, fields in entries:

@@ -56,3 +56,26 @@ class PageBudgetTestCase(TestCase):
         self.assertFalse(missing, f'pages without a recorded count (record them: UPDATE_QUERY_COUNTS=1): {missing}')
         grown = {name: f'{recorded[name]} → {count}' for name, count in measured.items() if count > recorded[name]}
         self.assertFalse(grown, f'pages whose SQL query count grew: {grown}')
+
+    def test_hand_set_platforms_add_no_query_per_switch(self):
+        """Operators set a platform on each switch to get its config rendered: here each device gets its own, and no
+        tab fetches a platform by its id (a lookup per device: the Plan and Compliance tabs made one per row)."""
+        from dcim.models import Platform
+
+        from netbox_aifabric.render.configs import fabric_devices
+
+        self.client.force_login(self.admin)
+        devices = list(fabric_devices(self.fabric))
+        for n, device in enumerate(devices):
+            template = device.platform.config_template if device.platform else None
+            device.platform = Platform.objects.create(name=f'own {n}', slug=f'own-{n}', config_template=template)
+            device.save()
+        by_id = {}
+        for name, url in fabric_pages(self.fabric):
+            self.client.get(url)
+            with CaptureQueriesContext(connection) as captured:
+                self.assertEqual(self.client.get(url).status_code, 200)
+            lookups = [q['sql'] for q in captured if 'FROM "dcim_platform" WHERE "dcim_platform"."id" =' in q['sql']]
+            if lookups:
+                by_id[name] = len(lookups)
+        self.assertFalse(by_id, f'{len(devices)} devices with their own platform: platform lookups by id: {by_id}')
