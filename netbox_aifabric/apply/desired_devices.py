@@ -9,6 +9,7 @@ from ipam.models import IPAddress
 
 from netbox_aifabric.apply.objects import INTERFACE_TYPES, ROLES, Desired, JsonKey, Ref, any_existing, on_interface
 from netbox_aifabric.facts import SERVER_BOND, server_port_modes
+from netbox_aifabric.facts.cabling_plan import link_label, netbox_label, oob_label
 from netbox_aifabric.facts.context import CONTEXT_KEY
 from netbox_aifabric.facts.nos import HOST_TEMPLATES
 
@@ -104,7 +105,10 @@ def _oob_link(link, interface, templates):
         {'terminations__termination_type': ContentType.objects.get_for_model(Interface),
          'terminations__termination_id': Ref(port)},
         {},
-        create_only={'a_terminations': [Ref(port)], 'b_terminations': [Ref(end)], 'status': 'planned'},
+        create_only={
+            'a_terminations': [Ref(port)], 'b_terminations': [Ref(end)], 'status': 'planned',
+            **netbox_label(oob_label(link, interface)),
+        },
         reason='the management switch port is already cabled',
     )  # fmt: skip
 
@@ -330,15 +334,17 @@ def _device_item(fabric, name, role, kind, adopted, chosen_type, chosen_role, ho
 
 
 def cable_objects(plan):
-    """One cable per link, found by its A end, created planned."""
+    """One cable per link, found by its A end, created planned with the cabling plan's label (a cable the fabric
+    already has keeps its own)."""
     interface_type = ContentType.objects.get_for_model(Interface)
     for link in plan.links:
         a, b = f'interface:{link.a_node}:{link.a_interface}', f'interface:{link.b_node}:{link.b_interface}'
+        created = {'a_terminations': [Ref(a)], 'b_terminations': [Ref(b)], 'status': 'planned'}
         yield Desired(
             f'cable:{link.a_node}:{link.a_interface}:{link.b_node}:{link.b_interface}',
             Cable,
             {'terminations__termination_type': interface_type, 'terminations__termination_id': Ref(a)},
             {},
-            create_only={'a_terminations': [Ref(a)], 'b_terminations': [Ref(b)], 'status': 'planned'},
+            create_only={**created, **netbox_label(link_label(link))},
             reason='the interface is already cabled',
         )

@@ -35,6 +35,9 @@ __all__ = (
     'CablingPlan',
     'cable_label',
     'cabling_plan',
+    'link_label',
+    'netbox_label',
+    'oob_label',
     'with_placement',
 )
 
@@ -50,6 +53,7 @@ KIND_CODES: Mapping[str, str] = {
     'oob-management': 'OM',
 }
 OOB_KINDS = {'bmc': 'oob-bmc', 'switch-management': 'oob-management'}
+NETBOX_LABEL_MAX = 100  # NetBox's Cable.label max_length
 MANAGEMENT_PORT = 'mgmt0'  # a switch's management port when its device type names none (as the apply names it)
 SPINE_ROW = 'spines'  # the group of the cables the plan places in no rack: the spines' management cables
 CSV_COLUMNS = (
@@ -156,6 +160,23 @@ def cable_label(kind: str, a: CableEnd, b: CableEnd) -> str:
     return f'{KIND_CODES.get(kind, kind.upper())} {a.device}:{a.port} {b.device}:{b.port}'
 
 
+def link_label(link: Link) -> str:
+    """The label of a plan link's cable."""
+    return cable_label(link.kind, CableEnd(link.a_node, link.a_interface), CableEnd(link.b_node, link.b_interface))
+
+
+def oob_label(link: OobLink, port: str) -> str:
+    """The label of a management-network cable: the management switch's port (A) to the device's ``port``."""
+    kind = OOB_KINDS.get(link.kind, f'oob-{link.kind}')
+    return cable_label(kind, CableEnd(link.switch, link.interface), CableEnd(link.device, port))
+
+
+def netbox_label(label: str) -> dict[str, str]:
+    """``{'label': label}`` for a NetBox cable, or nothing when it is longer than NetBox's Cable.label holds (a cut
+    label could name another cable)."""
+    return {'label': label} if len(label) <= NETBOX_LABEL_MAX else {}
+
+
 def _reach_of(reach: Mapping[str, str] | None) -> dict[str, str]:
     """The BOM's defaults overlaid with ``reach``; a :class:`PlanError` on ``reach.<kind>`` as the BOM names it."""
     merged = dict(DEFAULT_REACH)
@@ -209,8 +230,8 @@ def _link_row(link: Link, rack_of: Mapping[str, str], reach: str, lane: tuple[st
     if lane is not None:
         node, parent, lanes = lane
         cable = f'{cable}: a leg of the {lanes}x{link.speed}G breakout of {node} {parent}'
-    label = cable_label(link.kind, a, b)
-    return CableRow(label, b.rack or a.rack or SPINE_ROW, link.kind, link.speed, a, b, kind, optic, cable, reach)
+    rack = b.rack or a.rack or SPINE_ROW
+    return CableRow(link_label(link), rack, link.kind, link.speed, a, b, kind, optic, cable, reach)
 
 
 def _plan_link_rows(
@@ -243,7 +264,7 @@ def _oob_row(
     kind = OOB_KINDS.get(link.kind, f'oob-{link.kind}')
     a = CableEnd(link.switch, link.interface)
     b = CableEnd(link.device, port, rack_of.get(link.device, ''))
-    return CableRow(cable_label(kind, a, b), b.rack or SPINE_ROW, kind, 1, a, b, *copper, SAME_RACK)
+    return CableRow(oob_label(link, port), b.rack or SPINE_ROW, kind, 1, a, b, *copper, SAME_RACK)
 
 
 def cabling_plan(

@@ -7,21 +7,25 @@ import io
 
 import hypothesis.extra.django
 import pytest
+from django.core.management import call_command
 from django.test import override_settings
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.models import ObjectType
-from dcim.models import Device, DeviceRole, DeviceType, Manufacturer, Rack
+from dcim.models import Cable, Device, DeviceRole, DeviceType, Interface, Manufacturer, Rack
 from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
 from netbox_aifabric.apply.desired_devices import MANAGEMENT_INTERFACE
 from netbox_aifabric.apply.seed import load_demo
+from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.facts.cabling_plan import MANAGEMENT_PORT
 from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric
+from netbox_aifabric.views.cabling import fabric_cabling
+from tests.integration.test_oob_apply import LEAF, OOB, SPINE
 
 pytestmark = pytest.mark.netbox
 
@@ -82,6 +86,33 @@ class CablingMixin:
         self.assertEqual(len({r['label'] for r in rows}), len(rows))
         for r in rows:
             self.assertIn(f'{r["a_device"]}:{r["a_port"]} {r["b_device"]}:{r["b_port"]}', r['label'])
+
+
+class AppliedCableLabelsTestCase(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        call_command('aifabric_load_device_types', stdout=io.StringIO())
+
+    def test_the_apply_labels_every_cable_as_the_cabling_plan(self):
+        """The guide's cluster with a management switch on shipped device types: every cable the apply creates
+        carries its row's label (the management ports named by the device types)."""
+        fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        for field, slug in (('leaf_device_type', LEAF), ('spine_device_type', SPINE), ('management_device_type', OOB)):
+            setattr(fabric, field, DeviceType.objects.get(slug=slug))
+        for name, value in {'max_spines': 2, 'max_parallel_uplinks': 1, 'storage_count': 0}.items():
+            setattr(fabric, name, value)
+        fabric.full_clean()
+        fabric.save()
+        rows = fabric_cabling(fabric).rows
+        self.assertTrue({'oob-bmc', 'oob-management'} <= {r.kind for r in rows})
+        apply_fabric(fabric)
+        cables = Cable.objects.filter(terminations__cable_end='A').values_list(
+            'label', 'terminations___device__name', 'terminations__termination_id'
+        )
+        ports = dict(Interface.objects.values_list('pk', 'name'))
+        applied = {label: (device, ports[port]) for label, device, port in cables}
+        self.assertEqual(applied, {r.label: (r.a.device, r.a.port) for r in rows})
 
 
 class CablingTabTestCase(CablingMixin, TestCase):

@@ -12,7 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netbox_aifabric.facts.cabling_plan import CSV_COLUMNS, KIND_CODES, SPINE_ROW, cabling_plan, with_placement
+from netbox_aifabric.facts.cabling_plan import (
+    CSV_COLUMNS,
+    KIND_CODES,
+    SPINE_ROW,
+    cabling_plan,
+    link_label,
+    netbox_label,
+    with_placement,
+)
 from netbox_aifabric.planner import PlanError, load_spec, plan_fabric
 from netbox_aifabric.planner.bom import DEFAULT_REACH, REACH_CLASSES, medium
 from netbox_aifabric.planner.spec import ManagementSwitch
@@ -194,3 +202,12 @@ def test_growth_by_a_leaf_pair_and_servers_keeps_the_guides_labels():
     assert len(after) > len(before)
     racks = {r.rack for r in cabling_plan(grown).rows}
     assert racks == {'rack1', 'rack3'}
+
+
+def test_netbox_gets_the_label_only_when_its_cable_label_holds_it():
+    plan = guide_plan()[1]
+    link = plan.links[0]
+    assert netbox_label(link_label(link)) == {'label': cabling_plan(plan).rows[0].label}
+    long = dataclasses.replace(link, a_node='s' * 60, b_node='l' * 60)
+    assert len(link_label(long)) > 100
+    assert netbox_label(link_label(long)) == {}  # never cut: a cut label could name another cable
