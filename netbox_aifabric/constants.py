@@ -40,3 +40,9 @@ FABRIC_NAME_MAX = 100 - len(' VNI 16777215')  # 87
 # request limit (DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB by default), so an upload too large is refused by name.
 DEFAULT_BACKUP_PATTERN = '{device}.{extension}'
 CONFIG_BACKUP_MAX_BYTES = 2 * 1024 * 1024
+
+# Acceptance results of the LLDP check: one per planned cable (and per unplanned neighbour), one per uploaded device
+# (its view, the tool's output as raw). The judge (acceptance.lldp) writes them, the fabric-lldp rule reads them.
+LLDP_CATEGORY = 'lldp'
+LLDP_DEVICE_CATEGORY = 'lldp-device'
+LLDP_CATEGORIES = (LLDP_CATEGORY, LLDP_DEVICE_CATEGORY)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netbox_aifabric.acceptance.judge import MAX_OUTPUT, UploadError, Verdict
+from netbox_aifabric.constants import LLDP_CATEGORY, LLDP_DEVICE_CATEGORY
 from netbox_aifabric.facts.nos import NOS_REGISTRY
 from netbox_aifabric.planner.result import Link, Plan
 
@@ -58,8 +59,8 @@ __all__ = (
     'plan_devices',
 )
 
-CATEGORY = 'lldp'  # one result per planned cable, and one per unplanned neighbour
-DEVICE_CATEGORY = 'lldp-device'  # one result per uploaded device: its view, the tool's output as raw
+CATEGORY = LLDP_CATEGORY  # one result per planned cable, and one per unplanned neighbour
+DEVICE_CATEGORY = LLDP_DEVICE_CATEGORY  # one result per uploaded device: its view, the tool's output as raw
 PASSED, FAILED, NOT_VERIFIED = 'passed', 'failed', 'not-verified'
 NO_LLDP_END = ('bmc',)  # link kinds whose far end (a BMC) runs no lldpd to upload from
 

@@ -5,8 +5,6 @@ import re
 
 from netbox_aifabric.acceptance.counters import COUNTER_TOOLS, judge_counters
 from netbox_aifabric.acceptance.judge import RDMA_TOOLS, TOOLS, UploadError, judge_iperf3, judge_ping, pair_rate
-from netbox_aifabric.acceptance.lldp import CATEGORY as LLDP_CATEGORY
-from netbox_aifabric.acceptance.lldp import DEVICE_CATEGORY as LLDP_DEVICE_CATEGORY
 from netbox_aifabric.acceptance.lldp import (
     LLDP_TOOLS,
     device_name,
@@ -17,6 +15,7 @@ from netbox_aifabric.acceptance.lldp import (
 )
 from netbox_aifabric.acceptance.rdma import RDMA_BW_TOOLS, judge_rdma_bw, judge_rdma_lat, lossless_tos, rdma_pair
 from netbox_aifabric.apply import branching
+from netbox_aifabric.constants import LLDP_CATEGORIES, LLDP_DEVICE_CATEGORY
 from netbox_aifabric.facts.qos import qos_facts
 from netbox_aifabric.intake.intent import intent_of
 from netbox_aifabric.intake.plan import plan_of
@@ -29,7 +28,7 @@ from netbox_aifabric.models import (
 from netbox_aifabric.planner import PlanError
 
 __all__ = (
-    'LAB_STATUS', 'lab_subject', 'lldp_facts', 'lossless_priorities', 'lossless_tos_of', 'store_lab_run',
+    'LAB_STATUS', 'lab_subject', 'lossless_priorities', 'lossless_tos_of', 'store_lab_run',
     'store_verdict', 'upload_lldp', 'upload_result',
 )  # fmt: skip
 
@@ -225,7 +224,6 @@ def upload_lldp(run: AcceptanceRun, tool: str, output, device) -> AcceptanceResu
     return run.results.get(category=LLDP_DEVICE_CATEGORY, subject=name)
 
 
-LLDP_CATEGORIES = (LLDP_CATEGORY, LLDP_DEVICE_CATEGORY)
 _LLDP_FIELDS = ('name', 'status', 'expected', 'seen', 'value', 'raw')
 
 
@@ -250,19 +248,3 @@ def _save_lldp(run, verdicts, existing, raws) -> None:
     gone = [r.pk for key, r in existing.items() if key not in keep]
     if gone:
         AcceptanceResult.objects.filter(pk__in=gone).delete()
-
-
-def lldp_facts(fabric) -> dict | None:
-    """``{'run': {'id', 'name', 'time'}, 'results': [{'name', 'category', 'subject', 'status', 'expected', 'seen'}]}``
-    of the fabric's newest acceptance run with an LLDP upload, None without one (the ``lldp-cabling`` rule's facts)."""
-    run = (
-        AcceptanceRun.objects.filter(fabric=fabric, results__category=LLDP_DEVICE_CATEGORY)
-        .distinct()
-        .order_by('-time', '-pk')
-        .first()
-    )
-    if run is None:
-        return None
-    fields = ('name', 'category', 'subject', 'status', 'expected', 'seen')
-    results = list(run.results.filter(category__in=LLDP_CATEGORIES).order_by('pk').values(*fields))
-    return {'run': {'id': run.pk, 'name': str(run), 'time': run.time}, 'results': results}

@@ -35,6 +35,7 @@ from netbox_aifabric.checks.backups import latest_backups, nos_of_device
 from netbox_aifabric.checks.config_diff import ConfigParseError, compare_config
 from netbox_aifabric.checks.engine import DeviceAutomation, DeviceConfig, DriftItem, Facts, Obj, run_rules
 from netbox_aifabric.checks.rules import RULES
+from netbox_aifabric.constants import LLDP_CATEGORIES, LLDP_DEVICE_CATEGORY
 from netbox_aifabric.facts.context import CONTEXT_KEY
 from netbox_aifabric.intake.inputs import FabricInputs
 from netbox_aifabric.intake.traffic import fabric_traffic
@@ -62,7 +63,8 @@ IGNORED = ('keep', 'use', 'adopt')  # in step with the plan, or an adoption the 
 
 def acceptance_facts(fabric) -> dict:
     """``{'fabric_id', 'last_applied': datetime | None, 'latest': {kind: {'id', 'name', 'time', 'status', 'passed',
-    'failed', 'not_verified'}}}``: the fabric's last apply and its newest acceptance run of each kind."""
+    'failed', 'not_verified'}}, 'lldp': lldp_facts}``: the fabric's last apply, its newest acceptance
+    run of each kind and its newest LLDP-judged run."""
     latest = {}
     for run in AcceptanceRun.objects.filter(fabric=fabric).order_by('-time', '-pk'):
         if run.kind not in latest:
@@ -75,7 +77,23 @@ def acceptance_facts(fabric) -> dict:
                 'failed': run.failed,
                 'not_verified': run.not_verified,
             }
-    return {'fabric_id': fabric.pk, 'last_applied': fabric.last_applied, 'latest': latest}
+    return {'fabric_id': fabric.pk, 'last_applied': fabric.last_applied, 'latest': latest, 'lldp': lldp_facts(fabric)}
+
+
+def lldp_facts(fabric) -> dict | None:
+    """``{'run': {'id', 'name', 'time'}, 'results': [{'name', 'category', 'subject', 'status', 'expected', 'seen'}]}``
+    of the fabric's newest acceptance run with an LLDP upload, None without one (the ``fabric-lldp`` rule's facts)."""
+    run = (
+        AcceptanceRun.objects.filter(fabric=fabric, results__category=LLDP_DEVICE_CATEGORY)
+        .distinct()
+        .order_by('-time', '-pk')
+        .first()
+    )
+    if run is None:
+        return None
+    fields = ('name', 'category', 'subject', 'status', 'expected', 'seen')
+    results = list(run.results.filter(category__in=LLDP_CATEGORIES).order_by('pk').values(*fields))
+    return {'run': {'id': run.pk, 'name': str(run), 'time': run.time}, 'results': results}
 
 
 def run_compliance(fabric, user=None, rules=RULES, step=None):

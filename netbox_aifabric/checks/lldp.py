@@ -1,6 +1,6 @@
 """LLDP rule: the cabling as the devices' LLDP saw it agrees with the plan, every planned cable seen from both ends.
 
-Reads ``Facts.acceptance['lldp']`` (``acceptance.store.lldp_facts``: the newest acceptance run with an LLDP upload and
+Reads ``Facts.acceptance['lldp']`` (``checks.compliance.lldp_facts``: the newest acceptance run with an LLDP upload and
 its LLDP results, judged on upload by ``acceptance.lldp``) against ``Facts.plan``'s links: a cable whose result failed
 (miswired: expected vs found; missing: nothing seen) or is not verified (an end not uploaded) is a finding on its two
 interfaces, as is a cable of the plan that run never judged (the plan changed since) and a fabric device seen on a port
@@ -10,8 +10,8 @@ the plan does not cable. No LLDP upload yet is a skip, never a pass. Pure.
 from collections.abc import Iterator
 from typing import Any
 
-from netbox_aifabric.acceptance.lldp import CATEGORY
 from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.constants import LLDP_CATEGORY
 
 __all__ = ('RULES', 'check_lldp_cabling')
 
@@ -40,7 +40,7 @@ def check_lldp_cabling(facts: Facts) -> Iterator[Finding]:
     """Every planned cable passed in the newest LLDP-judged run; no fabric device on an unplanned port."""
     lldp = _lldp_facts(facts)
     run = Obj('netbox_aifabric.acceptancerun', lldp['run']['name'], pk=lldp['run']['id'])
-    results = {r['subject']: r for r in lldp['results'] if r['category'] == CATEGORY}
+    results = {r['subject']: r for r in lldp['results'] if r['category'] == LLDP_CATEGORY}
     for link in facts.plan.links:
         ends = (Obj('dcim.interface', link.a_interface, device=link.a_node),
                 Obj('dcim.interface', link.b_interface, device=link.b_node), run)  # fmt: skip

@@ -1,6 +1,17 @@
 """Every compliance rule, by family (the order the Compliance tab, the API and the report show them in)."""
 
-from netbox_aifabric.checks import acceptance, automation, config, drift, fabric, roce, security, telemetry, traffic
+from netbox_aifabric.checks import (
+    acceptance,
+    automation,
+    config,
+    drift,
+    fabric,
+    lldp,
+    roce,
+    security,
+    telemetry,
+    traffic,
+)
 from netbox_aifabric.checks.engine import Rule
 
 __all__ = ('RULES', 'rule')
@@ -8,6 +19,7 @@ __all__ = ('RULES', 'rule')
 RULES = (
     *drift.RULES,
     *fabric.RULES,
+    *lldp.RULES,
     *roce.RULES,
     *security.RULES,
     *telemetry.RULES,

@@ -5,6 +5,7 @@ from ipam.models import RIR, VLAN, VRF, ASNRange, Prefix, RouteTarget
 from tenancy.models import Tenant
 from utilities.testing import APIViewTestCases, ViewTestCases
 
+from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.planner.guide import GUIDE_ASN, GUIDE_OVERLAY, GUIDE_POOLS, GUIDE_SHAPE
 
 __all__ = (
@@ -121,6 +122,10 @@ def make_world():
 
 
 # Every pool any design may need, as (field, prefix length); a fabric takes its own in 10.<100 + n>.0.0/16
+# The rules that skip on the applied demo: the running-config rules (no running config collected, tested with backups in
+# test_config_compliance.py) and the LLDP rule (no LLDP upload, tested with uploads in test_acceptance_lldp.py)
+DEMO_SKIPS = frozenset(r.id for r in RULES if r.family == 'config') | {'fabric-lldp'}
+
 OWN_POOLS = (('loopback_pool', 24), ('vtep_pool', 24), ('p2p_pool', 22), ('mlag_peer_pool', 27))
 
 

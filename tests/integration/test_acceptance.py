@@ -381,12 +381,15 @@ class FabricAcceptanceTabTestCase(TestCase):
         ends = sum((link.a_node in switches) + (link.b_node in switches) for link in plan.links)
         response = self.client.get(self.url())
         self.assertHttpStatus(response, 200)
-        self.assertContains(response, f'Physical checks per port <span class="badge text-bg-secondary">{ends}</span>')
+        cabled = {n for link in plan.links for n in (link.a_node, link.b_node)}  # each uploads its LLDP table
+        steps = ends + len(cabled)
+        self.assertContains(response, f'Physical checks per port <span class="badge text-bg-secondary">{steps}</span>')
         script = self.client.get(self.url('acceptance_script'))
         self.assertHttpStatus(script, 200)
         self.assertEqual(script['Content-Disposition'], 'attachment; filename="ai-lab-fabric-acceptance.sh"')
         text = script.content.decode()
         self.assertEqual(sum(1 for line in text.splitlines() if line.startswith('  physical ')), ends)
+        self.assertEqual(sum(1 for line in text.splitlines() if line.startswith('  lldp ')), len(cabled))
         check = subprocess.run(['bash', '-n'], input=text, capture_output=True, text=True)
         self.assertEqual(check.returncode, 0, check.stderr)
 

@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 from users.models import User
 from utilities.testing import APITestCase
 
-from netbox_aifabric.acceptance.store import lldp_facts
 from netbox_aifabric.apply.seed import load_demo
-from netbox_aifabric.checks.compliance import fabric_facts
+from netbox_aifabric.checks.compliance import fabric_facts, lldp_facts
 from netbox_aifabric.checks.engine import run_rules
 from netbox_aifabric.checks.lldp import RULES as LLDP_RULES
 from netbox_aifabric.intake.plan import plan_of

@@ -72,6 +72,7 @@ ACTIONS = (
     ('lab', 'get'),
     ('lab', 'post'),
     ('bom', 'get'),
+    ('cabling', 'get'),
     ('traffic', 'get'),
 )
 LIST_METHODS = ('get', 'post', 'put', 'patch', 'delete')  # the list URL: list, create, bulk update, bulk delete

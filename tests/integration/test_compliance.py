@@ -24,7 +24,7 @@ from netbox_aifabric.checks.rules import RULES
 from netbox_aifabric.facts.telemetry import NOTHING_OBSERVABLE
 from netbox_aifabric.intake.traffic import fabric_traffic
 from netbox_aifabric.models import Fabric, OwnedObject, TrafficClass, TrafficFlow
-from tests.integration.base import FABRIC_SHAPE, GUIDE_COLLECTORS
+from tests.integration.base import DEMO_SKIPS, FABRIC_SHAPE, GUIDE_COLLECTORS
 
 pytestmark = pytest.mark.netbox
 
@@ -58,12 +58,12 @@ def prove(fabric):
 
 
 def failed(result):
-    """The rules that did not pass; the running-config rules' skip is expected here (the demo collects no running
-    config: no backup source, no upload) and is tested with backups in test_config_compliance.py."""
+    """The rules that did not pass; the skips of ``DEMO_SKIPS`` are expected here (the demo collects no running
+    config and uploads no LLDP table)."""
     return {
         r.rule.id: r.findings
         for r in result.results
-        if r.status != 'pass' and not (r.rule.family == 'config' and r.status == 'skip')
+        if r.status != 'pass' and not (r.rule.id in DEMO_SKIPS and r.status == 'skip')
     }
 
 
@@ -344,9 +344,13 @@ class NotAppliedTestCase(TestCase):
         statuses = {r.rule.id: r.status for r in result.results}
         self.assertEqual(
             {k for k, v in statuses.items() if v != 'pass'},
-            {r for r in statuses if r.startswith(('drift', 'automation', 'config'))} | {'telemetry-observable'},
+            {r for r in statuses if r.startswith(('drift', 'automation', 'config'))}
+            | {'telemetry-observable'}
+            | {'fabric-lldp'},  # no LLDP upload
         )
-        skipped = {statuses[r] for r in statuses if r.startswith(('drift', 'automation', 'config'))}
+        skipped = {
+            statuses[r] for r in statuses if r.startswith(('drift', 'automation', 'config')) or r == 'fabric-lldp'
+        }
         self.assertEqual(skipped, {'skip'})
         # the demo names no collector: the warning, by name
         (observable,) = [r for r in result.results if r.rule.id == 'telemetry-observable']
@@ -386,9 +390,9 @@ class ComplianceTabTestCase(TestCase):
         response = self.client.get(self.url())
         self.assertHttpStatus(response, 200)
         self.assertContains(response, 'Compliant')
-        config_rules = sum(1 for r in RULES if r.family == 'config')  # they skip: no running config collected
-        self.assertContains(response, '<span class="badge text-bg-green">pass</span>', count=len(RULES) - config_rules)
-        self.assertContains(response, '<span class="badge text-bg-secondary">skip</span>', count=config_rules)
+        skipped = len(DEMO_SKIPS)  # no running config collected, no LLDP upload
+        self.assertContains(response, '<span class="badge text-bg-green">pass</span>', count=len(RULES) - skipped)
+        self.assertContains(response, '<span class="badge text-bg-secondary">skip</span>', count=skipped)
         for family in ('Drift', 'Fabric', 'RoCE/QoS', 'Security'):
             self.assertContains(response, f'<h2 class="card-header">{family}</h2>', html=False)
         port = break_by_hand(self.fabric, self.user)
@@ -451,8 +455,15 @@ class ComplianceAPITestCase(APITestCase):
         )
         self.assertEqual(
             response.data['counts'],
-            {'rules': len(RULES), 'pass': len(RULES) - 4, 'fail': 0, 'skip': 4, 'error': 0, 'findings': 0},
-        )  # the 4 running-config rules skip: no running config is collected (test_config_compliance.py)
+            {
+                'rules': len(RULES),
+                'pass': len(RULES) - len(DEMO_SKIPS),
+                'fail': 0,
+                'skip': len(DEMO_SKIPS),
+                'error': 0,
+                'findings': 0,
+            },  # fmt: skip
+        )  # DEMO_SKIPS: no running config is collected, no LLDP table uploaded
         port = break_by_hand(self.fabric, self.user)
         data = self.client.get(self.url(), **self.header).data
         (edited,) = [r for r in data['results'] if r['status'] == 'fail']
@@ -519,7 +530,7 @@ class ComplianceReportTestCase(TestCase):
         )
         # the running-config rules skip: no backup source is set and no backup was uploaded (test_config_compliance.py)
         config_rules = sum(1 for r in RULES if r.family == 'config')
-        self.assertEqual(sum(t['success'] for t in script.tests.values()), len(RULES) - config_rules)
+        self.assertEqual(sum(t['success'] for t in script.tests.values()), len(RULES) - len(DEMO_SKIPS))
         self.assertEqual(script.tests['test_7_config']['info'], config_rules)
         port = break_by_hand(self.fabric, self.user)
         script = FabricCompliance()

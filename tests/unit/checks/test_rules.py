@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import netaddr
 import pytest
 
+from netbox_aifabric.acceptance.lldp import Neighbour, judge_cabling
 from netbox_aifabric.checks.engine import DeviceAutomation, DriftItem, Facts, Finding, Obj, Rule, run_rules
 from netbox_aifabric.checks.rules import RULES, rule
 from tests.render_fixtures import GUIDES, JUMP_HOSTS, guide_spec, observed_contexts, observed_intent, plan_of
@@ -45,8 +46,19 @@ def facts_of(guide='evpn-vxlan', drift=()):
         },
         traffic=[],  # no flows entered: the matrix warns of nothing
         flows=[],
-        acceptance=PROVEN,
+        acceptance={**PROVEN, 'lldp': lldp_seen(plan)},
     )
+
+
+def lldp_seen(plan):
+    """The LLDP facts of a run in which every device saw its planned neighbours (judged by the real judge)."""
+    views = {}
+    for link in plan.links:
+        views.setdefault(link.a_node, []).append(Neighbour(link.a_interface, link.b_node, link.b_interface))
+        views.setdefault(link.b_node, []).append(Neighbour(link.b_interface, link.a_node, link.a_interface))
+    fields = ('name', 'category', 'subject', 'status', 'expected', 'seen')
+    results = [{f: getattr(v, f) for f in fields} for v in judge_cabling(plan, views)]
+    return {'run': {'id': 2, 'name': 'AI Lab manual', 'time': datetime(2026, 1, 3, tzinfo=UTC)}, 'results': results}
 
 
 def failures(facts):
