@@ -275,13 +275,17 @@ def control_plane(
         fabric.append(
             {'table': 'AIFABRIC_OSPF', 'description': 'OSPF from the fabric links', 'services': ['ANY'], 'rules': links}
         )
-    if bfd_peers:
-        fabric.append(
-            {
-                'table': 'AIFABRIC_BFD',
-                'description': 'BFD (UDP 3784/4784) from the underlay neighbours',
-                'services': ['ANY'],
-                'rules': _rules('NEIGHBOR', [p if '/' in p else f'{p}/32' for p in bfd_peers]),
-            }
-        )
+    sources = [p if '/' in p else f'{p}/32' for p in bfd_peers]
+    # caclmgrd makes a table IPv4 or IPv6 from its rules and ignores a rule of the other family: one table each
+    for table, family in (('AIFABRIC_BFD', [s for s in sources if ':' not in s]),
+                          ('AIFABRIC_BFD_V6', [s for s in sources if ':' in s])):  # fmt: skip
+        if family:
+            fabric.append(
+                {
+                    'table': table,
+                    'description': 'BFD (UDP 3784/4784) from the underlay neighbours',
+                    'services': ['ANY'],
+                    'rules': _rules('NEIGHBOR', family),
+                }
+            )
     return admissions + fabric

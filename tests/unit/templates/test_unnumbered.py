@@ -611,34 +611,14 @@ def ctrlplane_problems(db):
     return [f'{table} mixes IPv4 and IPv6 rules' for table, found in families.items() if len(found) > 1]
 
 
-def _mixes_bfd_families(guide, name):
-    ctx = contexts(guide, bfd=True)[name]
-    return bool(unnumbered_ports(ctx)) and any(n['kind'] == 'mlag-peer' for n in ctx['bgp']['neighbors'])
-
-
-@pytest.mark.parametrize(
-    ('guide', 'name'),
-    [
-        pytest.param(
-            g,
-            n,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason='facts/sonic.py control_plane: the MLAG peer (SRC_IP) and the link-local range (SRC_IPV6) '
-                'share the AIFABRIC_BFD table; caclmgrd ignores the rules of the other family',
-            ),
-        )
-        if _mixes_bfd_families(g, n)
-        else (g, n)
-        for g, n in SONIC_SWITCHES
-    ],
-)
+@pytest.mark.parametrize(('guide', 'name'), SONIC_SWITCHES)
 def test_sonic_bfd_admits_the_link_local_range(guide, name):
     """With BFD, SONiC's control-plane ACL admits the unnumbered sessions' peers as the link-local range (the
     context's control-plane facts) and no numbered uplink address, each table of one address family."""
     ctx = contexts(guide, bfd=True)[name]
     db = json.loads(render(SONIC, ctx))
-    sources = {r.get('SRC_IPV6') or r.get('SRC_IP') for k, r in db['ACL_RULE'].items() if k.startswith('AIFABRIC_BFD|')}
+    bfd = [r for k, r in db['ACL_RULE'].items() if k.split('|')[0] in ('AIFABRIC_BFD', 'AIFABRIC_BFD_V6')]
+    sources = {r.get('SRC_IPV6') or r.get('SRC_IP') for r in bfd}
     if unnumbered_ports(ctx):
         assert 'fe80::/10' in sources
     assert not sources & {f'{a}/32' for a in numbered_uplink_addresses(guide, name)}
