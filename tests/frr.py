@@ -50,7 +50,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ('FrrResult', 'check_frr_config', 'frr_available', 'frr_version')
+__all__ = ('FrrResult', 'check_frr_config', 'frr_available', 'frr_version', 'without_top_block')
 
 TIMEOUT = 30  # seconds, for the whole check
 DAEMON_DIRS = ('/usr/lib/frr', '/usr/libexec/frr', '/usr/sbin')  # Debian/Ubuntu, RHEL/Fedora, others
@@ -147,6 +147,16 @@ def _daemon_errors(out):
     return errors, '\n'.join(shown)
 
 
+def without_top_block(text: str, node: str) -> str:
+    """The config without its top-level ``node`` block (from the line ``node`` to its first ``exit``)."""
+    lines = text.splitlines()
+    if node not in lines:
+        return text
+    start = lines.index(node)
+    end = start + lines[start:].index('exit') if 'exit' in lines[start:] else len(lines) - 1
+    return '\n'.join(lines[:start] + lines[end + 1 :]) + '\n'
+
+
 def check_frr_config(text: str) -> FrrResult:
     """Check an integrated frr.conf with vtysh's grammar and the zebra, staticd and bgpd handlers (docstring above)."""
     if not frr_available():
@@ -158,6 +168,12 @@ def check_frr_config(text: str) -> FrrResult:
         conf = Path(tmp, 'frr.conf')
         conf.write_text(text if text.endswith('\n') else text + '\n')
         conf.chmod(0o644)
+        # bfdd's top-level block is unknown to the other daemons: its `exit` lines take them out of configuration
+        # mode and every later line would read as "No such command" (dropped, see the docstring): they get the text
+        # without it, bfdd (and vtysh) the whole text
+        others = Path(tmp, 'frr-without-bfd.conf')
+        others.write_text(without_top_block(conf.read_text(), 'bfd'))
+        others.chmod(0o644)
         Path(tmp, 'vtysh.conf').write_text('')  # read instead of /etc/frr/vtysh.conf
 
         stages = [('vtysh', [_vtysh(), '--config_dir', tmp, '--vty_socket', tmp, '--dryrun', '--inputfile', str(conf)])]
@@ -166,7 +182,7 @@ def check_frr_config(text: str) -> FrrResult:
             if name in ROOT_DAEMONS and not root:
                 skipped.append(f'({name} dry run skipped: it needs root)')
                 continue
-            cmd = [_daemon(name), '--dryrun', '--config_file', str(conf)]
+            cmd = [_daemon(name), '--dryrun', '--config_file', str(conf if name == 'bfdd' else others)]
             cmd += ['--pid_file', f'{tmp}/{name}.pid', '--vty_socket', tmp, '--socket', f'{tmp}/zserv.api']
             if name == 'bgpd':
                 cmd += ['--bgp_port', '0', '--skip_runas']
