@@ -688,7 +688,9 @@ class AcceptanceUploadSerializer(StrictFieldsMixin, serializers.Serializer):
         help_text='iperf3 (its --json output), ping (its output, -q too), perftest (ib_write_bw --report_gbits, '
         'ib_send_lat, ib_read_lat: their text report), or a counter snapshot: ethtool (ethtool -S '
         'of an mlx5 NIC), sonic-pfc (show pfc counters), sonic-queue (show queue counters), eos-errors, eos-pfc, '
-        'eos-ecn (EOS | json), nvue-errors, nvue-pfc, nvue-queue, nvue-ecn (NVUE text): see docs/lab.md'
+        'eos-ecn (EOS | json), nvue-errors, nvue-pfc, nvue-queue, nvue-ecn (NVUE text); or an LLDP neighbour table, '
+        'its subject the device it was taken on: eos-lldp (show lldp neighbors | json), nvue-lldp (nv show interface '
+        'lldp-detail -o json), sonic-lldp and lldpctl (lldpctl -f json): see docs/lab.md and docs/lldp.md'
     )
     output = serializers.CharField(trim_whitespace=False, help_text='What the tool printed')
     source = serializers.CharField(

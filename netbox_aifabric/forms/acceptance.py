@@ -6,6 +6,7 @@ from utilities.forms.fields import DynamicModelChoiceField, DynamicModelMultiple
 from utilities.forms.rendering import FieldSet
 
 from netbox_aifabric.acceptance.judge import MAX_OUTPUT, TOOLS
+from netbox_aifabric.acceptance.lldp import LLDP_TOOLS
 from netbox_aifabric.forms.fields import InvalidFieldsMixin
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.models.acceptance import (
@@ -64,7 +65,7 @@ class AcceptanceResultFilterForm(NetBoxModelFilterSetForm):
 class AcceptanceUploadForm(InvalidFieldsMixin, forms.Form):
     """A tool's output as it printed it: pasted, or as a file (the file wins)."""
 
-    tool = forms.ChoiceField(choices=[(t, t) for t in TOOLS], label=_('Tool'))
+    tool = forms.ChoiceField(choices=[(t, t) for t in (*TOOLS, *LLDP_TOOLS)], label=_('Tool'))
     source = forms.CharField(
         required=False,
         max_length=100,
@@ -78,7 +79,10 @@ class AcceptanceUploadForm(InvalidFieldsMixin, forms.Form):
         help_text=_('iperf3: the server it sent to; ib_write_bw: <server>:<RDMA NIC>'),
     )
     subject = forms.CharField(
-        required=False, max_length=200, label=_('Subject'), help_text=_('ping: what was pinged, e.g. gpu1 -> gpu3')
+        required=False,
+        max_length=200,
+        label=_('Subject'),
+        help_text=_('ping: what was pinged, e.g. gpu1 -> gpu3; an LLDP table: the device it was taken on'),
     )
     output = forms.CharField(
         required=False,
@@ -86,7 +90,8 @@ class AcceptanceUploadForm(InvalidFieldsMixin, forms.Form):
         widget=forms.Textarea(attrs={'rows': 12, 'class': 'font-monospace'}),
         label=_('Output'),
         help_text=_(
-            'iperf3 --json output, ping output, or a perftest report (ib_write_bw --report_gbits, ib_send_lat)'
+            'iperf3 --json output, ping output, a perftest report (ib_write_bw --report_gbits, ib_send_lat), or an '
+            'LLDP neighbour table (eos-lldp, nvue-lldp, sonic-lldp, lldpctl: JSON)'
         ),
     )
     file = forms.FileField(required=False, label=_('Or a file'))

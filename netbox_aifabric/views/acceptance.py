@@ -201,7 +201,11 @@ class AcceptanceResultBulkDeleteView(generic.BulkDeleteView):
 
 
 SECTIONS = (
-    ('physical', _('Physical checks per port'), _('Speed, FEC, CRC/FCS errors and link flaps, per NOS.')),
+    (
+        'physical',
+        _('Physical checks per port'),
+        _("Speed, FEC, CRC/FCS errors and link flaps, per NOS; each device's LLDP neighbours."),
+    ),
     ('mtu', _('MTU pings'), _('ping -M do -s <MTU-28>: every jumbo link and leaf loopback to leaf loopback.')),
     (
         'evpn',
