@@ -241,7 +241,7 @@ class FabricAcceptanceView(generic.ObjectView):
 
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_acceptance.html'
-    tab = ViewTab(label=_('Acceptance'), weight=545, permission='netbox_aifabric.view_fabric')
+    tab = ViewTab(label=_('Acceptance'), weight=550, permission='netbox_aifabric.view_fabric')
 
     def get_extra_context(self, request, instance):
         try:

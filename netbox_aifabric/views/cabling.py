@@ -65,7 +65,7 @@ class FabricCablingView(generic.ObjectView):
 
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_cabling.html'
-    tab = ViewTab(label=_('Cabling'), weight=546, permission='netbox_aifabric.view_fabric')
+    tab = ViewTab(label=_('Cabling'), weight=542, permission='netbox_aifabric.view_fabric')
 
     def get(self, request, **kwargs):
         """``?export=csv``: the rows as CSV (NetBox's export style); otherwise the tab."""

@@ -28,7 +28,7 @@ HISTORY = 20  # lab runs listed under the latest
 class FabricLabView(generic.ObjectView):
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_lab.html'
-    tab = ViewTab(label=_('Lab'), weight=540, permission='netbox_aifabric.view_fabric')
+    tab = ViewTab(label=_('Lab'), weight=545, permission='netbox_aifabric.view_fabric')
 
     def get_extra_context(self, request, instance):
         job = last_fabric_job(instance, FabricLabJob)

@@ -109,7 +109,7 @@ class FabricTrafficView(generic.ObjectView):
 
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_traffic.html'
-    tab = ViewTab(label=_('Traffic'), weight=540, permission='netbox_aifabric.view_fabric')
+    tab = ViewTab(label=_('Traffic'), weight=535, permission='netbox_aifabric.view_fabric')
 
     def get(self, request, **kwargs):
         """``?export=csv``: the loads per element as CSV (NetBox's export style); otherwise the tab."""
@@ -164,7 +164,7 @@ class FabricBomView(generic.ObjectView):
 
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_bom.html'
-    tab = ViewTab(label=_('Bill of materials'), weight=545, permission='netbox_aifabric.view_fabric')
+    tab = ViewTab(label=_('Bill of materials'), weight=540, permission='netbox_aifabric.view_fabric')
 
     def get(self, request, **kwargs):
         if request.GET.get('export') != 'csv':
