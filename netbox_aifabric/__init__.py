@@ -38,11 +38,17 @@ class AIFabricConfig(PluginConfig):
         # In the UI (Plan tab, wizard), applies of fabrics with more devices than this run as a job by default, with
         # the job's page (None: only when asked for); the REST API keeps the link threshold above
         'ui_background_apply_devices': 20,
+        # New users' dashboards start with the "AI fabrics" widget, unless DEFAULT_DASHBOARD is configured (then add
+        # netbox_aifabric.FabricsWidget there) or this is False
+        'dashboard_widget': True,
     }
 
     def ready(self):
         super().ready()
         from netbox_aifabric import signals  # noqa: F401  (connects the context refresh)
+        from netbox_aifabric.views.dashboard import add_to_default_dashboard  # registers the widget too
+
+        add_to_default_dashboard()
         from netbox_aifabric.views.device_context import replace_device_context_view
 
         replace_device_context_view()  # the device's Config Context tab: the aifabric key once, by section
