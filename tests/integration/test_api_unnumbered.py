@@ -78,3 +78,23 @@ class UnnumberedOverRestTestCase(APITestCase):
             sessions = sorted(n['interface'] for n in ctx['bgp']['neighbors'] if n['kind'] == 'uplink')
             far_tier = self.fabric.leaf_count if ctx['role'] == 'spine' else self.fabric.spine_count
             self.assertEqual((sessions, len(ports)), (ports, far_tier), device.name)
+
+    def test_the_allocations_tab_lists_the_unnumbered_uplinks(self):
+        self.client.patch(
+            reverse('plugins-api:netbox_aifabric-api:fabric-detail', kwargs={'pk': self.fabric.pk}),
+            {'underlay': 'ebgp-unnumbered', 'p2p_pool': None},
+            format='json',
+            **self.header,
+        )
+        plan = FabricInputs(Fabric.objects.get(pk=self.fabric.pk)).plan
+        uplinks = [lk for lk in plan.links if lk.kind == 'uplink']
+        self.user.is_superuser = True
+        self.user.save()
+        self.client.force_login(self.user)
+        response = self.client.get(reverse('plugins:netbox_aifabric:fabric_allocations', kwargs={'pk': self.fabric.pk}))
+        self.assertEqual(response.status_code, 200)
+        rows = response.content.decode().split('id="allocations-links"', 1)[1].split('</table>', 1)[0]
+        for link in uplinks:
+            self.assertIn(f'{link.a_node} {link.a_interface}', rows)
+        self.assertEqual(rows.count('unnumbered (RFC 5549)'), len(uplinks))
+        self.assertEqual(rows.count('IPv6 link-local'), 2 * len(uplinks))
