@@ -7,7 +7,7 @@ from django.utils.module_loading import import_string
 
 from netbox.registry import registry
 
-__all__ = ('fabric_pages', 'routed_links')
+__all__ = ('allocation_tables', 'fabric_pages', 'routed_links')
 
 
 def fabric_pages(fabric):
@@ -30,3 +30,16 @@ def routed_links(plan):
     """The links the Allocations tab and the wizard's preview list as routed: every leaf-spine uplink (numbered with
     its /31, or unnumbered on its IPv6 link-local addresses) and every other link with a subnet (the MLAG peer's)."""
     return [link for link in plan.links if link.subnet or link.kind == 'uplink']
+
+
+def allocation_tables(plan) -> dict:
+    """What the Allocations tab and the wizard's preview list beside the switches: ``fabric_links``
+    (:func:`routed_links`), ``ethernet_segments`` (each EVPN multihoming bond: server, LAG, its leaves, ESI) and
+    ``rack_subnets`` (``(vlan, rack subnet)`` of each routed class per rack, routed and MLAG designs)."""
+    segments = [
+        {'server': a.server, 'lag': a.lag, 'leaves': sorted({leaf for leaf, _ in a.members}), 'esi': a.esi}
+        for a in plan.attachments
+        if a.esi
+    ]
+    racks = [(vlan, rack) for vlan in plan.vlans for rack in vlan.racks]
+    return {'fabric_links': routed_links(plan), 'ethernet_segments': segments, 'rack_subnets': racks}

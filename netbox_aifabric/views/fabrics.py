@@ -44,7 +44,7 @@ from netbox_aifabric.planner import PlanError
 from netbox_aifabric.render.configs import ConfigRenderer, configs_archive, fabric_devices
 from netbox_aifabric.ui import panels
 from netbox_aifabric.ui.diff import readable_diff
-from netbox_aifabric.ui.pages import routed_links
+from netbox_aifabric.ui.pages import allocation_tables
 from netbox_aifabric.ui.topology import topology_svg
 
 #
@@ -528,7 +528,7 @@ class FabricAllocationsView(generic.ObjectView):
             plan = plan_of(instance)  # the plan only: its diff is the Plan tab's
         except PlanError as e:
             return {'plan': None, 'plan_error': e}
-        return {'plan': plan, 'plan_error': None, 'fabric_links': routed_links(plan)}
+        return {'plan': plan, 'plan_error': None, **allocation_tables(plan)}
 
 
 @register_model_view(Fabric, 'configs', path='configurations')

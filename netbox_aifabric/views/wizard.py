@@ -40,7 +40,7 @@ from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import PlanError
 from netbox_aifabric.planner.guide import GUIDE_SHAPE
 from netbox_aifabric.ui.diff import readable_diff
-from netbox_aifabric.ui.pages import routed_links
+from netbox_aifabric.ui.pages import allocation_tables
 from netbox_aifabric.ui.topology import topology_svg
 
 __all__ = (
@@ -330,7 +330,7 @@ class FabricWizardView(View):
                         'diff_groups': readable_diff(changes),
                         # svgwrite escapes every name it writes, so the drawing is safe to embed
                         'svg': mark_safe(topology_svg(plan)),
-                        'fabric_links': routed_links(plan),
+                        **allocation_tables(plan),
                         'apply_conflicts': [c for c in changes if c.action == 'conflict'],
                         'apply_blockers': apply_blockers(plan),
                         'intent_warnings': intent_warnings(fabric),
