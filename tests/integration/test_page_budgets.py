@@ -18,6 +18,7 @@ from utilities.testing import TestCase
 from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.models import Fabric
+from netbox_aifabric.render.configs import fabric_devices
 from netbox_aifabric.ui.pages import fabric_pages
 
 pytestmark = pytest.mark.netbox
@@ -62,8 +63,6 @@ class PageBudgetTestCase(TestCase):
         tab fetches a platform by its id (a lookup per device: the Plan and Compliance tabs made one per row)."""
         from dcim.models import Platform
 
-        from netbox_aifabric.render.configs import fabric_devices
-
         self.client.force_login(self.admin)
         devices = list(fabric_devices(self.fabric))
         for n, device in enumerate(devices):
@@ -79,3 +78,27 @@ class PageBudgetTestCase(TestCase):
             if lookups:
                 by_id[name] = len(lookups)
         self.assertFalse(by_id, f'{len(devices)} devices with their own platform: platform lookups by id: {by_id}')
+
+
+class GrownFabricBudgetTestCase(TestCase):
+    """The demo applied, then grown (a second leaf pair, twice the servers) and applied again: no tab may read more
+    queries than on the demo, or it reads per object."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+        cls.admin = User.objects.create_superuser('grown', 'grown@example.invalid', None)
+
+    def test_a_grown_fabric_reads_no_more_queries(self):
+        self.client.force_login(self.admin)
+        small = {name: page_queries(self.client, url) for name, url in fabric_pages(self.fabric)}
+        devices = fabric_devices(self.fabric).count()
+        Fabric.objects.filter(pk=self.fabric.pk).update(leaf_count=4, server_count=2 * self.fabric.server_count)
+        self.fabric.refresh_from_db()
+        apply_fabric(self.fabric)
+        self.assertEqual(fabric_devices(self.fabric).count(), devices + 2 + self.fabric.server_count // 2)
+        grown = {name: page_queries(self.client, url) for name, url in fabric_pages(self.fabric)}
+        more = {name: f'{small[name]} → {count}' for name, count in grown.items() if count > small[name]}
+        self.assertFalse(more, f'tabs reading more queries on the grown fabric: {more}')
