@@ -8,6 +8,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.db.models.signals import post_save
 from django.dispatch import receiver
@@ -312,7 +313,7 @@ def _write_attribute(run, item):
     target.snapshot()
     for name, value in resolved(item.values, run.objects).items():
         set_value(target, name, value)
-    target.full_clean()
+    _full_clean(target, item.key)
     target.save()
     run.permissions.add(target, 'change')
 
@@ -324,7 +325,7 @@ def _write_existing(run, item, change):
         obj.snapshot()
         for name, value in resolved(item.values, run.objects).items():
             set_value(obj, name, value)
-        obj.full_clean()
+        _full_clean(obj, item.key)
         obj.save()
         _set_m2m(obj, item, run.objects, change.fields)
     run.permissions.add(obj, 'change')
@@ -333,6 +334,22 @@ def _write_existing(run, item, change):
             obj.tags.add(run.tag)
         run.own(item, obj, adopted=True)
     run.objects[item.key] = obj
+
+
+class ApplyRefusedError(PlanError):
+    """NetBox's own validation refused an object the apply writes (e.g. an address another object of the fabric
+    still holds while the plan moves both); the transaction rolls back, nothing is written. ``field``: the object's
+    plan key."""
+
+
+def _full_clean(obj, key):
+    try:
+        obj.full_clean()
+    except ValidationError as e:
+        problems = '; '.join(f'{field}: {" ".join(messages)}' for field, messages in e.message_dict.items())
+        raise ApplyRefusedError(
+            key, f'NetBox refused {obj._meta.verbose_name} {obj}: {problems}. Nothing was written.'
+        ) from None
 
 
 def _write_create(run, item):
@@ -357,7 +374,7 @@ def _write_create(run, item):
             setattr(obj, name, value)
     else:
         obj = item.model(**attrs)
-    obj.full_clean()
+    _full_clean(obj, item.key)
     obj.save()
     _set_m2m(obj, item, run.objects, item.m2m)
     if run.tag is not None and hasattr(obj, 'tags'):

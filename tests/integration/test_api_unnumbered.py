@@ -16,7 +16,7 @@ from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.intake.inputs import FabricInputs
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import fabric_devices
-from tests.integration.test_api_input import PERMISSIONS
+from tests.integration.test_api_input import PERMISSIONS, snapshot
 
 pytestmark = pytest.mark.netbox
 
@@ -98,3 +98,30 @@ class UnnumberedOverRestTestCase(APITestCase):
             self.assertIn(f'{link.a_node} {link.a_interface}', rows)
         self.assertEqual(rows.count('unnumbered (RFC 5549)'), len(uplinks))
         self.assertEqual(rows.count('IPv6 link-local'), 2 * len(uplinks))
+
+
+class RefusedWriteTestCase(APITestCase):
+    """An applied EVPN/VXLAN fabric switched to the routed design: the plan moves server addresses onto addresses
+    other servers' interfaces still hold, which NetBox refuses (its global uniqueness); the apply answers 400 naming
+    the object and NetBox's reason, and nothing is written (it was a traceback)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        load_demo()
+        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
+        apply_fabric(cls.fabric)
+
+    def test_a_refused_write_is_a_named_error_and_writes_nothing(self):
+        self.user.is_superuser = True
+        self.user.save()
+        Fabric.objects.filter(pk=self.fabric.pk).update(design_option='routed')
+        before = snapshot()
+        url = reverse('plugins-api:netbox_aifabric-api:fabric-apply', kwargs={'pk': self.fabric.pk})
+        response = self.client.post(url, data=json.dumps({'confirm_delete': True}), content_type='application/json',
+                                    **self.header)  # fmt: skip
+        self.assertHttpStatus(response, 400)
+        ((key, (message,)),) = response.data.items()
+        self.assertTrue(key.startswith('ip:'), key)
+        self.assertIn('NetBox refused IP address', message)
+        self.assertIn('Nothing was written', message)
+        self.assertEqual(snapshot(), before)
