@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from netbox_aifabric.planner.bom import DEFAULT_REACH, LINK_KINDS, REACH, REACH_CLASSES, SAME_RACK, medium
+from netbox_aifabric.planner.bom import REACH, SAME_RACK, medium, reach_by_kind
 from netbox_aifabric.planner.errors import PlanError
 from netbox_aifabric.planner.result import Link, OobLink, Plan
 
@@ -177,22 +177,6 @@ def netbox_label(label: str) -> dict[str, str]:
     return {'label': label} if len(label) <= NETBOX_LABEL_MAX else {}
 
 
-def _reach_of(reach: Mapping[str, str] | None) -> dict[str, str]:
-    """The BOM's defaults overlaid with ``reach``; a :class:`PlanError` on ``reach.<kind>`` as the BOM names it."""
-    merged = dict(DEFAULT_REACH)
-    if reach is None:
-        return merged
-    if not isinstance(reach, Mapping):
-        raise PlanError('reach', f'expected a mapping of link kind to reach class, got {type(reach).__name__}')
-    for kind, value in reach.items():
-        if kind not in LINK_KINDS:
-            raise PlanError(f'reach.{kind}', f'unknown link kind (known: {", ".join(LINK_KINDS)})')
-        if value not in REACH_CLASSES:
-            raise PlanError(f'reach.{kind}', f'{value!r} is not a reach class ({", ".join(REACH_CLASSES)})')
-        merged[kind] = value
-    return merged
-
-
 def plan_racks(plan: Plan) -> tuple[dict[str, str], tuple[tuple[str, tuple[str, ...]], ...]]:
     """``({device: rack}, ((rack, its leaves), ...))``: each leaf's pair (or the leaf alone) named ``rack<lowest
     leaf id>``, each server in the rack of its bond's leaves (else of its first NIC's leaf)."""
@@ -281,7 +265,7 @@ def cabling_plan(
         PlanError: an unknown link kind or reach class in ``reach``; two cables with one label (a device or port name
             holding the label's separators, ``:`` or a space).
     """
-    reach_of = _reach_of(reach)
+    reach_of = reach_by_kind(reach)  # the BOM's reach rules and their errors
     rack_of, racks = plan_racks(plan)
     rows = [
         *_plan_link_rows(plan, rack_of, reach_of, breakouts or {}),

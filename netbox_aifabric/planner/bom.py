@@ -37,6 +37,7 @@ __all__ = (
     'Tier',
     'bill_of_materials',
     'medium',
+    'reach_by_kind',
 )
 
 Breakouts = Mapping[str, Mapping[str, tuple[str, int]]]  # role → {lane port: (parent port, lanes of the parent)}
@@ -289,7 +290,7 @@ def _check_spares(spares_percent: object) -> float:
     return float(spares_percent)
 
 
-def _check_reach(reach: Mapping[str, str] | None) -> dict[str, str]:
+def reach_by_kind(reach: Mapping[str, str] | None) -> dict[str, str]:
     """The defaults overlaid with ``reach``; a :class:`PlanError` on ``reach.<kind>`` for an unknown kind or class."""
     merged = dict(DEFAULT_REACH)
     if reach is None:
@@ -325,7 +326,7 @@ def bill_of_materials(
     overrides :data:`DEFAULT_REACH` per link kind; ``breakouts``: role → {lane port: (parent port, lanes)}, the port
     map's. The management switch (``management_device_type``) is listed whether or not the fabric plans it."""
     lines = _Lines(_check_spares(spares_percent))
-    reach_of = _check_reach(reach)
+    reach_of = reach_by_kind(reach)
     models = {
         'spine': _model(spine_device_type),
         'leaf': _model(leaf_device_type),
