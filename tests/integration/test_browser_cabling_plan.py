@@ -7,13 +7,11 @@ import re
 
 import pytest
 
-from users.models import User
-
 from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.views.cabling import fabric_cabling
-from tests.integration.test_browser import browser_page  # noqa: F401  (the fixture)
+from tests.integration.test_browser import _login, browser_page  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 PDF_PAGE = re.compile(rb'/Type\s*/Page\b')  # a page object (not /Pages) of the printed PDF
@@ -27,14 +25,9 @@ def test_the_cabling_tab_prints_one_page_per_rack(live_server, browser_page):  #
     racks = [name for name, _leaves in fabric_cabling(fabric).racks]
     assert len(racks) == 3
     cables = len(plan_of(fabric).links)
-    User.objects.create_superuser('admin', 'admin@example.invalid', 'browser-test-password')
     page = browser_page
     page.set_viewport_size({'width': 1920, 'height': 1000})
-    page.goto(f'{live_server.url}/login/')
-    page.fill('input[name=username]', 'admin')
-    page.fill('input[name=password]', 'browser-test-password')
-    page.click('button[type=submit]')
-    page.wait_for_load_state('networkidle')
+    _login(page, live_server)
 
     page.goto(f'{live_server.url}/plugins/aifabric/fabrics/{fabric.pk}/cabling/')
     assert page.locator(f'h2:has-text("{cables} cables")').is_visible()

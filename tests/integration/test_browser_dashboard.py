@@ -13,7 +13,7 @@ from netbox_aifabric.apply.service import request_apply
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.models import Fabric
-from tests.integration.test_browser import browser_page  # noqa: F401  (the fixture)
+from tests.integration.test_browser import _login, browser_page  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 
@@ -21,17 +21,15 @@ pytestmark = [pytest.mark.netbox, pytest.mark.django_db(transaction=True)]
 def test_the_first_login_shows_the_fabrics_widget(live_server, browser_page):  # noqa: F811
     load_demo()
     fabric = Fabric.objects.get(slug='ai-lab-fabric')
-    admin = User.objects.create_superuser('admin', 'admin@example.invalid', 'browser-test-password')
-    request_apply(fabric, admin)  # the UI's and the API's apply: the lifecycle says applied
+    page = browser_page
+    page.set_viewport_size({'width': 1600, 'height': 1000})
+    _login(page, live_server)  # a new user: NetBox builds the dashboard on this first visit
+    # the UI's and the API's apply: the lifecycle says applied
+    request_apply(fabric, User.objects.get(username='admin'))
     fabric.refresh_from_db()
     assert fabric.last_applied is not None
     run = record_run(fabric, run_compliance(fabric))
-    page = browser_page
-    page.set_viewport_size({'width': 1600, 'height': 1000})
-    page.goto(f'{live_server.url}/login/')
-    page.fill('input[name=username]', 'admin')
-    page.fill('input[name=password]', 'browser-test-password')
-    page.click('button[type=submit]')
+    page.goto(f'{live_server.url}/')
     page.wait_for_load_state('networkidle')
     widget = page.locator('#aifabric-dashboard')
     assert widget.is_visible()
