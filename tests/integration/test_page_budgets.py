@@ -79,19 +79,9 @@ class PageBudgetTestCase(TestCase):
                 by_id[name] = len(lookups)
         self.assertFalse(by_id, f'{len(devices)} devices with their own platform: platform lookups by id: {by_id}')
 
-
-class GrownFabricBudgetTestCase(TestCase):
-    """The demo applied, then grown (a second leaf pair, twice the servers) and applied again: no tab may read more
-    queries than on the demo, or it reads per object."""
-
-    @classmethod
-    def setUpTestData(cls):
-        load_demo()
-        cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
-        apply_fabric(cls.fabric)
-        cls.admin = User.objects.create_superuser('grown', 'grown@example.invalid', None)
-
     def test_a_grown_fabric_reads_no_more_queries(self):
+        """The demo grown (a second leaf pair, twice the servers) and applied again: no tab may read more queries
+        than on the demo, or it reads per object."""
         self.client.force_login(self.admin)
         small = {name: page_queries(self.client, url) for name, url in fabric_pages(self.fabric)}
         devices = fabric_devices(self.fabric).count()
