@@ -6,16 +6,15 @@ neighbour removed from leaf1's config fails exactly that session (both ends), wh
 Needs root, network namespaces, iproute2, ping and Debian's FRR: skipped with the reason otherwise. DB-free.
 """
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from netbox_aifabric.facts.context import BFD_TIMERS
 from netbox_aifabric.lab import FAILED, NOT_VERIFIED, PASSED, build_topology, run_lab
 from netbox_aifabric.lab.fabric import render_frr
-from netbox_aifabric.lab.netns import own_namespaces, unavailable_reason
+from netbox_aifabric.lab.netns import unavailable_reason
+from tests.integration.test_lab import netbox_config_cache, nothing_left_behind  # noqa: F401  (autouse fixtures)
 from tests.render_fixtures import contexts_of, design_of, guide_spec, single_leaf_racks_spec
 
 pytestmark = [
@@ -26,22 +25,6 @@ pytestmark = [
 
 TIMEOUT = 40  # seconds to converge; 8-9 s here (router advertisements first, then the sessions)
 LINK_LOCAL = re.compile(r'fe80::[0-9a-f:]+')
-
-
-@pytest.fixture(autouse=True, scope='module')
-def netbox_config_cache():
-    """render_jinja2 reads NetBox's configuration from its cache: warm it without the database."""
-    from django.core.cache import cache
-
-    cache.add('config', {}, None)
-    cache.add('config_version', None, None)
-
-
-@pytest.fixture(autouse=True)
-def nothing_left_behind():
-    yield
-    assert not own_namespaces(os.getpid())
-    assert not [p for p in Path('/tmp').glob(f'aflab-{os.getpid()}-*')]
 
 
 def unnumbered(raw: dict, design: str, bfd: bool = False) -> dict:
