@@ -2,7 +2,7 @@ from django.urls import include, path
 
 from utilities.urls import get_model_urls
 
-from netbox_aifabric.views import acceptance, compliance, configs, fabrics, lab, traffic, wizard  # noqa: F401  (they register the model views)
+from netbox_aifabric.views import acceptance, compliance, configs, fabrics, lab, topology, traffic, wizard  # noqa: F401  (they register the model views)
 
 urlpatterns = (
     path('traffic-classes/', include(get_model_urls('netbox_aifabric', 'trafficclass', detail=False))),

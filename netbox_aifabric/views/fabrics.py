@@ -9,7 +9,6 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header, urlencode
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from core.models import ObjectChange
@@ -45,7 +44,6 @@ from netbox_aifabric.render.configs import ConfigRenderer, configs_archive, fabr
 from netbox_aifabric.ui import panels
 from netbox_aifabric.ui.diff import readable_diff
 from netbox_aifabric.ui.pages import allocation_tables
-from netbox_aifabric.ui.topology import topology_svg
 
 #
 # Traffic classes
@@ -496,23 +494,6 @@ class FabricApplyView(generic.ObjectView):
         except ObjectPermissionError as e:
             messages.error(request, str(e))
         return redirect(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': fabric.pk}))
-
-
-@register_model_view(Fabric, 'topology', path='topology')
-class FabricTopologyView(generic.ObjectView):
-    """The plan of the fabric's stored intent (numbering pinned as the next apply would) drawn as SVG."""
-
-    queryset = Fabric.objects.all()
-    template_name = 'netbox_aifabric/fabric_topology.html'
-    tab = ViewTab(label=_('Topology'), weight=510)
-
-    def get_extra_context(self, request, instance):
-        try:
-            plan = plan_of(instance)
-        except PlanError as e:
-            return {'svg': None, 'plan_error': e}
-        # svgwrite escapes every name it writes, so the document is safe to embed
-        return {'svg': mark_safe(topology_svg(plan)), 'plan_error': None}
 
 
 @register_model_view(Fabric, 'allocations', path='allocations')

@@ -1,0 +1,31 @@
+"""The fabric's Topology tab: the plan of its stored intent drawn as SVG."""
+
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
+
+from netbox.views import generic
+from utilities.views import ViewTab, register_model_view
+
+from netbox_aifabric.intake.plan import plan_of
+from netbox_aifabric.models import Fabric
+from netbox_aifabric.planner import PlanError
+from netbox_aifabric.ui.topology import topology_svg
+
+__all__ = ('FabricTopologyView',)
+
+
+@register_model_view(Fabric, 'topology', path='topology')
+class FabricTopologyView(generic.ObjectView):
+    """The plan of the fabric's stored intent (numbering pinned as the next apply would) drawn as SVG."""
+
+    queryset = Fabric.objects.all()
+    template_name = 'netbox_aifabric/fabric_topology.html'
+    tab = ViewTab(label=_('Topology'), weight=510)
+
+    def get_extra_context(self, request, instance):
+        try:
+            plan = plan_of(instance)
+        except PlanError as e:
+            return {'svg': None, 'plan_error': e}
+        # svgwrite escapes every name it writes, so the document is safe to embed
+        return {'svg': mark_safe(topology_svg(plan)), 'plan_error': None}
