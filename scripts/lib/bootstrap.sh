@@ -133,8 +133,14 @@ find_python() {
 # Create .venv (Python >= 3.12) and install the plugin editable with its dev extras at the versions of
 # constraints-dev.txt; skipped when the sha256 of the files that decide the install (INSTALL_INPUTS) matches the stamp
 # of the last install.
-ensure_venv() {
-    step 'Python venv (.venv) and plugin install'
+install_up_to_date() { # the stamp of the last full install matches its inputs and the plugin is installed
+    local stamp=$VENV/.aifabric-install-stamp
+    [[ -f $stamp && $(<"$stamp") == "$(install_inputs_hash)" ]] &&
+        "$VENV/bin/python" -c 'import importlib.metadata as m; m.distribution("netbox-aifabric")' 2>/dev/null
+}
+install_inputs_hash() { (cd "$REPO" && sha256sum "${INSTALL_INPUTS[@]}" | sha256sum | cut -d' ' -f1); }
+
+make_venv() {
     if [[ -e $VENV ]] && ! python_ok "$VENV/bin/python"; then
         info '.venv is broken or its Python is older than 3.12: recreating it'
         rm -rf "$VENV"
@@ -146,22 +152,49 @@ ensure_venv() {
             die "'$PYTHON -m venv' failed." \
                 'On Debian/Ubuntu install the venv module, e.g. apt-get install python3.12-venv'
     fi
-    local stamp=$VENV/.aifabric-install-stamp want
-    want=$(cd "$REPO" && sha256sum "${INSTALL_INPUTS[@]}" | sha256sum | cut -d' ' -f1)
-    if [[ -f $stamp && $(<"$stamp") == "$want" ]] &&
-        "$VENV/bin/python" -c 'import importlib.metadata as m; m.distribution("netbox-aifabric")' 2>/dev/null; then
+}
+
+# NetBox alone first (its pin from constraints-dev.txt): on a new machine the core template's migrations, which need
+# only NetBox, then run while the rest of the dev venv (Ansible, pyavd, Playwright, ...) installs beside them.
+ensure_netbox_installed() {
+    step 'Python venv (.venv): NetBox first'
+    make_venv
+    local pin
+    pin=$(grep -E '^netbox==' "$REPO/$CONSTRAINTS") || die "$CONSTRAINTS pins no netbox version"
+    if "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('netbox') != '${pin#netbox==}')" \
+        2>/dev/null; then
+        info "$pin installed"
+        return
+    fi
+    info "pip install -c $CONSTRAINTS $pin (log: .dev/pip-install.log)"
+    local t0
+    t0=$(now)
+    if ! (cd "$REPO" && "$VENV/bin/python" -m pip install -c "$CONSTRAINTS" "$pin") >"$DEV_DIR/pip-install.log" 2>&1
+    then
+        grep -v 'is ignored' "$DEV_DIR/pip-install.log" | tail -n 60 >&2
+        die 'pip install of NetBox failed (full log: .dev/pip-install.log)'
+    fi
+    info "installed ($(since "$t0"))"
+}
+
+ensure_venv() {
+    step 'Python venv (.venv) and plugin install'
+    make_venv
+    if install_up_to_date; then
         info "$("$VENV/bin/python" -V), plugin install up to date"
         return
     fi
+    local want
+    want=$(install_inputs_hash)
     info "pip install -c $CONSTRAINTS -e '.[dev]' (a few minutes on a new venv; log: .dev/pip-install.log)"
     local t0
     t0=$(now)
     if ! (cd "$REPO" && "$VENV/bin/python" -m pip install -c "$CONSTRAINTS" -e '.[dev]') \
-        >"$DEV_DIR/pip-install.log" 2>&1; then
+        >>"$DEV_DIR/pip-install.log" 2>&1; then
         grep -v 'is ignored' "$DEV_DIR/pip-install.log" | tail -n 60 >&2
         die 'pip install failed (full log: .dev/pip-install.log)'
     fi
-    printf '%s\n' "$want" >"$stamp"
+    printf '%s\n' "$want" >"$VENV/.aifabric-install-stamp"
     info "installed ($(since "$t0"))"
 }
 
@@ -325,7 +358,9 @@ NETBOX=$VENV/bin/netbox
 # leaves a half-migrated template. Nothing else ever connects to it (PostgreSQL refuses to clone a template that
 # has open connections).
 # ---------------------------------------------------------------------------------------------------------------
-ensure_core_template() {
+CORE_PID= CORE_T0=
+# Start building the core template in the background (returns at once); finish_core_template waits for it.
+start_core_template() {
     step "Core template DB $CORE_DB"
     if db_exists "$CORE_DB"; then
         info 'exists'
@@ -343,29 +378,35 @@ ensure_core_template() {
         info 'built by the other process'
         return
     fi
-    local building=${CORE_DB}_building log=$DEV_DIR/core-migrate.log t0 pid
+    local building=${CORE_DB}_building log=$DEV_DIR/core-migrate.log
     psql_netbox -c "DROP DATABASE IF EXISTS $building WITH (FORCE)" -c "CREATE DATABASE $building OWNER netbox"
-    info "applying all NetBox $NETBOX_VERSION core migrations: takes 5-7 minutes on 2 cores, once per NetBox version"
-    info "(log: .dev/core-migrate.log)"
-    t0=$(now)
+    info "applying all NetBox $NETBOX_VERSION core migrations in the background: 5-7 minutes on 2 cores, once per"
+    info "NetBox version (log: .dev/core-migrate.log)"
+    CORE_T0=$(now)
     NETBOX_CONFIGURATION=aifabric_core PYTHONUNBUFFERED=1 "$NETBOX" migrate --no-input >"$log" 2>&1 9>&- &
-    pid=$!
-    CLEANUP_PIDS+=("$pid")
-    local last=$SECONDS
-    while kill -0 "$pid" 2>/dev/null; do
+    CORE_PID=$!
+    CLEANUP_PIDS+=("$CORE_PID")
+}
+
+finish_core_template() {
+    [[ -n $CORE_PID ]] || return 0
+    step "Core template DB $CORE_DB: waiting for its migrations"
+    local building=${CORE_DB}_building log=$DEV_DIR/core-migrate.log last=$SECONDS
+    while kill -0 "$CORE_PID" 2>/dev/null; do
         sleep 2
         if ((SECONDS - last >= 30)); then
             last=$SECONDS
-            info "... $(grep -c 'Applying ' "$log" || true) migrations applied ($(since "$t0"))"
+            info "... $(grep -c 'Applying ' "$log" || true) migrations applied ($(since "$CORE_T0"))"
         fi
     done
-    if ! wait "$pid"; then
+    if ! wait "$CORE_PID"; then
         tail -n 40 "$log" >&2
         die "Building $CORE_DB failed (log: .dev/core-migrate.log); $building is rebuilt on the next run."
     fi
+    CORE_PID=
     psql_netbox -c "ALTER DATABASE $building RENAME TO $CORE_DB"
     exec 9>&-
-    info "built $CORE_DB: $(grep -c 'Applying ' "$log" || true) migrations ($(since "$t0"))"
+    info "built $CORE_DB: $(grep -c 'Applying ' "$log" || true) migrations ($(since "$CORE_T0"))"
 }
 
 # Clone the core template into <name> unless it exists.
@@ -452,11 +493,21 @@ ensure_frr() {
         'or skip the FRR tests: AIFABRIC_SKIP_FRR=1 scripts/test'
 }
 
+# NetBox is installed first so that the core template's migrations (minutes, one core) overlap the rest of the
+# install (minutes, mostly downloads and unpacking) on a new machine; elsewhere both steps find their work done.
 bootstrap() {
-    ensure_venv
+    local installed=
+    if install_up_to_date; then
+        ensure_venv
+        installed=1
+    else
+        ensure_netbox_installed
+    fi
     ensure_postgres
     ensure_redis
     ensure_role
     write_config
-    ensure_core_template
+    start_core_template
+    [[ -n $installed ]] || ensure_venv
+    finish_core_template
 }
