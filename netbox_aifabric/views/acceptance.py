@@ -5,7 +5,9 @@ acceptance runbook (a page and a shell script). The upload calls the service the
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.object_actions import AddObject, BulkDelete, BulkExport, CloneObject, DeleteObject, EditObject
@@ -22,6 +24,7 @@ from netbox_aifabric.models import Fabric
 from netbox_aifabric.models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
 from netbox_aifabric.planner import PlanError
 from netbox_aifabric.ui.acceptance_chart import bars_of, throughput_svg
+from netbox_aifabric.ui.acceptance_fold import FAILED, NOT_RUN, NOT_VERIFIED, PASSED, Fold, fold_runbook, step_keys
 
 __all__ = (
     'AcceptanceResultBulkDeleteView',
@@ -200,17 +203,25 @@ class AcceptanceResultBulkDeleteView(generic.BulkDeleteView):
     table = tables.AcceptanceResultTable
 
 
+# (key, label, why, how its steps are counted)
 SECTIONS = (
     (
         'physical',
         _('Physical checks per port'),
         _("Speed, FEC, CRC/FCS errors and link flaps, per NOS; each device's LLDP neighbours."),
+        ngettext_lazy('%(n)d check', '%(n)d checks', 'n'),
     ),
-    ('mtu', _('MTU pings'), _('ping -M do -s <MTU-28>: every jumbo link and leaf loopback to leaf loopback.')),
+    (
+        'mtu',
+        _('MTU pings'),
+        _('ping -M do -s <MTU-28>: every jumbo link and leaf loopback to leaf loopback.'),
+        ngettext_lazy('%(n)d ping', '%(n)d pings', 'n'),
+    ),
     (
         'evpn',
         _('EVPN'),
         _('Sessions, VNI state, MAC/IP and IMET routes per switch; the anycast gateway of every leaf.'),
+        ngettext_lazy('%(n)d check', '%(n)d checks', 'n'),
     ),
     (
         'roce',
@@ -219,8 +230,14 @@ SECTIONS = (
             "PFC pause frames, queue drops and ECN marks per switch, and the server NICs' counters (ethtool -S), "
             'before and after the load; uploaded and judged.'
         ),
+        ngettext_lazy('%(n)d snapshot', '%(n)d snapshots', 'n'),
     ),
-    ('throughput', _('iperf3 -P 8 pairs'), _('Same-leaf, leaf-to-leaf and to storage, with a ping during the load.')),
+    (
+        'throughput',
+        _('iperf3 -P 8 pairs'),
+        _('Same-leaf, leaf-to-leaf and to storage, with a ping during the load.'),
+        ngettext_lazy('%(n)d pair', '%(n)d pairs', 'n'),
+    ),
     (
         'rdma',
         _('RDMA (perftest) pairs'),
@@ -228,16 +245,60 @@ SECTIONS = (
             "ib_write_bw and ib_send_lat over rdma_cm in the lossless class's ToS between the RDMA NICs: same-leaf, "
             "cross-leaf and cross-rack, the NICs' and leaves' RoCE counters before and after each pair."
         ),
+        ngettext_lazy('%(n)d pair', '%(n)d pairs', 'n'),
     ),
-    ('security', _('Security matrix'), _('A host of each class pings a host of every other class.')),
-    ('ansible', _('Ansible check mode'), _('The shipped playbook with --check --diff: what it would change.')),
+    (
+        'security',
+        _('Security matrix'),
+        _('A host of each class pings a host of every other class.'),
+        ngettext_lazy('%(n)d pair of classes', '%(n)d pairs of classes', 'n'),
+    ),
+    (
+        'ansible',
+        _('Ansible check mode'),
+        _('The shipped playbook with --check --diff: what it would change.'),
+        ngettext_lazy('%(n)d check', '%(n)d checks', 'n'),
+    ),
 )
+STATE_LABELS = {PASSED: _('passed'), FAILED: _('failed'), NOT_VERIFIED: _('not verified'), NOT_RUN: _('not run')}
+STATE_COLORS = {PASSED: 'green', FAILED: 'red', NOT_VERIFIED: 'secondary', NOT_RUN: 'gray'}
+
+
+def fold_summary(fold: Fold, counted, run, uploaded: bool) -> str:
+    """'6 pairs: 4 passed, 1 failed, 1 not run' (only the states seen); without a run, the count alone."""
+    total = counted % {'n': len(fold.rows)}
+    if run is None or not fold.rows:
+        return str(total)
+    if not uploaded:
+        return _('{total}: judged by the script, not uploaded').format(total=total)
+    parts = [f'{n} {STATE_LABELS[state]}' for state, n in fold.counts.items() if n]
+    return f'{total}: {", ".join(parts)}'
+
+
+def shown_rows(fold: Fold) -> list[dict]:
+    """Each row of ``fold`` with its state's label and colour (the template cannot look them up)."""
+    return [
+        {'item': item, 'state': state, 'label': STATE_LABELS[state], 'color': STATE_COLORS[state], 'results': results}
+        for item, state, results in fold.rows
+    ]
+
+
+def chosen_run(request, runs):
+    """The run named by ``?run=`` among ``runs`` (those the user may view), else the latest."""
+    wanted = request.GET.get('run')
+    if wanted and wanted.isdigit():
+        found = runs.filter(pk=int(wanted)).first()
+        if found is not None:
+            return found
+    return runs.first()
 
 
 @register_model_view(Fabric, 'acceptance', path='acceptance')
 class FabricAcceptanceView(generic.ObjectView):
     """The fabric's acceptance runbook as a page (view permission on the fabric, its constraints included), with
-    its download as a shell script and the fabric's manual runs."""
+    its download as a shell script and the fabric's manual runs. Each section is folded, its header counting its
+    steps by the verdict the chosen manual run (the latest, or ``?run=``) gives them; a section with a failure is
+    open. The run's results that belong to no step are grouped by category below."""
 
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_acceptance.html'
@@ -251,11 +312,22 @@ class FabricAcceptanceView(generic.ObjectView):
         runs = AcceptanceRun.objects.restrict(request.user, 'view').filter(
             fabric=instance, kind=AcceptanceRunKindChoices.MANUAL
         )
-        return {
-            'plan_error': None,
-            'sections': [(key, label, why, book.section(key)) for key, label, why in SECTIONS],
-            'runs': runs[:10],
-        }
+        run = chosen_run(request, runs)
+        results = AcceptanceResult.objects.restrict(request.user, 'view').filter(run=run) if run else []
+        folds, others = fold_runbook([(key, book.section(key)) for key, *_ in SECTIONS], results)
+        sections = []
+        for (key, label, why, counted), fold in zip(SECTIONS, folds, strict=True):
+            uploaded = any(step_keys(row[0]) for row in fold.rows)
+            summary = fold_summary(fold, counted, run, uploaded)
+            sections.append({'key': key, 'label': label, 'why': why, 'open': fold.open, 'summary': summary,
+                             'rows': shown_rows(fold)})  # fmt: skip
+        results_counted = ngettext_lazy('%(n)d result', '%(n)d results', 'n')
+        groups = [
+            {'key': slugify(g.key), 'label': _('Results of category {category}').format(category=g.key),
+             'open': g.open, 'rows': shown_rows(g), 'summary': fold_summary(g, results_counted, run, True)}
+            for g in others
+        ]  # fmt: skip
+        return {'plan_error': None, 'sections': sections, 'other_results': groups, 'run': run, 'runs': runs[:10]}
 
 
 @register_model_view(Fabric, 'acceptance_script', path='acceptance/script')

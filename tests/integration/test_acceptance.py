@@ -383,7 +383,8 @@ class FabricAcceptanceTabTestCase(TestCase):
         self.assertHttpStatus(response, 200)
         cabled = {n for link in plan.links for n in (link.a_node, link.b_node)}  # each uploads its LLDP table
         steps = ends + len(cabled)
-        self.assertContains(response, f'Physical checks per port <span class="badge text-bg-secondary">{steps}</span>')
+        summary = f'<span class="aifabric-fold-summary">{steps} checks</span>'
+        self.assertContains(response, f'Physical checks per port — {summary}')
         script = self.client.get(self.url('acceptance_script'))
         self.assertHttpStatus(script, 200)
         self.assertEqual(script['Content-Disposition'], 'attachment; filename="ai-lab-fabric-acceptance.sh"')
