@@ -14,7 +14,10 @@ from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.lab.jobs import FabricLabJob
 from netbox_aifabric.lab.netns import unavailable_reason
 from netbox_aifabric.models import AcceptanceRun, Fabric
+from netbox_aifabric.views.lab import POLL_SECONDS
 from tests.integration.test_compliance import constrain
+
+HTTP_STOP_POLLING = 286  # htmx's: stop polling (https://htmx.org/docs/#polling)
 
 pytestmark = pytest.mark.netbox
 
@@ -45,6 +48,29 @@ class LabTabTestCase(TestCase):
         self.assertHttpStatus(response, 302)
         job = Job.objects.get(name=FabricLabJob.name)
         self.assertEqual((job.object, job.user), (self.fabric, self.user))
+
+    def test_the_latest_run_card_polls_while_the_job_has_not_finished(self):
+        """After "Run lab" the tab's card asks for itself (htmx) every few seconds; the card, asked by htmx, is the
+        partial alone while the job is pending, and htmx's 286 (stop polling) with the finished state after it."""
+        self.add_permissions('netbox_aifabric.view_fabric', 'netbox_aifabric.apply_fabric')
+        self.assertNotContains(self.client.get(self.url()), 'hx-trigger')  # no job: nothing to wait for
+        self.client.post(self.url('lab_run'))
+        job = Job.objects.get(name=FabricLabJob.name)
+        trigger = f'hx-trigger="every {POLL_SECONDS}s"'
+        self.assertContains(self.client.get(self.url()), trigger, count=1)
+        partial = self.client.get(self.url(), HTTP_HX_REQUEST='true')
+        self.assertHttpStatus(partial, 200)
+        self.assertContains(partial, trigger, count=1)
+        self.assertNotContains(partial, '<html')  # the card alone, not the page
+        Job.objects.filter(pk=job.pk).update(status='failed', data={'error': 'the lab needs root'})
+        finished = self.client.get(self.url(), HTTP_HX_REQUEST='true')
+        self.assertEqual(finished.status_code, HTTP_STOP_POLLING)
+        self.assertNotContains(finished, 'hx-trigger', status_code=HTTP_STOP_POLLING)
+        self.assertContains(finished, 'the lab needs root', status_code=HTTP_STOP_POLLING)
+
+    def test_the_polled_card_keeps_the_view_constraints(self):
+        constrain(self.user, 'another-fabric')
+        self.assertHttpStatus(self.client.get(self.url(), HTTP_HX_REQUEST='true'), 404)
 
     @pytest.mark.skipif(bool(unavailable_reason()), reason=f'lab: {unavailable_reason()}')
     def test_a_real_run_is_stored_and_shown_check_by_check(self):
