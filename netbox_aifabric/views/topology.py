@@ -1,4 +1,5 @@
-"""The fabric's Topology tab: the plan of its stored intent drawn as SVG."""
+"""The fabric's Topology tab: the plan of its stored intent drawn as SVG, by rack; ``?rack=<name>`` draws one rack
+with the spines (the way to see the servers of a fabric larger than size M)."""
 
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
@@ -9,7 +10,7 @@ from utilities.views import ViewTab, register_model_view
 from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.planner import PlanError
-from netbox_aifabric.ui.topology import topology_svg
+from netbox_aifabric.ui.topology import plan_racks, topology_svg
 
 __all__ = ('FabricTopologyView',)
 
@@ -27,5 +28,8 @@ class FabricTopologyView(generic.ObjectView):
             plan = plan_of(instance)
         except PlanError as e:
             return {'svg': None, 'plan_error': e}
+        racks = [rack.name for rack in plan_racks(plan)]
+        rack = request.GET.get('rack')
+        rack = rack if rack in racks else None  # anything else: the overview
         # svgwrite escapes every name it writes, so the document is safe to embed
-        return {'svg': mark_safe(topology_svg(plan)), 'plan_error': None}
+        return {'svg': mark_safe(topology_svg(plan, rack)), 'plan_error': None, 'racks': racks, 'rack': rack}
