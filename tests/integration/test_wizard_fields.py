@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from dcim.models import DeviceType
 
@@ -111,6 +112,31 @@ class WizardBFDAndBreakoutsTestCase(WizardBase):
         self.assertEqual(list(errors), ['leaf_device_type'])
         self.assertIn('has no free port that runs 25G for server ports', errors['leaf_device_type'][0])
         self.assertEqual(invalid_inputs(response), {'leaf_device_type'})
+
+    def test_the_errors_are_listed_above_the_form_with_their_fields_labels(self):
+        """A device type's dropdown opens over the text under it: the step lists each error above the form too,
+        labelled and linked to its field."""
+        response, errors = self.topology_errors(leaf_breakouts='swp1..swp8:4x25G, swp9:3x25G')
+        form = response.context['form']
+        expected = [
+            f'<li><a class="alert-link" href="#{form[name].auto_id}">{form[name].label}</a>: {escape(error)}</li>'
+            for name in errors
+            for error in errors[name]
+        ]
+        self.assertEqual(list(errors), ['leaf_breakouts'])
+        summary = re.search(
+            r'<div class="alert alert-danger" id="wizard-field-errors".*?</div>', response.content.decode(), re.S
+        )
+        self.assertIsNotNone(summary)
+        self.assertEqual(re.findall(r'<li>.*?</li>', summary.group(0), re.S), expected)
+
+    def test_a_step_without_errors_lists_none(self):
+        self.walk(until='design')
+        response = self.client.post(
+            url('topology'), {**self.steps['topology'], **self.hardware(leaf_breakouts='swp1..swp8:4x25G')}
+        )
+        self.assertEqual(response.status_code, 302)  # on to the next step
+        self.assertNotContains(self.client.get(response['Location']), 'wizard-field-errors')
 
     def test_lanes_faster_than_the_port_are_named_at_the_leaf_field(self):
         _response, errors = self.topology_errors(leaf_breakouts='swp1:4x50G, swp2..swp8:4x25G')
