@@ -18,6 +18,7 @@ from vpn.models import L2VPNTermination
 
 from netbox_aifabric.apply.desired import desired_objects
 from netbox_aifabric.apply.objects import JsonKey, Ref, model_label
+from netbox_aifabric.apply.permissions import HIDDEN
 from netbox_aifabric.intake.inputs import FabricInputs
 from netbox_aifabric.intake.plan import AdoptionConflict
 from netbox_aifabric.models import Fabric, OwnedObject
@@ -31,6 +32,7 @@ __all__ = (
     'diff_fabric',
     'differences',
     'm2m_resolved',
+    'nothing_to_apply',
     'related_fields',
     'resolve',
     'resolved',
@@ -40,6 +42,8 @@ __all__ = (
 
 
 ACTIONS = ('create', 'update', 'adopt', 'keep', 'use', 'delete', 'conflict')
+UNCHANGED = ('keep', 'use')  # the actions that leave NetBox as it is
+CABLE_ENDS = ' ↔ '  # between a cable's two ends in its label
 
 
 @dataclass
@@ -51,9 +55,24 @@ class Change:
     fields: dict = field(default_factory=dict)
     reason: str = ''
     pk: int | None = None  # the existing NetBox object's, when there is one (for view permissions)
+    device: str = ''  # the device the object belongs to (its own name for a device), '' for fabric-wide objects
+    where: str = ''  # where on it: 'leaf1' for an interface, 'leaf1 › Ethernet1' for its address, a cable's two ends
+    json: dict = field(default_factory=dict)  # {field: JsonKey} of the changed JSON keys (the context), for the UI
+
+    @property
+    def label(self) -> str:
+        """The object as the diff names it: on its device (and interface), 'leaf1 › Ethernet8'; a cable by its two
+        ends; the object alone when it sits on no device, or when the user may not view it."""
+        if self.object == HIDDEN or not self.where:
+            return self.object
+        if CABLE_ENDS in self.where:
+            return self.where if self.object == self.key else f'{self.object} ({self.where})'
+        return f'{self.where} › {self.object}'
 
     def to_dict(self) -> dict:
-        return {
+        """The change as the REST API gives it; an object on a device adds ``device`` and ``label`` (none for the
+        fabric-wide objects, nor for one the user may not view)."""
+        out = {
             'action': self.action,
             'key': self.key,
             'model': self.model,
@@ -61,6 +80,9 @@ class Change:
             'fields': self.fields,
             'reason': self.reason,
         }
+        if self.device and self.object != HIDDEN:
+            out.update(device=self.device, label=self.label)
+        return out
 
 
 class ApplyConflictError(Exception):
@@ -149,7 +171,7 @@ def compute_changes(fabric, desired, confirm_delete, conflicts=(), adopted=None)
     leaving = {
         (record.object_type.model_class(), record.object_id): key for key, record in owned.items() if key not in wanted
     }
-    objects, changes = {}, [_adoption_change(c) for c in conflicts]
+    objects, changes, places = {}, [_adoption_change(c) for c in conflicts], {}
     for item in desired:
         lookup = resolved(item.lookup, objects)
         values = resolved(item.values, objects)
@@ -157,23 +179,27 @@ def compute_changes(fabric, desired, confirm_delete, conflicts=(), adopted=None)
         if item.attribute_of:
             target = objects.get(item.attribute_of)
             diff = differences(target, values) if target is not None else {k: _shown(v) for k, v in values.items()}
-            changes.append(Change('update' if diff else 'keep', item.key, label, item.attribute_of, diff))
+            change = Change('update' if diff else 'keep', item.key, label, item.attribute_of, diff)
+            change.json = _json_of(values, diff)
+            changes.append(_placed(change, item, places))
             continue
         m2m = m2m_resolved(item, objects)
         obj = owned_objects.get(item.key)
         if obj is not None:
             objects[item.key] = obj
             diff = differences(obj, values, m2m)
-            changes.append(Change('update' if diff else 'keep', item.key, label, str(obj), diff, pk=obj.pk))
+            change = Change('update' if diff else 'keep', item.key, label, str(obj), diff, pk=obj.pk)
+            change.json = _json_of(values, diff)
+            changes.append(_placed(change, item, places))
             continue
-        changes.append(
-            _unowned_change(item, lookup, values, m2m, objects, owned_objects, leaving, confirm_delete, adopted)
-        )
+        change = _unowned_change(item, lookup, values, m2m, objects, owned_objects, leaving, confirm_delete, adopted)
+        changes.append(_placed(change, item, places))
 
     deletions = [key for key in owned if key not in wanted]
     for key in sorted(deletions):
         record = owned[key]
         obj = owned_objects.get(key)
+        device = _device_of(obj)
         changes.append(
             Change(
                 'delete',
@@ -184,9 +210,58 @@ def compute_changes(fabric, desired, confirm_delete, conflicts=(), adopted=None)
                 if confirm_delete
                 else 'kept until the apply confirms deletions',
                 pk=record.object_id,
+                device=device,
+                where=device if device != str(obj) else '',
             )
         )
     return changes, owned, owned_objects
+
+
+def nothing_to_apply(changes) -> bool:
+    """True when no change writes anything: every object is kept or used as it is."""
+    return all(c.action in UNCHANGED for c in changes)
+
+
+def _json_of(values, diff) -> dict:
+    """``{field: JsonKey}`` of the changed JSON keys among ``values``: the UI summarises them old → new."""
+    return {name: value for name, value in values.items() if isinstance(value, JsonKey) and name in diff}
+
+
+def _refs(values):
+    for value in values:
+        for one in value if isinstance(value, list) else (value,):
+            if isinstance(one, Ref):
+                yield one.key
+
+
+def _placed(change: Change, item, places: dict) -> Change:
+    """``change`` with the device its object belongs to and where on it (``places``: ``{key: (device, where)}`` of
+    the objects desired so far, in the diff's dependency order), recording the object's own place for the objects
+    on it: an interface sits on the device of its lookup, an address on the interface it is assigned to, a cable
+    between its two ends."""
+    if item.model is Device:
+        name = item.key.removeprefix('device:') if item.key.startswith('device:') else change.object
+        name = item.attribute_of.removeprefix('device:') if item.attribute_of else name
+        change.device = name
+        places.setdefault(item.key, (name, name))
+        return change
+    terminations = [*item.create_only.get('a_terminations', ()), *item.create_only.get('b_terminations', ())]
+    ends = [places[key] for key in _refs(terminations) if key in places]
+    if len(ends) == 2:
+        change.device, change.where = ends[0][0], CABLE_ENDS.join(where for _device, where in ends)
+        return change
+    place = next((places[key] for key in _refs([*item.lookup.values(), *item.values.values()]) if key in places), None)
+    if place is not None:
+        change.device, change.where = place
+        places[item.key] = (change.device, f'{change.where} › {change.object}')
+    return change
+
+
+def _device_of(obj) -> str:
+    """The name of the device an owned object sits on ('' for none): read with it (``_owned_of``)."""
+    if obj is None or not any(f.name == 'device' for f in obj._meta.concrete_fields):
+        return str(obj) if isinstance(obj, Device) else ''
+    return obj.device.name if obj.device_id else ''
 
 
 def _owned_of(fabric, desired):
@@ -203,6 +278,8 @@ def _owned_of(fabric, desired):
     for object_type, records in by_type.items():
         model = object_type.model_class()
         queryset = model.objects.prefetch_related(*sorted(m2m_names.get(model, ())))
+        if any(f.name == 'device' and f.is_relation for f in model._meta.concrete_fields):
+            queryset = queryset.select_related('device')  # the diff names an interface's device
         if model is L2VPNTermination:  # its str() names its VLAN and L2VPN: read with it, not one query per VLAN
             queryset = queryset.select_related('l2vpn').prefetch_related('assigned_object')
         instances = queryset.in_bulk([r.object_id for r in records])
