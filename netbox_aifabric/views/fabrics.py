@@ -24,9 +24,9 @@ from utilities.views import ViewTab, get_default_template, register_model_view
 
 from netbox_aifabric import filtersets, forms, tables
 from netbox_aifabric.apply import branching
-from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric, summarize
+from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric, nothing_to_apply, summarize
 from netbox_aifabric.apply.jobs import PLAN_MAX_NODES, plan_size_error, ui_runs_in_background
-from netbox_aifabric.apply.lifecycle import apply_blockers
+from netbox_aifabric.apply.lifecycle import apply_blockers, plan_hash
 from netbox_aifabric.apply.permissions import ObjectPermissionError, visible_changes
 from netbox_aifabric.apply.removal import objects_to_delete
 from netbox_aifabric.apply.service import request_apply
@@ -405,10 +405,12 @@ class FabricPlanView(generic.ObjectView):
             plan, changes = diff_fabric(instance, confirm_delete=True)
         except PlanError as e:
             return {'plan': None, 'plan_error': e}
+        unchanged = _nothing_to_apply(instance, plan, changes)  # of every change, those the user may not view too
         changes = visible_changes(request.user, changes)  # as NetBox's views: only objects the user may view
         return {
             'plan': plan,
             'plan_error': None,
+            'nothing_to_apply': unchanged,
             # (NetBox's object template already uses `actions` for its buttons)
             'apply_diff': summarize(changes),
             'diff_groups': readable_diff(changes),
@@ -420,6 +422,12 @@ class FabricPlanView(generic.ObjectView):
             'traffic_warnings': fabric_traffic_warnings(instance, plan),
             'observability': observability_warning(telemetry_of(instance), _telemetry_edit_url(request, instance)),
         }
+
+
+def _nothing_to_apply(fabric, plan, changes) -> bool:
+    """An apply would write nothing and record nothing (``after_apply``): every object is kept or used as it is, the
+    plan is the one the last apply recorded and the intent has not changed since."""
+    return nothing_to_apply(changes) and not fabric.pending_change and fabric.last_plan_hash == plan_hash(plan)
 
 
 def _telemetry_edit_url(request, fabric):

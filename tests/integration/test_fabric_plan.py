@@ -1,5 +1,6 @@
 """The Fabric's Plan and Topology tabs: the planner run on the stored intent, nothing written."""
 
+from collections import Counter
 from decimal import Decimal
 
 import pytest
@@ -7,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from core.models import ObjectChange
-from dcim.models import Device
+from dcim.models import Device, Interface
 from ipam.models import IPAddress, Prefix
 from users.constants import TOKEN_PREFIX
 from users.models import Token
@@ -60,12 +61,29 @@ class FabricPlanTestCase(TestCase):
         self.assertContains(response, '50001:50001')
         self.assertEqual((Prefix.objects.count(), IPAddress.objects.count()), counts)  # a preview writes nothing
 
+    def test_the_rest_plan_names_each_objects_device(self):
+        token = Token.objects.create(user=self.user)
+        header = {'HTTP_AUTHORIZATION': f'Bearer {TOKEN_PREFIX}{token.key}.{token.token}'}
+        url = reverse('plugins-api:netbox_aifabric-api:fabric-plan', kwargs={'pk': self.fabric.pk})
+        response = self.client.post(url, {}, content_type='application/json', **header)
+        self.assertHttpStatus(response, 200)
+        changes = response.json()['changes']
+        interfaces = [c for c in changes if c['model'] == 'dcim.interface']
+        self.assertTrue(interfaces)
+        for change in interfaces:  # interface:<device>:<name>; the object stays the interface's own name
+            device, name = change['key'].split(':', 2)[1:]
+            shown = (change['object'], change['device'], change['label'])
+            self.assertEqual(shown, (name, device, f'{device} › {name}'))
+        vlans = [c for c in changes if c['model'] == 'ipam.vlan']
+        self.assertTrue(vlans)
+        self.assertFalse([c for c in vlans if 'device' in c or 'label' in c])  # fabric-wide: the object alone
+
     def test_plan_tab_shows_the_named_error(self):
         Fabric.objects.filter(pk=self.fabric.pk).update(vtep_pool=None)
         response = self.client.get(reverse('plugins:netbox_aifabric:fabric_plan', kwargs={'pk': self.fabric.pk}))
         self.assertHttpStatus(response, 200)
         self.assertContains(response, 'pools.vtep')
-        self.assertContains(response, 'the vtep pool is required for this design')
+        self.assertContains(response, 'the VTEP pool is required for this design')
 
     def test_topology_tab(self):
         response = self.client.get(reverse('plugins:netbox_aifabric:fabric_topology', kwargs={'pk': self.fabric.pk}))
@@ -121,6 +139,39 @@ class FabricApplyUITestCase(TestCase):
         self.assertTrue(Prefix.objects.filter(prefix='10.255.2.0/31').exists())
         response = self.client.post(self.url('apply'), follow=True)
         self.assertContains(response, 'Applied: 0 created, 0 updated, 0 deleted, 174 unchanged.')
+
+    def test_nothing_to_apply_after_the_apply(self):
+        self.add_permissions('netbox_aifabric.apply_fabric')
+        self.user.is_superuser = True  # holds every permission the apply writes with
+        self.user.save()
+        message = 'Nothing to apply: NetBox matches the plan.'
+        response = self.client.get(self.url('plan'))
+        self.assertNotContains(response, message)
+        self.assertContains(response, 'name="confirm_delete"')
+        self.client.post(self.url('apply'))
+
+        response = self.client.get(self.url('plan'))
+        counts = Counter()
+        for group in response.context['diff_groups']:
+            counts.update(group.counts)
+        self.assertEqual(sum(counts[a] for a in ('create', 'update', 'adopt', 'delete', 'conflict')), 0, counts)
+        self.assertGreater(counts['keep'], 0)
+        self.assertContains(response, message)
+        self.assertContains(response, 'id="apply-button" disabled')
+        self.assertNotContains(response, 'name="confirm_delete"')  # no form to post
+
+        # negative controls: an object that differs from the plan, or an intent changed since, enable the Apply again
+        interface = Interface.objects.filter(device__name=f'{self.fabric.slug}-spine1', cable__isnull=False).first()
+        Interface.objects.filter(pk=interface.pk).update(mtu=1234)
+        response = self.client.get(self.url('plan'))
+        self.assertNotContains(response, message)
+        self.assertContains(response, 'name="confirm_delete"')
+        Interface.objects.filter(pk=interface.pk).update(mtu=self.fabric.mtu)
+        self.assertContains(self.client.get(self.url('plan')), message)
+        Fabric.objects.filter(pk=self.fabric.pk).update(pending_change=True)
+        response = self.client.get(self.url('plan'))
+        self.assertNotContains(response, message)
+        self.assertContains(response, 'name="confirm_delete"')
 
     def test_plan_tab_lists_conflicts_and_disables_apply(self):
         self.add_permissions('netbox_aifabric.apply_fabric')
