@@ -1,6 +1,6 @@
 """A compliance result stored as a :class:`~netbox_aifabric.models.ComplianceRun` with its findings as rows (one
-transaction, the findings in one ``bulk_create``), and the newest runs of a fabric for its tab, its trend and its
-devices' panels.
+transaction, the findings in one ``bulk_create``; each switch's running-config state with the ``config-backup`` rule's
+result, as ``switches``), read by the fabric's Compliance tab, its trend and its devices' panels.
 
 A run with a user is stored as a NetBox request of that user would store it: the change log records its creation and
 NetBox's event rules see it (e.g. a webhook on compliance runs created with ``failed`` > 0). A scheduled run has no
@@ -99,6 +99,9 @@ def _new_run(fabric, result, user, job) -> ComplianceRun:
         }
         for r in result.results
     }
+    if result.configs is not None and 'config-backup' in rule_results:
+        # each switch's running-config state, for the tab (the rule that judged every switch holds them)
+        rule_results['config-backup']['switches'] = dict(result.configs['devices'])
     return ComplianceRun(
         fabric=fabric,
         user=user,
@@ -148,13 +151,13 @@ def record_run(fabric, result, user=None, job=None) -> ComplianceRun:
     with as_request_of(user), branching.atomic():
         run = _new_run(fabric, result, user, job)
         run.full_clean()
+        # applied -> drifted: NetBox no longer matches the applied plan. Before the run is saved, so the run is newer
+        # than the fabric's own save (the tab calls a run older than an edit of the fabric stale)
+        drifted = any(r.rule.family == 'drift' and r.status == 'fail' for r in result.results)
+        drifted = drifted and fabric.mark_drifted()
         run.save()
         ComplianceFinding.objects.bulk_create(_finding_rows(run, result, devices))
-        changes = [(run, OBJECT_CREATED)]
-        if any(r.rule.family == 'drift' and r.status == 'fail' for r in result.results):
-            # applied -> drifted: NetBox no longer matches the applied plan
-            if fabric.mark_drifted():
-                changes.append((fabric, OBJECT_UPDATED))
+        changes = [(run, OBJECT_CREATED), *([(fabric, OBJECT_UPDATED)] if drifted else [])]
         # no user and no request around (the schedule): NetBox's signal logged nothing, so the records are written here
         events = _system_changes(job, changes) if user is None and current_request.get() is None else []
     flush_events(events)  # after the commit, as event_tracking flushes a request's (nothing for a user's run)

@@ -1,27 +1,30 @@
-"""The fabric's Compliance tab: every rule's result by family, with severity, findings linked to their objects and
-change-log entries; a button that runs the same checks as a NetBox job; the stored runs' history. And the stored
-compliance runs and findings (list, detail, delete: the compliance job makes them, nobody edits them)."""
+"""The fabric's Compliance tab: its latest stored compliance run (who or what ran it, when, its score and counts,
+every rule's result by family with its findings linked to their objects and change-log entries), marked stale when
+the fabric or its intent changed after it; a button that queues a new run as a NetBox job; the stored runs' history.
+Nothing is checked on a view: the compliance job runs the rules and stores the run (``checks/runs.py``). While the
+fabric's compliance job is pending or running, the tab asks for itself again every few seconds (htmx, as NetBox's
+script results) and shows the new run when it is stored. And the stored compliance runs and findings (list, detail,
+delete: the compliance job makes them, nobody edits them)."""
 
 from django.contrib import messages
-from django.shortcuts import redirect
-from django.urls import reverse
+from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from dcim.models import Device
+from core.choices import JobStatusChoices
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.object_actions import BulkDelete, BulkExport, DeleteObject
 from netbox.ui import attrs, layout, panels
 from netbox.ui.panels import ObjectsTablePanel
 from netbox.views import generic
+from utilities.htmx import htmx_partial
 from utilities.views import ViewTab, register_model_view
 
 from netbox_aifabric import filtersets, forms, tables
-from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob, CompliancePermissionError, request_compliance
 from netbox_aifabric.forms.compliance_tab import ComplianceTabFilterForm
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
-from netbox_aifabric.render.configs import fabric_devices
+from netbox_aifabric.ui.compliance_tab import config_rows, rule_rows, stale_reason
 from netbox_aifabric.ui.compliance_trend import trend_svg
 from netbox_aifabric.ui.jobs import last_fabric_job
 
@@ -38,86 +41,68 @@ __all__ = (
     'FabricComplianceView',
 )
 
-STATUS_COLORS = {'pass': 'green', 'fail': 'red', 'skip': 'secondary', 'error': 'orange'}
-SEVERITY_COLORS = {'error': 'red', 'warning': 'orange', 'info': 'blue'}
 HISTORY = 20  # stored runs shown on the tab and in its trend
+POLL_SECONDS = 3  # how often the tab asks for itself while the fabric's compliance job has not finished
+HTMX_STOP_POLLING = 286  # htmx cancels an element's polling on this status (NetBox's script result does the same)
+UNFINISHED = (JobStatusChoices.STATUS_PENDING, JobStatusChoices.STATUS_RUNNING)
 
 
 def last_job(fabric):
     return last_fabric_job(fabric, ComplianceJob)
 
 
+def compliance_context(request, instance) -> dict:
+    """What the tab shows (the page and its polled body): the latest stored run the user may view, its rules and
+    findings (narrowed by the filter form), its switches' running-config states, whether it is stale, the fabric's
+    newest compliance job and whether to keep polling, the history."""
+    form = ComplianceTabFilterForm(request.GET or None)
+    history = run_history(instance, request.user)
+    run = history['runs'][0] if history['runs'] else None
+    job = last_job(instance)
+    return {
+        'object': instance,
+        'run': run,
+        'stale': stale_reason(instance, run) if run is not None else None,
+        'filter_form': form,
+        'families': rule_rows(run, request.user, form.rule_filter()) if run is not None else [],
+        'configs': config_rows(instance, run, request.user) if run is not None else None,
+        'last_job': job,
+        'polling': job is not None and job.status in UNFINISHED,
+        'poll_seconds': POLL_SECONDS,
+        'can_run': request.user.has_perm('netbox_aifabric.add_compliancerun'),
+        'can_view_runs': request.user.has_perm('netbox_aifabric.view_compliancerun'),
+        **history,
+    }
+
+
 @register_model_view(Fabric, 'compliance', path='compliance')
 class FabricComplianceView(generic.ObjectView):
-    """Runs the checks live (they only read) for the user: objects they may not view are named, not linked."""
+    """The latest stored run, read (the rules run in the compliance job): objects the user may not view are named,
+    not linked. Asked by htmx (the tab's body polling while the fabric's compliance job is pending or running), the
+    body alone, through the same view and so the same permission; polling stops (htmx's 286) once the job finished."""
 
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_compliance.html'
     tab = ViewTab(label=_('Compliance'), weight=530, permission='netbox_aifabric.view_fabric')
 
+    def get(self, request, **kwargs):
+        if not htmx_partial(request):
+            return super().get(request, **kwargs)
+        context = compliance_context(request, self.get_object(**kwargs))
+        response = render(request, 'netbox_aifabric/inc/compliance_body.html', context)
+        if not context['polling']:
+            response.status_code = HTMX_STOP_POLLING
+        return response
+
     def get_extra_context(self, request, instance):
-        result = run_compliance(instance, user=request.user)
-        form = ComplianceTabFilterForm(request.GET or None)
-        return {
-            'compliance': result,
-            'counts': result.counts,  # the score is every rule's, whatever the filter shows
-            'filter_form': form,
-            'families': rule_rows(result, form.rule_filter()),
-            'last_job': last_job(instance),
-            'can_run': request.user.has_perm('netbox_aifabric.add_compliancerun'),
-            'config_rows': config_rows(instance, result, request.user),
-            **run_history(instance, request.user),
-        }
-
-
-CONFIG_STATE_COLORS = {'compliant': 'green', 'not compliant': 'red', 'never backed up': 'orange'}
-
-
-def config_rows(fabric, result, user):
-    """``[{name, state, color, url}]``: each switch's running-config state, linked to its Config compliance tab
-    when the user may view the device."""
-    if result.configs is None:
-        return []
-    visible = dict(
-        Device.objects.restrict(user, 'view')
-        .filter(name__in=list(result.configs['devices']), pk__in=fabric_devices(fabric).values('pk'))
-        .values_list('name', 'pk')
-    )
-    return [
-        {
-            'name': name,
-            'state': state,
-            'color': CONFIG_STATE_COLORS.get(state, 'gray'),
-            'url': reverse('dcim:device_aifabric_config', kwargs={'pk': visible[name]}) if name in visible else None,
-        }
-        for name, state in result.configs['devices'].items()
-    ]
-
-
-def rule_rows(result, keep=None):
-    """``[(family label, rows)]`` of the rules ``keep`` accepts (all without it); a family with none is left out.
-    The filter only narrows what is shown: the rules all ran, so it adds no query."""
-    families = []
-    for _family, label, results in result.by_family():
-        rows = [
-            {
-                'result': r,
-                'rule': r.rule,
-                'status_color': STATUS_COLORS[r.status],
-                'severity_color': SEVERITY_COLORS[r.rule.severity],
-            }
-            for r in results
-            if keep is None or keep(r.rule)
-        ]
-        if rows:
-            families.append((label, rows))
-    return families
+        return compliance_context(request, instance)
 
 
 def run_history(fabric, user, limit=HISTORY):
-    """The fabric's newest stored runs the user may view (newest first) and their trend (oldest first) as SVG."""
+    """The fabric's newest stored runs the user may view (newest first; ``runs`` and, shown, ``history``) and their
+    trend (oldest first) as SVG."""
     if not user.has_perm('netbox_aifabric.view_compliancerun'):
-        return {'history': None, 'trend': None}
+        return {'runs': [], 'history': None, 'trend': None}
     runs = list(
         ComplianceRun.objects.restrict(user, 'view')
         .filter(fabric=fabric)
@@ -126,7 +111,7 @@ def run_history(fabric, user, limit=HISTORY):
     )
     points = [(f'{r.created:%Y-%m-%d %H:%M}', r.score, r.status) for r in reversed(runs)]
     # svgwrite escapes every text it writes, so the document is safe to embed
-    return {'history': runs, 'trend': mark_safe(trend_svg(points)) if runs else None}
+    return {'runs': runs, 'history': runs or None, 'trend': mark_safe(trend_svg(points)) if runs else None}
 
 
 @register_model_view(Fabric, 'compliance_run', path='compliance/run')

@@ -21,6 +21,7 @@ from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
 from netbox_aifabric.checks.report_module import FabricCompliance
 from netbox_aifabric.checks.rules import RULES
+from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.facts.telemetry import NOTHING_OBSERVABLE
 from netbox_aifabric.intake.traffic import fabric_traffic
 from netbox_aifabric.models import Fabric, OwnedObject, TrafficClass, TrafficFlow
@@ -378,6 +379,11 @@ def break_by_hand(fabric, user):
 
 
 class ComplianceTabTestCase(TestCase):
+    """The tab shows the latest stored run (tests/integration/test_compliance_stored_tab.py: read, not computed):
+    each test stores a run after the edit it makes, as the compliance job would."""
+
+    RUNS = ('netbox_aifabric.view_compliancerun', 'netbox_aifabric.view_compliancefinding')
+
     @classmethod
     def setUpTestData(cls):
         cls.fabric = applied_demo()
@@ -385,8 +391,12 @@ class ComplianceTabTestCase(TestCase):
     def url(self):
         return reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk})
 
+    def stored(self):
+        return record_run(self.fabric, run_compliance(self.fabric))
+
     def test_the_tab_lists_every_rule_by_family(self):
-        self.add_permissions('netbox_aifabric.view_fabric', 'dcim.view_interface', 'core.view_objectchange')
+        self.add_permissions('netbox_aifabric.view_fabric', 'dcim.view_interface', 'core.view_objectchange', *self.RUNS)
+        self.stored()
         response = self.client.get(self.url())
         self.assertHttpStatus(response, 200)
         self.assertContains(response, 'Compliant')
@@ -396,6 +406,7 @@ class ComplianceTabTestCase(TestCase):
         for family in ('Drift', 'Fabric', 'RoCE/QoS', 'Security'):
             self.assertContains(response, f'<h2 class="card-header">{family}</h2>', html=False)
         port = break_by_hand(self.fabric, self.user)
+        self.stored()
         response = self.client.get(self.url())
         self.assertContains(response, 'Not compliant')
         self.assertContains(response, '<span class="badge text-bg-red">fail</span>', count=1)
@@ -404,12 +415,31 @@ class ComplianceTabTestCase(TestCase):
         self.assertContains(response, 'expected <em>mtu=9216</em>, found <em>mtu=1500</em>')
 
     def test_objects_the_user_may_not_view_are_named_not_linked(self):
-        self.add_permissions('netbox_aifabric.view_fabric')
+        self.add_permissions('netbox_aifabric.view_fabric', *self.RUNS)
         port = break_by_hand(self.fabric, self.user)
+        self.stored()
         response = self.client.get(self.url())
         self.assertContains(response, f'{LEAF1} {port.name}:')
         self.assertNotContains(response, port.get_absolute_url())
         self.assertNotContains(response, 'by ' + self.user.username)  # no change-log permission
+
+    def test_object_constraints_decide_the_links_too(self):
+        """The view permission on interfaces limited to another device's: the port is named, not linked; widened to
+        its device's, linked."""
+        self.add_permissions('netbox_aifabric.view_fabric', *self.RUNS)
+        port = break_by_hand(self.fabric, self.user)
+        self.stored()
+        permission = ObjectPermission.objects.create(
+            name='other interfaces', actions=['view'], constraints={'device__name': 'ai-lab-fabric-spine1'}
+        )
+        permission.object_types.add(ObjectType.objects.get_for_model(Interface))
+        permission.users.add(self.user)
+        response = self.client.get(self.url())
+        self.assertContains(response, f'{LEAF1} {port.name}:')
+        self.assertNotContains(response, port.get_absolute_url())
+        permission.constraints = {'device__name__in': ['ai-lab-fabric-spine1', LEAF1]}
+        permission.save()
+        self.assertContains(self.client.get(self.url()), f'<a href="{port.get_absolute_url()}">{LEAF1} {port.name}</a>')
 
     def test_the_tab_needs_the_fabrics_view_permission_with_its_constraints(self):
         self.assertHttpStatus(self.client.get(self.url()), 403)

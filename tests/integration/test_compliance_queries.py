@@ -1,8 +1,8 @@
 """The compliance run's SQL queries per part of the gathering (intent, contexts, the plan's diff, drift, automation,
 traffic) and per rule family do not grow with the fabric: the applied demo (2 spines, 2 leaves, 5 servers) and the
-same fabric grown to 4 spines, 6 leaves and 13 servers make exactly as many. So does the Compliance tab, findings
-linked to their objects included, for a fabric grown in size and by a traffic class (one more VLAN, VNI and L2VPN
-termination)."""
+same fabric grown to 4 spines, 6 leaves and 13 servers make exactly as many. So does the Compliance tab showing the
+run just stored (it reads the latest stored run), findings linked to their objects included, for a fabric grown in
+size and by a traffic class (one more VLAN, VNI and L2VPN termination)."""
 
 from collections import Counter
 from contextlib import contextmanager
@@ -18,7 +18,8 @@ from utilities.testing import TestCase
 
 from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.checks.compliance import run_compliance
-from netbox_aifabric.models import AcceptanceRun, Fabric, TrafficClass, TrafficFlow
+from netbox_aifabric.checks.runs import record_run
+from netbox_aifabric.models import AcceptanceRun, ComplianceFinding, Fabric, TrafficClass, TrafficFlow
 from netbox_aifabric.ui.pages import fabric_pages
 from tests.integration.test_compliance import applied_demo, failed
 from tests.integration.test_page_budgets import page_queries
@@ -87,8 +88,12 @@ class TabQueryCountTestCase(TestCase):
         cls.admin = User.objects.create_superuser('tab-budget', 'tab-budget@example.invalid', None)
 
     def tab_queries(self):
+        """The tab's queries showing a run just stored of the fabric as it is (the tab reads the stored run)."""
         url = dict(fabric_pages(self.fabric))['compliance']
-        return page_queries(self.client, url), failed(run_compliance(self.fabric))
+        result = run_compliance(self.fabric)
+        run = record_run(self.fabric, result)
+        self.assertEqual(ComplianceFinding.objects.filter(run=run).count(), result.counts['findings'])
+        return page_queries(self.client, url), failed(result)
 
     def test_the_tab_makes_as_many_queries_for_a_larger_fabric(self):
         """With findings on every switch (no config template), on the fabric (no acceptance run) and on the servers

@@ -1,7 +1,8 @@
 """The Compliance tab's rule table filtered by severity and family (GET ``severity``/``family``, each any
 number of times). The rules expected are derived from the rule registry; the score and the history stay every rule's;
 an unknown value is a form error naming the parameter (the whole table shown), never a 500; the fabric's view
-permission and its constraints are unchanged; the filter adds no query."""
+permission and its constraints are unchanged; the filter adds no query. The tab shows the latest stored run: each
+case stores one first (as the compliance job would)."""
 
 import re
 from urllib.parse import urlencode
@@ -46,14 +47,23 @@ class TabFilterMixin:
         return set(ROW.findall(response.content.decode()))
 
 
+RUNS = ('netbox_aifabric.view_compliancerun', 'netbox_aifabric.view_compliancefinding')
+
+
+def stored_demo():
+    fabric = applied_demo()
+    record_run(fabric, run_compliance(fabric))
+    return fabric
+
+
 class ComplianceTabFilterTestCase(TabFilterMixin, TestCase):
     @classmethod
     def setUpTestData(cls):
-        cls.fabric = applied_demo()
+        cls.fabric = stored_demo()
 
     def setUp(self):
         super().setUp()
-        self.add_permissions('netbox_aifabric.view_fabric')
+        self.add_permissions('netbox_aifabric.view_fabric', *RUNS)
 
     def test_each_severity_and_family_narrows_the_table_to_its_rules(self):
         self.assertEqual(self.shown(self.client.get(self.url())), expected_rules())
@@ -70,12 +80,11 @@ class ComplianceTabFilterTestCase(TabFilterMixin, TestCase):
         self.assertContains(both, '<option value="error" selected>Error</option>', html=True)
 
     def test_the_score_and_history_stay_every_rules(self):
-        self.add_permissions('netbox_aifabric.view_compliancerun')
         record_run(self.fabric, run_compliance(self.fabric), user=self.user)
         response = self.client.get(self.url(family='drift'))
         self.assertContains(response, f'{len(RULES)} rules: {len(RULES) - len(DEMO_SKIPS)} passed')  # the rest skip
         self.assertContains(response, 'id="compliance-history"')
-        self.assertContains(response, '<tr class="run">', count=1)
+        self.assertContains(response, '<tr class="run">', count=2)
 
     def test_a_filter_no_rule_matches_says_so(self):
         empty = [(s, f) for s in SEVERITIES for f in FAMILIES if not expected_rules({s}, {f})]
@@ -110,15 +119,18 @@ class ComplianceTabFilterTestCase(TabFilterMixin, TestCase):
 class ComplianceTabFilterQueriesTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
-        cls.fabric = applied_demo()
+        cls.fabric = stored_demo()
         cls.admin = User.objects.create_superuser('filter-budget', 'filter-budget@example.invalid', None)
 
-    def test_a_filtered_tab_makes_as_many_queries_as_the_whole_one(self):
+    def test_a_filtered_tab_makes_no_more_queries_than_the_whole_one(self):
+        """At most as many: the stored findings of the rules shown are read (the objects of a model no finding shown
+        names are not looked up); an invalid filter shows the whole table, with as many."""
         self.client.force_login(self.admin)
         url = reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk})
         whole = page_queries(self.client, url)
-        for query in ('severity=error', 'family=drift&family=security', 'severity=info&family=traffic', 'family=x'):
-            self.assertEqual(page_queries(self.client, f'{url}?{query}'), whole, query)
+        for query in ('severity=error', 'family=drift&family=security', 'severity=info&family=traffic'):
+            self.assertLessEqual(page_queries(self.client, f'{url}?{query}'), whole, query)
+        self.assertEqual(page_queries(self.client, f'{url}?family=x'), whole)
 
 
 def _valid(values, allowed):
@@ -130,7 +142,7 @@ class ComplianceTabFilterFuzzTestCase(TabFilterMixin, hypothesis.extra.django.Te
 
     @classmethod
     def setUpTestData(cls):
-        cls.fabric = applied_demo()
+        cls.fabric = stored_demo()
 
     values = st.lists(st.one_of(st.text(max_size=12), st.sampled_from((*SEVERITIES, *FAMILIES, '', ' '))), max_size=3)
 

@@ -2,7 +2,8 @@
 held to the counts recorded in ``page_query_counts.json`` (NetBox's query-count style). A page whose count grows
 fails and names the page, its recorded and its new count; after a deliberate change, re-record them with
 ``UPDATE_QUERY_COUNTS=1 scripts/test tests/integration/test_page_budgets.py`` and commit the JSON with the reason.
-The times are for ``benchmarks/bench_pages.py`` (the M fabric), not for a test."""
+The times are for ``benchmarks/bench_pages.py`` (the M fabric), not for a test. The Compliance tab shows the fabric's
+latest stored run (with a finding: one interface edited by hand), as the compliance job stores it."""
 
 import json
 import os
@@ -17,6 +18,8 @@ from utilities.testing import TestCase
 
 from netbox_aifabric.apply.seed import load_demo
 from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.checks.compliance import run_compliance
+from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import fabric_devices
 from netbox_aifabric.ui.pages import fabric_pages
@@ -36,6 +39,15 @@ def page_queries(client, url):
     return len(captured)
 
 
+def store_run(fabric):
+    """A stored compliance run of ``fabric`` for its Compliance tab: with findings (no acceptance run proves the
+    apply), without drift (a drifted fabric's other tabs would show it, and their counts are not the run's)."""
+    run = record_run(fabric, run_compliance(fabric))
+    assert run.finding_count >= 1 and run.rule_results['automation-acceptance']['status'] == 'fail', run.rule_results
+    assert not any(r['status'] == 'fail' for r in run.rule_results.values() if r['family'] == 'drift')
+    return run
+
+
 class PageBudgetTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):
@@ -43,6 +55,7 @@ class PageBudgetTestCase(TestCase):
         cls.fabric = Fabric.objects.get(slug='ai-lab-fabric')
         apply_fabric(cls.fabric)
         cls.admin = User.objects.create_superuser('budget', 'budget@example.invalid', None)
+        store_run(cls.fabric)
 
     def test_fabric_pages_stay_within_their_query_counts(self):
         self.client.force_login(self.admin)
@@ -89,6 +102,7 @@ class PageBudgetTestCase(TestCase):
         self.fabric.refresh_from_db()
         apply_fabric(self.fabric)
         self.assertEqual(fabric_devices(self.fabric).count(), devices + 2 + self.fabric.server_count // 2)
+        store_run(self.fabric)  # the Compliance tab shows the grown fabric's run
         grown = {name: page_queries(self.client, url) for name, url in fabric_pages(self.fabric)}
         more = {name: f'{small[name]} → {count}' for name, count in grown.items() if count > small[name]}
         self.assertFalse(more, f'tabs reading more queries on the grown fabric: {more}')
