@@ -1,5 +1,7 @@
 """Errors of the planner: every one names the spec field, the node (when there is one) and the numbers."""
 
+from netbox_aifabric.planner.labels import field_label
+
 __all__ = ('PlanError', 'PoolExhaustedError', 'SpecError')
 
 
@@ -16,6 +18,12 @@ class PlanError(ValueError):
         self.node = node
         self.message = message
         super().__init__(f'{field}: {message}')
+
+    @property
+    def field_label(self) -> str:
+        """The field as the form says it (``pools.p2p`` → ``point-to-point pool``), for the pages; ``field`` stays
+        the machines'."""
+        return field_label(self.field)
 
 
 class SpecError(PlanError):

@@ -233,7 +233,7 @@ def _addresses(
                     f'traffic_classes.{tc.name}.subnet',
                     f'the management network {network} (MGMT class {tc.subnet}) has no free address left for '
                     f'{key.split(":", 1)[1]} ({len(requests)} BMC and management-switch addresses needed): '
-                    'use a larger MGMT subnet or lower maximums.leaves',
+                    'use a larger MGMT subnet or lower max leaves',
                 )
             address = free[0]
         taken[address] = key

@@ -15,6 +15,7 @@ import netaddr
 
 from netbox_aifabric.planner.errors import SpecError
 from netbox_aifabric.planner.hosts import allocate_host_addresses, host_keys
+from netbox_aifabric.planner.labels import rack_pool_name
 from netbox_aifabric.planner.oob import OOB_ADDRESS_KEYS, oob_keys, plan_oob
 from netbox_aifabric.planner.pools import AsnPool, ManagementPool, Pool
 from netbox_aifabric.planner.ports import PortInventory, check_nic_speed, lane_parent, link_speed, port_names
@@ -35,7 +36,7 @@ from netbox_aifabric.planner.racks import (
     rack_prefixlen,
     racks_of,
 )
-from netbox_aifabric.planner.requirements import PoolNeed, pool_needs
+from netbox_aifabric.planner.requirements import PoolNeed, pool_needs, required_inputs
 from netbox_aifabric.planner.result import (
     Attachment,
     LeafCapacity,
@@ -60,7 +61,7 @@ from netbox_aifabric.planner.spec import (
 from netbox_aifabric.planner.validate import management_gateway, server_slot, validate_spec
 from netbox_aifabric.planner.warnings import oversubscription_target, spec_warnings
 
-__all__ = ('leaf_port_demand', 'plan_fabric')
+__all__ = ('design_pools', 'leaf_port_demand', 'plan_fabric')
 
 # (key, pool name, preferred index, node name)
 type AddressRequest = tuple[str, str, int, str]
@@ -283,11 +284,13 @@ def _address_pools(
     reserved: set[str],
     address_requests: Iterable[AddressRequest],
 ) -> dict[str, AddressPool]:
-    """The pools of the spec's networks and the leaf ASN range, held allocations pinned, each told its need."""
+    """The pools of the spec's networks the design numbers from (:func:`design_pools`: no VTEP pool outside
+    EVPN/VXLAN, even when one is given) and the leaf ASN range, held allocations pinned, each told its need."""
     m = spec.maximums
     needs = pool_needs(m.spines, m.leaves, m.parallel_uplinks)
+    used = design_pools(spec)
     pools: dict[str, AddressPool] = {
-        name: Pool(name, net, needs[name]) for name, net in networks.items() if name != 'management'
+        name: Pool(name, net, needs[name]) for name, net in networks.items() if name in used
     }
     if 'management' in networks:
         network = networks['management']
@@ -298,6 +301,20 @@ def _address_pools(
     for _, pool_name, *_ in address_requests:
         pools[pool_name].needed += 1
     return pools
+
+
+def design_pools(spec: FabricSpec) -> frozenset[str]:
+    """The address pools the spec's design numbers from: its required pools (``requirements.required_inputs``: the
+    loopback pool; the point-to-point pool for numbered links with spines or room for them; the VTEP pool for
+    EVPN/VXLAN; the MLAG peer pool for MLAG pairs). A pool given beyond them is not a pool of the plan."""
+    inputs = required_inputs(
+        spines=len(spec.spines),
+        max_spines=spec.maximums.spines,
+        evpn=spec.evpn,
+        mlag_pairs=bool(spec.mlag_pairs),
+        underlay=spec.underlay,
+    )
+    return frozenset(name.removeprefix('pools.') for name in inputs if name.startswith('pools.'))
 
 
 def _hold(pools: dict[str, AddressPool], held: dict[str, str], reserved: set[str]) -> None:
@@ -639,7 +656,7 @@ def _rack_pools(spec: FabricSpec, racks: tuple[Rack, ...], held: dict[str, str],
         network = netaddr.IPNetwork(tc.subnet)
         oob = holds_oob_block(spec, tc)
         length = rack_prefixlen(spec, field, network, tc.rack_prefixlen, oob)
-        pool = Pool(f'rack_subnets:{tc.name}', network, PoolNeed(len(racks), length, f'rack /{length} subnets'), field)
+        pool = Pool(rack_pool_name(tc.name), network, PoolNeed(len(racks), length, f'rack /{length} subnets'), field)
         pool.description = f'{tc.name} prefix {network}'
         pool.needed = len(racks)
         own = {k: v for k, v in held.items() if k.startswith(f'subnet:{tc.vlan}:')}
@@ -665,7 +682,7 @@ def _allocate_rack_subnets(
                 pool.field,
                 f'{pool.network} holds {pool.size - oob} rack subnets of /{pool.prefixlen}{block}; the fabric has '
                 f'{len(racks)} racks (leaf pairs and single leaves), each needs one: use a shorter prefix or a longer '
-                'rack_prefixlen',
+                'rack prefix length',
             )
         for rack in racks:
             key = f'subnet:{vid}:rack:{rack.id}'
@@ -736,13 +753,13 @@ def _allocate_svis(
             raise SpecError(
                 field_of[vid],
                 f'rack subnet {network} of {tc.name} has {hosts} host addresses; the gateway and the two switch '
-                'addresses of a leaf pair need 3: use a shorter rack_prefixlen',
+                'addresses of a leaf pair need 3: use a shorter rack prefix length',
             )
         if rack is None and hosts < spec.maximums.leaves + 1:
             raise SpecError(
                 field_of[vid],
                 f'subnet {network} of {tc.name} has {hosts} host addresses; the anycast gateway and a switch '
-                f'address per leaf ({spec.maximums.leaves}: maximums.leaves) need {spec.maximums.leaves + 1}',
+                f'address per leaf (max leaves {spec.maximums.leaves}) need {spec.maximums.leaves + 1}',
             )
 
         def allocate(

@@ -3,6 +3,7 @@
 import netaddr
 
 from netbox_aifabric.planner.errors import PoolExhaustedError
+from netbox_aifabric.planner.labels import pool_label
 from netbox_aifabric.planner.requirements import PoolNeed
 from netbox_aifabric.planner.result import PoolUsage
 
@@ -77,7 +78,7 @@ class Pool(Blocks):
         self.network = network
         self.prefix = str(network)
         self.field = field or f'pools.{name}'
-        self.description = f'pool {network}'
+        self.description = f'pool {network} ({pool_label(name)})'
         self.unit = need.unit
         self.prefixlen = need.prefixlen
         self.shift = 32 - need.prefixlen
@@ -161,7 +162,7 @@ class AsnPool(NumberPool):
     """The leaf ASN range: ASN = start + (leaf id − 1) unless pinned elsewhere."""
 
     def __init__(self, start: int, end: int) -> None:
-        super().__init__('leaf_asn', 'leaf_asn_range', 'ASNs', start, end, f'ASN range {start}–{end}')
+        super().__init__('leaf_asn', 'leaf_asn_range', 'ASNs', start, end, f'{pool_label("leaf_asn")} {start}–{end}')
 
 
 def _percent(used: int, size: int) -> float:

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import netaddr
 
 from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.result import RackSubnet, VlanPlan
 from netbox_aifabric.planner.spec import FabricSpec, TrafficClass
 
-__all__ = ('Rack', 'check_pairs', 'holds_oob_block', 'oob_block', 'rack_prefixlen', 'racks_of')
+__all__ = ('Rack', 'check_pairs', 'holds_oob_block', 'oob_block', 'rack_prefixlen', 'rack_subnet_reason', 'racks_of')
 
 RACK_PREFIX_MAX = 30  # a rack subnet needs a gateway and at least one host
 
@@ -94,15 +95,35 @@ def rack_prefixlen(
     length: int = network.prefixlen + math.ceil(math.log2(possible)) if possible > 1 else network.prefixlen
     if length > RACK_PREFIX_MAX:
         fit = 2 ** (RACK_PREFIX_MAX - network.prefixlen)
-        racks = f'{possible} racks possible (maximums.leaves)'
+        racks = f'{possible} racks possible (max leaves)'
         if oob:
-            racks = f"{possible - 1} racks possible (maximums.leaves) and the management network's own block"
+            racks = f"{possible - 1} racks possible (max leaves) and the management network's own block"
         raise SpecError(
             field,
             f'{network} is too small for a /{RACK_PREFIX_MAX} per rack: {racks}, {fit} fit; use a shorter prefix '
-            'or set rack_prefixlen',
+            'or set the rack prefix length',
         )
     return length
+
+
+def rack_subnet_reason(vlan: VlanPlan, rack: RackSubnet) -> str:
+    """Why a rack subnet has its size, from the plan alone (the guide's /24 per class becomes a /26 or /27 per rack
+    only here): ``/26: USERS 198.51.100.0/24 split into 4 rack subnets, one per rack; up to 59 hosts each (62
+    addresses less the gateway and the leaf pair's own two)``. The split is one subnet per rack the maximums allow
+    (rounded up to a power of two) unless the class sets its rack prefix length; a single leaf's gateway is its own
+    address."""
+    network = netaddr.IPNetwork(rack.subnet)
+    whole = netaddr.IPNetwork(vlan.subnet) if vlan.subnet else network
+    addresses = max(network.size - 2, 0)
+    switches = 2 if len(rack.leaves) == 2 else 0
+    hosts = max(addresses - 1 - switches, 0)
+    slots = 2 ** max(network.prefixlen - whole.prefixlen, 0)
+    less = "the gateway and the leaf pair's own two" if switches else 'the gateway'
+    split = f'split into {slots} rack subnets, one per rack' if slots > 1 else 'kept whole for its one rack'
+    return (
+        f'/{network.prefixlen}: {vlan.name} {whole.cidr} {split}; up to {hosts} hosts each ({addresses} addresses '
+        f'less {less})'
+    )
 
 
 def holds_oob_block(spec: FabricSpec, tc: TrafficClass) -> bool:
@@ -127,9 +148,9 @@ def oob_block(spec: FabricSpec, field: str, network: netaddr.IPNetwork, length: 
     if slots <= possible:
         raise SpecError(
             field,
-            f'{network} in /{length} rack subnets holds {slots}; the {possible} racks possible (maximums.leaves) and '
-            f"the management network's own block need {possible + 1}: use a shorter prefix, a longer rack_prefixlen "
-            'or lower maximums.leaves',
+            f'{network} in /{length} rack subnets holds {slots}; the {possible} racks possible (max leaves) and '
+            f"the management network's own block need {possible + 1}: use a shorter prefix, a longer rack prefix "
+            'length or lower max leaves',
         )
     size = 2 ** int(math.log2(slots - possible))  # slots, a power of two: the block is aligned at the top
     first = network.first + ((slots - size) << (32 - length))

@@ -3,6 +3,8 @@
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from netbox_aifabric.planner.labels import field_label, pool_label
+
 __all__ = (
     'Attachment',
     'HostAddress',
@@ -155,6 +157,11 @@ class PoolUsage:
     free: int
     percent: float
 
+    @property
+    def label(self) -> str:
+        """The pool as a person calls it (``leaf_asn`` → ``leaf ASN range``; the name stays the machines')."""
+        return pool_label(self.name)
+
 
 @dataclass(frozen=True)
 class PlanWarning:
@@ -164,6 +171,11 @@ class PlanWarning:
     code: str
     field: str
     message: str
+
+    @property
+    def field_label(self) -> str:
+        """The field as the form says it (``oversubscription_target`` → ``oversubscription target``)."""
+        return field_label(self.field)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import netaddr
 
 from netbox_aifabric.planner.asns import PRIVATE_TEXT, first_reserved
 from netbox_aifabric.planner.errors import SpecError
+from netbox_aifabric.planner.labels import at_most, field_label
 from netbox_aifabric.planner.ports import BLOCKS, PORTS_MAX, check_platform, port_names
 from netbox_aifabric.planner.requirements import asn_need, pool_needs, required_inputs
 from netbox_aifabric.planner.spec import (
@@ -44,6 +45,11 @@ def _duplicates[T: (int, str)](values: Iterable[T]) -> list[T]:
     return sorted(v for v, n in Counter(values).items() if n > 1)
 
 
+def _room(role: str, maximum: int) -> str:
+    """``at most 8 leaves (max leaves)``: what the declared maximum of ``role`` leaves room for."""
+    return f'{at_most(maximum, role)} ({field_label(f"maximums.{role}")})'
+
+
 def _check_nodes(spec: FabricSpec) -> None:
     for role, nodes, maximum in (
         ('spines', spec.spines, spec.maximums.spines),
@@ -52,12 +58,13 @@ def _check_nodes(spec: FabricSpec) -> None:
         if dup := _duplicates(n.id for n in nodes):
             raise SpecError(role, f'duplicate node id {dup[0]} among the {role}')
         if len(nodes) > maximum:
-            raise SpecError(role, f'{len(nodes)} {role} declared, above the maximum of {maximum} (maximums.{role})')
+            raise SpecError(role, f'{len(nodes)} {role} declared; the numbering has room for {_room(role, maximum)}')
         for index, node in enumerate(nodes):
             if not 1 <= node.id <= maximum:
                 raise SpecError(
                     f'{role}[{index}].id',
-                    f'id {node.id} is outside 1–{maximum} (maximums.{role}); raise the maximum first',
+                    f'id {node.id} is outside 1–{maximum}: the numbering has room for {_room(role, maximum)}; raise '
+                    'it first',
                     node.name,
                 )
     if dup := _duplicates(n.id for n in spec.servers):
@@ -142,7 +149,7 @@ def _check_pools(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
         value = getattr(spec.pools, name)
         if not value:  # None, or '' (a loopback pool left empty: the spec's loopback is a string)
             if required:
-                raise SpecError(f'pools.{name}', f'the {name} pool is required for this design')
+                raise SpecError(f'pools.{name}', f'the {field_label(f"pools.{name}")} is required for this design')
             continue
         network = _network(f'pools.{name}', value)
         need = needs[name]
@@ -156,7 +163,9 @@ def _check_pools(spec: FabricSpec) -> dict[str, netaddr.IPNetwork]:
             )
         for other, other_network in networks.items():
             if network in other_network or other_network in network:
-                raise SpecError(f'pools.{name}', f'pool {network} overlaps pools.{other} {other_network}')
+                raise SpecError(
+                    f'pools.{name}', f'pool {network} overlaps the {field_label(f"pools.{other}")} {other_network}'
+                )
         networks[name] = network
     return networks
 
@@ -166,7 +175,7 @@ def _check_links(spec: FabricSpec) -> None:
     if not 1 <= spec.uplinks_per_spine <= m.parallel_uplinks:
         raise SpecError(
             'uplinks_per_spine',
-            f'{spec.uplinks_per_spine} uplinks per spine, outside 1–{m.parallel_uplinks} (maximums.parallel_uplinks)',
+            f'{spec.uplinks_per_spine} uplinks per spine, outside 1–{m.parallel_uplinks} (max parallel uplinks)',
         )
     leaf, spine = spec.leaf_platform, spec.spine_platform
     if m.spines:
@@ -272,7 +281,7 @@ def _check_server_ports(spec: FabricSpec) -> None:
             raise SpecError(
                 'servers',
                 f'{len(servers)} servers attach to leaf {leaf_names[leaf]}; it has ports for {limit} '
-                '(maximums.servers_per_leaf)',
+                f'({field_label("maximums.servers_per_leaf")})',
                 leaf_names[leaf],
             )
 
@@ -457,7 +466,9 @@ def _check_class_subnets(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]) 
             if name == 'management' and not tc.routed:
                 continue
             if _overlap(network, pool):
-                raise SpecError(field, f'subnet {network} of {tc.name} overlaps pools.{name} {pool}')
+                raise SpecError(
+                    field, f'subnet {network} of {tc.name} overlaps the {field_label(f"pools.{name}")} {pool}'
+                )
         for other_index, other_name, other in seen:
             if _overlap(network, other):
                 raise SpecError(
@@ -520,12 +531,12 @@ def _check_management(spec: FabricSpec, pools: dict[str, netaddr.IPNetwork]) -> 
         raise SpecError(
             field,
             f'management network {network} has {hosts} host addresses; the gateway and {switches} switches '
-            '(maximums.spines + maximums.leaves) need '
+            '(max spines + max leaves) need '
             f'{switches + 1}',
         )
     for name, other in pools.items():
         if _overlap(network, other):
-            raise SpecError(field, f'management network {network} overlaps pools.{name} {other}')
+            raise SpecError(field, f'management network {network} overlaps the {field_label(f"pools.{name}")} {other}')
     try:
         gateway = management_gateway(spec, network)
     except (netaddr.AddrFormatError, ValueError, TypeError):

@@ -40,7 +40,7 @@ def test_overlapping_pools():
     spec = example('evpn-vxlan')
     spec['pools']['vtep'] = '10.255.0.0/25'
     e = rejected(spec)
-    assert (e.field, e.message) == ('pools.vtep', 'pool 10.255.0.0/25 overlaps pools.loopback 10.255.0.0/24')
+    assert (e.field, e.message) == ('pools.vtep', 'pool 10.255.0.0/25 overlaps the loopback pool 10.255.0.0/24')
 
 
 def test_wrong_address_family():
@@ -53,7 +53,7 @@ def test_wrong_address_family():
 def test_missing_pool():
     spec = example('evpn-vxlan')
     del spec['pools']['vtep']
-    assert rejected(spec).message == 'the vtep pool is required for this design'
+    assert rejected(spec).message == 'the VTEP pool is required for this design'
 
 
 def test_an_empty_loopback_pool_is_a_missing_pool():
@@ -84,7 +84,9 @@ def test_node_id_beyond_maximum():
     spec['spines'].append({'id': 5, 'name': 'spine5'})
     e = rejected(spec)
     assert (e.field, e.node) == ('spines[2].id', 'spine5')
-    assert e.message == 'id 5 is outside 1–4 (maximums.spines); raise the maximum first'
+    assert e.message == (
+        'id 5 is outside 1–4: the numbering has room for at most 4 spines (max spines); raise it first'
+    )
 
 
 def test_more_nodes_than_maximum():
@@ -94,7 +96,10 @@ def test_more_nodes_than_maximum():
     assert rejected(spec).message == 'duplicate node id 1 among the spines'
     spec['spines'] = [{'id': 1, 'name': 'spine1'}, {'id': 2, 'name': 'spine2'}]
     e = rejected(spec)
-    assert (e.field, e.message) == ('spines', '2 spines declared, above the maximum of 1 (maximums.spines)')
+    assert (e.field, e.message) == (
+        'spines',
+        '2 spines declared; the numbering has room for at most 1 spine (max spines)',
+    )
 
 
 def test_asn_range_too_small():
@@ -186,7 +191,7 @@ def test_more_uplinks_than_maximum():
     spec = example('evpn-vxlan')
     spec['uplinks_per_spine'] = 3
     e = rejected(spec)
-    assert (e.field, e.message) == ('uplinks_per_spine', '3 uplinks per spine, outside 1–2 (maximums.parallel_uplinks)')
+    assert (e.field, e.message) == ('uplinks_per_spine', '3 uplinks per spine, outside 1–2 (max parallel uplinks)')
 
 
 def test_more_uplinks_than_leaf_ports():
@@ -205,7 +210,7 @@ def test_more_servers_than_leaf_ports():
     spec['maximums']['servers_per_leaf'] = 4
     e = rejected(spec)
     assert (e.field, e.node) == ('servers', 'leaf1')
-    assert e.message == '5 servers attach to leaf leaf1; it has ports for 4 (maximums.servers_per_leaf)'
+    assert e.message == '5 servers attach to leaf leaf1; it has ports for 4 (servers per leaf)'
 
 
 def test_servers_per_leaf_above_platform_ports():
@@ -311,8 +316,9 @@ def test_pool_exhausted_names_pool_numbers_and_node():
     # the reason is the removed leaves' reserved /31s: the message says so and how to free them
     # only the usable blocks are counted as such ("6 needed, 8 available" counted the reserved ones)
     assert e.message == (
-        'pool 10.255.2.8/29 is exhausted: 4 point-to-point /31s needed, 0 usable (4 in the pool, 4 reserved: held by '
-        'the allocations of removed nodes; plan with --release to free them); first failed for leaf1'
+        'pool 10.255.2.8/29 (point-to-point link subnets) is exhausted: 4 point-to-point /31s needed, 0 usable (4 in '
+        'the pool, 4 reserved: held by the allocations of removed nodes; plan with --release to free them); first '
+        'failed for leaf1'
     )
     # released, the same /31s serve the current leaves
     plan = plan_fabric(load_spec(spec), previous=pinned, release=True)
@@ -486,7 +492,7 @@ def test_class_subnet_overlapping_a_pool():
     e = rejected(spec)
     assert (e.field, e.message) == (
         'traffic_classes[1].subnet',
-        f'subnet 10.255.2.128/25 of USERS overlaps pools.p2p {spec["pools"]["p2p"]}',
+        f'subnet 10.255.2.128/25 of USERS overlaps the point-to-point pool {spec["pools"]["p2p"]}',
     )
 
 

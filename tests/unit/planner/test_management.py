@@ -68,7 +68,7 @@ def test_no_management_network_gives_no_addresses():
     ('change', 'field', 'message'),
     [
         ({'management': '172.16.0.0/29'}, 'pools.management', 'management network 172.16.0.0/29 has 6 host addresses'),
-        ({'management': '10.255.0.0/23'}, 'pools.management', 'overlaps pools.loopback 10.255.0.0/24'),
+        ({'management': '10.255.0.0/23'}, 'pools.management', 'overlaps the loopback pool 10.255.0.0/24'),
         ({'management': '172.16.0.1/24'}, 'pools.management', 'has host bits set; use 172.16.0.0/24'),
         ({'management': 'fd00::/64'}, 'pools.management', 'pool fd00::/64 is IPv6; this pool must be IPv4'),
         ({'management_gateway': '172.16.1.1'}, 'management_gateway', 'gateway 172.16.1.1 is not a host address'),
@@ -99,7 +99,7 @@ def test_management_network_needs_room_for_gateway_and_every_possible_switch():
     assert (error.field, error.message) == (
         'pools.management',
         'management network 172.16.0.0/28 has 14 host addresses; the gateway and 14 switches '
-        '(maximums.spines + maximums.leaves) need 15',
+        '(max spines + max leaves) need 15',
     )
 
 
@@ -115,7 +115,7 @@ def test_management_network_may_share_only_an_unrouted_class_subnet():
     spec['pools']['management'] = '192.0.2.0/24'  # the MGMT class's subnet, routed: its gateway would collide
     error = rejected(spec)
     assert error.field == 'traffic_classes[0].subnet'
-    assert 'overlaps pools.management 192.0.2.0/24' in error.message
+    assert 'overlaps the management network 192.0.2.0/24' in error.message
     spec['traffic_classes'][0]['routed'] = False
     plan = plan_fabric(load_spec(spec))
     assert {n.management.split('/')[0] for n in plan.nodes} <= {str(ip) for ip in netaddr.IPNetwork('192.0.2.0/24')}

@@ -240,8 +240,8 @@ def test_class_too_small_for_its_racks():
     e = rejected(spec)
     assert (e.field, e.message) == (
         'traffic_classes[1].subnet',
-        '198.51.100.0/29 is too small for a /30 per rack: 8 racks possible (maximums.leaves), 2 fit; use a shorter '
-        'prefix or set rack_prefixlen',
+        '198.51.100.0/29 is too small for a /30 per rack: 8 racks possible (max leaves), 2 fit; use a shorter '
+        'prefix or set the rack prefix length',
     )
 
 
@@ -252,7 +252,7 @@ def test_explicit_rack_prefix_that_holds_fewer_racks_than_the_fabric_has():
     assert (e.field, e.message) == (
         'traffic_classes[1].subnet',
         '198.51.100.0/24 holds 4 rack subnets of /26; the fabric has 5 racks (leaf pairs and single leaves), each '
-        'needs one: use a shorter prefix or a longer rack_prefixlen',
+        'needs one: use a shorter prefix or a longer rack prefix length',
     )
 
 
