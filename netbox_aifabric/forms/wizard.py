@@ -431,7 +431,7 @@ def required_pools(cleaned):
     return {field: message for field, message in needed.items() if pools.get(field) in (None, '')}
 
 
-def initial_form(step, underlay=None):
+def initial_form(step, underlay=None, design=None):
     """The step's form before anything was submitted: the proposals of :mod:`.wizard_defaults` (free pools and
     ASNs, a jump-host subnet inside MGMT, the shipped management switch, the NOS with device types and a shape that
     fits them, the guide's classes, QoS preset and tenant)."""
@@ -444,6 +444,8 @@ def initial_form(step, underlay=None):
         }
         if underlay in UNNUMBERED_UNDERLAYS:
             del initial['p2p_pool']  # unnumbered links take no /31s: no pool to propose
+        if design is not None and design != DesignOptionChoices.EVPN_VXLAN:
+            initial.pop('vtep_pool', None)  # no VTEPs outside EVPN/VXLAN: no pool to propose
     elif step == 'topology':
         initial, note = topology_initial()
     elif step == 'intent':

@@ -18,9 +18,11 @@ from netbox_aifabric.forms.wizard import BREAKOUT_FIELDS, NOS_FIELDS
 from netbox_aifabric.intake.spec import fabric_spec
 from netbox_aifabric.intake.validation import pools_left_for_later
 from netbox_aifabric.models import Fabric
+from netbox_aifabric.models.fabrics import REQUIRED_FIELDS
 from netbox_aifabric.planner import PlanError
+from netbox_aifabric.planner.requirements import required_inputs
 
-__all__ = ('PREFIX_FIELDS', 'CreatePermissionError', 'build_fabric', 'port_map_error_field')
+__all__ = ('PREFIX_FIELDS', 'CreatePermissionError', 'build_fabric', 'port_map_error_field', 'unused_pools')
 
 
 # the fabric's prefixes the pools step types as text and the wizard finds or creates
@@ -92,6 +94,8 @@ def build_fabric(cleaned, save, user=None):
     if intent.get('l2vni_base') is None:
         fabric.l2vni_base = 10000
     created = []
+    unused = unused_pools(fabric)
+    pools = {field: value for field, value in pools.items() if field not in unused}
     if save:
         for field in PREFIX_FIELDS:
             setattr(fabric, field, _pool(pools.get(field), name, field, created))
@@ -124,6 +128,21 @@ def build_fabric(cleaned, save, user=None):
         fabric.tenants.set(fabric._m2m_values['tenants'])
         _check_adds(user, [fabric])
     return fabric
+
+
+def unused_pools(fabric):
+    """The pool fields the fabric's design numbers nothing from, even grown to its maximums (the planner's rule,
+    ``planner.requirements.required_inputs``): the VTEP pool outside EVPN/VXLAN, the point-to-point pool of
+    unnumbered links, the MLAG peer pool of EVPN multihoming pairs. The wizard creates no prefix for them, even when
+    one was typed."""
+    needed = required_inputs(
+        spines=fabric.max_spines,
+        max_spines=fabric.max_spines,
+        evpn=fabric.is_evpn,
+        mlag_pairs=not fabric.is_evpn_mh and fabric.max_leaves >= 2,
+        underlay=fabric.underlay,
+    )
+    return {field for name, field in REQUIRED_FIELDS.items() if field.endswith('_pool') and name not in needed}
 
 
 def _port_map(topology):

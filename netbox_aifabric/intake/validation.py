@@ -151,8 +151,11 @@ def plan_errors(fabric) -> dict[str, str]:
     if sum(counts.values()) > NODES_MAX:
         field = max(counts, key=counts.get)
         return {
-            field: _('{total} nodes ({field} = {count}) are above the {max} a fabric may have.').format(
-                total=sum(counts.values()), field=field, count=counts[field], max=NODES_MAX
+            field: _('{total} nodes ({count} {field}) are above the {max} a fabric may have.').format(
+                total=sum(counts.values()),
+                field=fabric._meta.get_field(field).verbose_name,
+                count=counts[field],
+                max=NODES_MAX,
             )
         }
     try:

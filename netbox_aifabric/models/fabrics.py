@@ -863,8 +863,8 @@ class Fabric(JobsMixin, PrimaryModel):
                 if getattr(self, field) % 2:
                     errors.setdefault(
                         field,
-                        _('MLAG dual-ToR pairs leaves: {field} must be even (got {n}).').format(
-                            field=field, n=getattr(self, field)
+                        _('MLAG dual-ToR pairs leaves: {field} must be an even number (got {n}).').format(
+                            field=self._meta.get_field(field).verbose_name, n=getattr(self, field)
                         ),
                     )
 

@@ -7,6 +7,8 @@ from django.utils.module_loading import import_string
 
 from netbox.registry import registry
 
+from netbox_aifabric.planner.racks import rack_subnet_reason
+
 __all__ = ('allocation_tables', 'fabric_pages', 'routed_links')
 
 
@@ -35,11 +37,12 @@ def routed_links(plan):
 def allocation_tables(plan) -> dict:
     """What the Allocations tab and the wizard's preview list beside the switches: ``fabric_links``
     (:func:`routed_links`), ``ethernet_segments`` (each EVPN multihoming bond: server, LAG, its leaves, ESI) and
-    ``rack_subnets`` (``(vlan, rack subnet)`` of each routed class per rack, routed and MLAG designs)."""
+    ``rack_subnets`` (``(vlan, rack subnet, why its size)`` of each routed class per rack, routed and MLAG designs:
+    ``planner.racks.rack_subnet_reason``)."""
     segments = [
         {'server': a.server, 'lag': a.lag, 'leaves': sorted({leaf for leaf, _ in a.members}), 'esi': a.esi}
         for a in plan.attachments
         if a.esi
     ]
-    racks = [(vlan, rack) for vlan in plan.vlans for rack in vlan.racks]
+    racks = [(vlan, rack, rack_subnet_reason(vlan, rack)) for vlan in plan.vlans for rack in vlan.racks]
     return {'fabric_links': routed_links(plan), 'ethernet_segments': segments, 'rack_subnets': racks}

@@ -92,7 +92,10 @@ class WizardState:
         form_class = FORMS[step]
         if bound and self.has(step):
             return form_class(self.querydict(step))
-        return initial_form(step, underlay=(self.data.get('design', {}).get('underlay') or [None])[0])
+        design = self.data.get('design', {})
+        return initial_form(
+            step, underlay=(design.get('underlay') or [None])[0], design=(design.get('design_option') or [None])[0]
+        )
 
     def cleaned(self):
         """``{step: cleaned_data}`` of every valid step, and the first step that is not valid (or None)."""
@@ -441,7 +444,10 @@ def apply_reasons(context):
     step) and a missing permission."""
     reasons = []
     if context.get('plan_error'):
-        reasons.append(('plan-error', _('The plan has an error (above): {error}').format(error=context['plan_error'])))
+        error = context['plan_error']
+        message = _('The plan has an error (above): {field}: {error}')
+        message = message.format(field=error.field_label, error=error.message)
+        reasons.append(('plan-error', message))
     conflicts = context.get('apply_conflicts') or []
     if conflicts:
         message = _('{count} planned objects conflict with objects already in NetBox (see the changes above).')

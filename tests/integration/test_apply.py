@@ -200,7 +200,7 @@ class ApplyTestCase(APITestCase):
         Fabric.objects.filter(pk=self.fabric.pk).update(vtep_pool=None)
         response = self.post('plan')
         self.assertHttpStatus(response, 400)
-        self.assertEqual(response.data, {'pools.vtep': ['the vtep pool is required for this design']})
+        self.assertEqual(response.data, {'pools.vtep': ['the VTEP pool is required for this design']})
 
 
 class ApplyPermissionsTestCase(APITestCase):

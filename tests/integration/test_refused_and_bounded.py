@@ -83,7 +83,7 @@ class RefusedAtSaveTestCase(APITestCase):
                 response = self.client.post(f'{API}fabrics/', body, format='json', **self.header)
                 self.assertHttpStatus(response, 400)
                 # the planner's own message, on the pool's field
-                self.assertEqual(response.data, {'mlag_peer_pool': ['the mlag_peer pool is required for this design']})
+                self.assertEqual(response.data, {'mlag_peer_pool': ['the MLAG peer pool is required for this design']})
         self.assertFalse(Fabric.objects.exists())
         pool = self.world['prefixes']['10.255.3.0/28'].pk
         response = self.client.post(

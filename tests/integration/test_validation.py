@@ -290,7 +290,7 @@ class ValidationTestCase(TestCase):
     def test_pools_overlap(self):
         pool = self.world['prefixes']['10.255.0.0/24']
         self.assertRejected(
-            Fabric, {'vtep_pool': pool.pk}, 'vtep_pool', 'pool 10.255.0.0/24 overlaps loopback pool 10.255.0.0/24'
+            Fabric, {'vtep_pool': pool.pk}, 'vtep_pool', 'pool 10.255.0.0/24 overlaps the loopback pool 10.255.0.0/24'
         )
 
     def test_asn_range_too_small(self):
@@ -304,10 +304,16 @@ class ValidationTestCase(TestCase):
 
     def test_counts_above_maximums(self):
         self.assertRejected(
-            Fabric, {'spine_count': 5}, 'spine_count', '5 spines declared, above the maximum of 4 (max spines)'
+            Fabric,
+            {'spine_count': 5},
+            'spine_count',
+            '5 spines declared; the numbering has room for at most 4 spines (max spines)',
         )
         self.assertRejected(
-            Fabric, {'leaf_count': 9}, 'leaf_count', '9 leaves declared, above the maximum of 8 (max leaves)'
+            Fabric,
+            {'leaf_count': 9},
+            'leaf_count',
+            '9 leaves declared; the numbering has room for at most 8 leaves (max leaves)',
         )
         self.assertRejected(
             Fabric,
@@ -321,7 +327,7 @@ class ValidationTestCase(TestCase):
             Fabric,
             {'design_option': 'mlag', 'leaf_count': 3},
             'leaf_count',
-            'MLAG dual-ToR pairs leaves: leaf_count must be even (got 3).',
+            'MLAG dual-ToR pairs leaves: leaves must be an even number (got 3).',
         )
 
     def test_mtu_range(self):
@@ -336,7 +342,7 @@ class ValidationTestCase(TestCase):
             Fabric,
             {'server_count': 300},
             'server_count',
-            '301 servers attach to leaf x-leaf1; it has ports for 48 (maximums.servers_per_leaf)',
+            '301 servers attach to leaf x-leaf1; it has ports for 48 (servers per leaf)',
         )
         self.assertEqual(FabricNode.objects.count(), 0)
 
@@ -367,15 +373,15 @@ class ValidationTestCase(TestCase):
     def test_node_count_above_the_maximum(self):
         # refused before 32,767 servers are built for the planner (seconds and gigabytes; it refused them anyway)
         self.assertRejected(
-            Fabric, {'server_count': 32767}, 'server_count', '32772 nodes (server_count = 32767) are above the 4096'
+            Fabric, {'server_count': 32767}, 'server_count', '32772 nodes (32767 GPU servers) are above the 4096'
         )
 
     def test_a_draft_without_the_pools_and_asns_its_design_needs_is_refused(self):
         # the planner's own rule and message, at the field, for a draft as for any status
         for field, message in (
             ('loopback_pool', 'the loopback pool is required for this design'),
-            ('p2p_pool', 'the p2p pool is required for this design'),
-            ('mlag_peer_pool', 'the mlag_peer pool is required for this design'),
+            ('p2p_pool', 'the point-to-point pool is required for this design'),
+            ('mlag_peer_pool', 'the MLAG peer pool is required for this design'),
             ('spine_asn', 'the ebgp underlay needs a spine ASN'),
             ('leaf_asn_range', 'the eBGP underlay needs a leaf ASN range'),
         ):
@@ -434,5 +440,5 @@ class ValidationTestCase(TestCase):
             Fabric,
             {'management_pool': loopbacks.pk},
             'management_pool',
-            'management network 10.255.0.0/24 overlaps loopback pool 10.255.0.0/24',
+            'management network 10.255.0.0/24 overlaps the loopback pool 10.255.0.0/24',
         )
