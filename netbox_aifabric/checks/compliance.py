@@ -17,6 +17,7 @@ linked (URL and last change-log entry), as far as the user may see them.
 - Traffic: the fabric's flows laid on the plan (``traffic.fabric_traffic``): the matrix's warnings and its flows.
 """
 
+import re
 from collections import defaultdict
 from contextlib import nullcontext
 from dataclasses import replace
@@ -315,7 +316,7 @@ def owned_drift(fabric, records, changes) -> list[DriftItem]:
 def _pools(fabric):
     """``[(label, pool prefix, owned by this fabric only)]``: the fabric's own pools, then its classes' prefixes (the
     server pools, which traffic classes may share between fabrics)."""
-    pools = [(name.replace('_', ' '), getattr(fabric, name)) for name in OWN_POOLS]
+    pools = [(str(fabric._meta.get_field(name).verbose_name), getattr(fabric, name)) for name in OWN_POOLS]
     found = [(label, pool, True) for label, pool in pools if pool is not None]
     for tc in fabric.traffic_classes.select_related('prefix').exclude(prefix=None).order_by('name'):
         found.append((f'server pool of {tc.name}', tc.prefix, False))
@@ -373,8 +374,16 @@ def pool_intruders(fabric, records, changes) -> list[DriftItem]:
         )
         for asn in asns.order_by('asn'):
             if ('ipam.asn', asn.pk) not in reported:
-                items.append(_intruder('ipam.asn', asn, f'inside the leaf ASN range {asn_range}'))
+                items.append(_intruder('ipam.asn', asn, f'inside the leaf ASN range {_range_text(asn_range)}'))
     return items
+
+
+def _range_text(asn_range) -> str:
+    """``AI Lab leaves (65101–65199)``; the range alone when its name is the range (``65201–65299``: said once)."""
+    numbers = f'{asn_range.start}–{asn_range.end}'
+    if re.sub(r'\s*[-–]\s*', '–', asn_range.name or '') in ('', numbers):
+        return numbers
+    return f'{asn_range.name} ({numbers})'
 
 
 def _within(lookup, pools):

@@ -7,6 +7,7 @@ from typing import Any
 import netaddr
 
 from netbox_aifabric.checks.engine import Facts, Finding, Obj, Rule, Skip
+from netbox_aifabric.planner.labels import field_label
 
 __all__ = ('RULES', 'device', 'interface', 'leaves', 'spines', 'switches')
 
@@ -182,7 +183,9 @@ def check_loopbacks(facts: Facts) -> Iterator[Finding]:
         for address, names in sorted(found.items()):
             if netaddr.IPAddress(address) not in pool:
                 yield Finding(
-                    tuple(device(n) for n in names), f'{what} inside the {pool_name} pool {pool}', f'{address}'
+                    tuple(device(n) for n in names),
+                    f'{what} inside the {field_label(f"pools.{pool_name}")} {pool}',
+                    f'{address}',
                 )
 
 

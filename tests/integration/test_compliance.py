@@ -8,7 +8,7 @@ from django.urls import reverse
 from core.models import Job, ObjectType
 from dcim.models import Device, Interface, Platform
 from extras.models import ConfigTemplate
-from ipam.models import ASN, IPAddress, Prefix
+from ipam.models import ASN, ASNRange, IPAddress, Prefix
 from users.models import ObjectPermission
 from utilities.testing import APITestCase, TestCase
 
@@ -242,12 +242,16 @@ class PoolDriftTestCase(TestCase):
     def test_a_prefix_by_hand_in_the_p2p_pool(self):
         pool = self.fabric.p2p_pool
         prefix = self.create_by_hand(Prefix, prefix=f'{self.free_host(pool)}/32', vrf=pool.vrf)
-        self.assert_foreign(prefix, 'ipam.prefix', f'p2p pool {pool.prefix}')
+        self.assert_foreign(prefix, 'ipam.prefix', f'point-to-point pool {pool.prefix}')
 
     def test_an_asn_by_hand_in_the_leaf_range(self):
         asn_range = self.fabric.leaf_asn_range
         asn = self.create_by_hand(ASN, asn=self.free_asn(), rir=asn_range.rir)
-        self.assert_foreign(asn, 'ipam.asn', f'leaf ASN range {asn_range}')
+        self.assert_foreign(asn, 'ipam.asn', f'leaf ASN range {asn_range.name} ({asn_range.start}–{asn_range.end})')
+        # a range named by its numbers says them once (issue 34: "65201–65299 (65201-65299)")
+        ASNRange.objects.filter(pk=asn_range.pk).update(name=f'{asn_range.start}–{asn_range.end}')
+        self.fabric.refresh_from_db()
+        self.assert_foreign(asn, 'ipam.asn', f'leaf ASN range {asn_range.start}–{asn_range.end}')
 
     def test_a_prefix_by_hand_in_a_server_pool(self):
         tc = self.fabric.traffic_classes.exclude(prefix=None).order_by('name').first()

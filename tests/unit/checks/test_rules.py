@@ -165,7 +165,7 @@ def test_negative_control_a_duplicate_loopback_and_a_vtep_outside_its_pool():
     assert failures(facts) == {
         'fabric-loopbacks': [
             (('leaf1', 'leaf2'), f'router-id {lo} on one switch', 'leaf1, leaf2'),
-            (('leaf1', 'leaf2'), 'VTEP inside the vtep pool 10.255.1.0/24', '10.99.0.1'),
+            (('leaf1', 'leaf2'), 'VTEP inside the VTEP pool 10.255.1.0/24', '10.99.0.1'),
         ]
     }
 
