@@ -32,6 +32,7 @@ from utilities.testing import TestCase
 from netbox_aifabric.checks.backups import store_backup
 from netbox_aifabric.checks.compliance import run_compliance
 from netbox_aifabric.checks.job import ComplianceJob
+from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.checks.script import FabricComplianceReport
 from netbox_aifabric.constants import CONFIG_BACKUP_MAX_BYTES
 from netbox_aifabric.facts.nos import HOST
@@ -132,6 +133,7 @@ class BackupDirectoryTestCase(TestCase):
         switches = len(self.configs)
         self.assertEqual(result.configs['counts']['not compliant'], 1)
         self.assertEqual(result.configs['percent'], round(100 * (switches - 1) / switches))
+        record_run(self.fabric, result)  # the Compliance tab shows the latest stored run
         self.assert_shown_everywhere(port, mtu)
         # the switch is fixed (its config re-rendered and pushed); the next backup is compliant
         self.write({LEAF1: self.configs[LEAF1]})
@@ -143,6 +145,7 @@ class BackupDirectoryTestCase(TestCase):
     def assert_shown_everywhere(self, port, mtu):
         remediation = f'HSET &#x27;PORT|{port}&#x27; mtu {mtu}'
         self.add_permissions('netbox_aifabric.view_fabric', 'dcim.view_device')
+        self.add_permissions('netbox_aifabric.view_compliancerun', 'netbox_aifabric.view_compliancefinding')
         tab_url = reverse('plugins:netbox_aifabric:fabric_compliance', kwargs={'pk': self.fabric.pk})
         page = self.client.get(tab_url)  # what the switch runs is the backups' viewers' only
         self.assertContains(page, 'hidden: needs view permission on config backups')
