@@ -36,10 +36,62 @@ def applied(fabric):
     return f'first apply {time.perf_counter() - start:.0f} s'
 
 
+def stored_compliance_run(fabric):
+    """A stored compliance run of ``fabric`` (the Compliance tab shows the latest), recorded once."""
+    from netbox_aifabric.checks.compliance import run_compliance
+    from netbox_aifabric.checks.runs import record_run
+    from netbox_aifabric.models import ComplianceRun
+
+    if not ComplianceRun.objects.filter(fabric=fabric).exists():
+        record_run(fabric, run_compliance(fabric))
+
+
+def hand_set_platforms(fabric):
+    """Each switch of ``fabric`` its own platform carrying the demo's SONiC config template (what operators do to get
+    configs rendered); returns ``restore()``, which puts the platforms back as they were and deletes the new ones."""
+    from dcim.models import Device, Platform
+    from extras.models import ConfigTemplate
+
+    from netbox_aifabric.intake.plan import plan_of
+
+    template = ConfigTemplate.objects.filter(name__icontains='sonic').order_by('pk').first()
+    owned = fabric.owned_objects.filter(object_type__model='device').values('object_id')
+    switches = {node.name for node in plan_of(fabric).nodes}
+    devices = list(Device.objects.filter(pk__in=owned, name__in=switches))
+    before = {device.pk: device.platform_id for device in devices}
+    created = []
+    for n, device in enumerate(devices, 1):
+        platform = Platform.objects.create(name=f'bench own {n}', slug=f'bench-own-{n}', config_template=template)
+        created.append(platform.pk)
+        device.platform = platform
+        device.save()
+
+    def restore():
+        for device in Device.objects.filter(pk__in=before):
+            device.platform_id = before[device.pk]
+            device.save()
+        Platform.objects.filter(pk__in=created).delete()
+
+    return len(devices), restore
+
+
+def measure_pages(client, fabric, repeat):
+    from netbox_aifabric.ui.pages import fabric_pages
+
+    rows = []
+    for name, url in fabric_pages(fabric):
+        queries, seconds, size, _response = measure(client, url, repeat=repeat)
+        rows.append((name, url, queries, f'{seconds * 1e3:.0f} ms', f'{size / 1024:.0f} KiB'))
+    return table(('page', 'URL', 'SQL queries', f'time (best of {repeat})', 'response'), rows, right=(2, 3, 4))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--repeat', type=int, default=5, help='counted requests per page (best time reported)')
     parser.add_argument('--size', default='M', choices=('M', 'L'))
+    parser.add_argument(
+        '--platforms', action='store_true', help='then again with a hand-set platform of its own on each switch'
+    )
     args = parser.parse_args()
     setup_django()
     from django.conf import settings
@@ -47,7 +99,6 @@ def main():
     from django.test import Client
 
     from netbox_aifabric.apply.seed import load_demo
-    from netbox_aifabric.ui.pages import fabric_pages
 
     database = settings.DATABASES['default']['NAME']
     if database in shared_databases():
@@ -55,6 +106,7 @@ def main():
     load_demo()
     fabric = fabric_row(args.size)
     how = applied(fabric)
+    stored_compliance_run(fabric)
     devices = fabric.owned_objects.filter(object_type__model='device').count()
     print(f'== Fabric {fabric.slug} ({args.size}: {devices} devices, {how}); {load()}; DEBUG={settings.DEBUG} ==')
     user = get_user_model().objects.filter(username='aifabric-bench-pages').first()
@@ -62,12 +114,16 @@ def main():
         user = get_user_model().objects.create_superuser('aifabric-bench-pages', 'bench@example.com', None)
     client = Client(HTTP_HOST='localhost')
     client.force_login(user)
-    rows = []
-    for name, url in fabric_pages(fabric):
-        queries, seconds, size, _response = measure(client, url, repeat=args.repeat)
-        rows.append((name, url, queries, f'{seconds * 1e3:.0f} ms', f'{size / 1024:.0f} KiB'))
-    print(table(('page', 'URL', 'SQL queries', f'time (best of {args.repeat})', 'response'), rows, right=(2, 3, 4)))
+    print(measure_pages(client, fabric, args.repeat))
     print(load())
+    if args.platforms:
+        switches, restore = hand_set_platforms(fabric)
+        try:
+            print(f'\n== The same, each of the {switches} switches with a platform of its own (SONiC template) ==')
+            print(measure_pages(client, fabric, args.repeat))
+            print(load())
+        finally:
+            restore()
 
 
 if __name__ == '__main__':
