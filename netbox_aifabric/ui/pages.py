@@ -38,11 +38,17 @@ def allocation_tables(plan) -> dict:
     """What the Allocations tab and the wizard's preview list beside the switches: ``fabric_links``
     (:func:`routed_links`), ``ethernet_segments`` (each EVPN multihoming bond: server, LAG, its leaves, ESI) and
     ``rack_subnets`` (``(vlan, rack subnet, why its size)`` of each routed class per rack, routed and MLAG designs:
-    ``planner.racks.rack_subnet_reason``)."""
+    ``planner.racks.rack_subnet_reason``); ``has_vteps``: whether the Switches table has a VTEP column (EVPN/VXLAN:
+    no other design has VTEPs)."""
     segments = [
         {'server': a.server, 'lag': a.lag, 'leaves': sorted({leaf for leaf, _ in a.members}), 'esi': a.esi}
         for a in plan.attachments
         if a.esi
     ]
     racks = [(vlan, rack, rack_subnet_reason(vlan, rack)) for vlan in plan.vlans for rack in vlan.racks]
-    return {'fabric_links': routed_links(plan), 'ethernet_segments': segments, 'rack_subnets': racks}
+    return {
+        'fabric_links': routed_links(plan),
+        'ethernet_segments': segments,
+        'rack_subnets': racks,
+        'has_vteps': any(node.vtep for node in plan.nodes),
+    }

@@ -117,6 +117,8 @@ class PagesTestCase(WizardBase):
                 self.assertIn('Leaf ASN range', text)
                 racks = [(v, r) for v in response.context['plan'].vlans for r in v.racks]
                 self.assertEqual(bool(racks), design != 'evpn-vxlan')
+                switches = response.content.decode().split('id="allocations-nodes"', 1)[1].split('</table>', 1)[0]
+                self.assertEqual('>VTEP<' in switches, design == 'evpn-vxlan')  # no VTEP column without VTEPs
                 for vlan, rack in racks:  # each per-rack subnet says why its size
                     self.assertIn(rack_subnet_reason(vlan, rack), text)
 
