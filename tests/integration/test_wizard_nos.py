@@ -119,8 +119,14 @@ class DemoAppliedTestCase(APITestCase):
         ]
         self.assertEqual(len(configs), switches)
         self.assertTrue(all(c.rendered and c.device.name in c.content for c in configs))
+        (run,) = fabric.compliance_runs.all()  # the Compliance tab shows it
+        self.assertIn(f'demo fabric: compliance run stored ({run.passed} of {run.rules} rules passed', out)
+        self.assertEqual(run.rules, len(run.rule_results))
         applied = fabric.last_applied
-        self.assertNotIn('applied,', self.run_demo())  # applied once
+        again = self.run_demo()
+        self.assertNotIn('applied,', again)  # applied once
+        self.assertNotIn('compliance run stored', again)
+        self.assertEqual(fabric.compliance_runs.count(), 1)
         self.assertEqual(Fabric.objects.get(pk=fabric.pk).last_applied, applied)
 
     def test_the_demo_bom_is_balanced_with_the_management_switch_and_part_numbers(self):

@@ -5,6 +5,7 @@ from netbox_aifabric.apply.diff import summarize
 from netbox_aifabric.apply.lifecycle import after_apply
 from netbox_aifabric.apply.seed import demo_hardware, load_config_templates, load_demo, load_device_types
 from netbox_aifabric.apply.writes import apply_fabric
+from netbox_aifabric.checks.runs import run_and_record
 from netbox_aifabric.facts.nos import HOST_TEMPLATES, NOS_REGISTRY
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.render.configs import ConfigRenderer, fabric_devices
@@ -17,7 +18,8 @@ class Command(BaseCommand):
         "Load the demo: the guide's site, traffic classes, QoS presets, an EVPN tenant and a draft fabric; the "
         'shipped config templates and switch device types; the demo fabric gets a NOS (its switch platform) and the '
         "NOS's shipped leaf and spine device types unless it has its own, so its switches render right after an "
-        'apply; with --apply the fabric is applied (when not yet) and its switches rendered'
+        'apply; with --apply the fabric is applied (when not yet), its switches rendered and, without one, a '
+        'compliance run stored'
     )
 
     def add_arguments(self, parser):
@@ -65,3 +67,8 @@ class Command(BaseCommand):
         )
         if failed:
             raise CommandError(f'{len(failed)} device(s) failed to render: {", ".join(str(c.device) for c in failed)}')
+        if not fabric.compliance_runs.exists():  # the Compliance tab shows the latest stored run: the demo has one
+            _result, run = run_and_record(fabric)
+            self.stdout.write(
+                f'demo fabric: compliance run stored ({run.passed} of {run.rules} rules passed, score {run.score})'
+            )
