@@ -53,7 +53,8 @@ class ComplianceFamilyChoices(ChoiceSet):
 class ComplianceRun(NetBoxModel):
     """One run of every compliance rule on a fabric: who ran it (None: the scheduled job), the counts, the score and
     each rule's outcome (``rule_results``: ``{rule id: {status, findings, severity, family, note}}``; the
-    ``config-backup`` rule's also ``switches``, ``{device name: running-config state}``, which the Compliance tab shows)."""
+    ``config-backup`` rule's also ``switches``, ``{device name: running-config state}``, shown on the Compliance
+    tab)."""
 
     fabric = models.ForeignKey(
         to='netbox_aifabric.Fabric', on_delete=models.CASCADE, related_name='compliance_runs', verbose_name=_('fabric')
