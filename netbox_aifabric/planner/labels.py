@@ -2,7 +2,7 @@
 spec field paths (``pools.mlag_peer``, ``maximums.leaves``, ``traffic_classes[2].subnet``).
 
 The identifiers stay what machines read (an API error's ``field``, a pool's ``name`` in a plan's JSON); a message a
-person reads says the label instead (issue 34: ``max_leaves = 8``, ``leaf_asn`` and ``mlag_peer`` reached the pages).
+person reads says the label instead (``max_leaves = 8``, ``leaf_asn`` and ``mlag_peer`` once reached the pages).
 Pure data and string functions: no Django import.
 """
 

@@ -248,7 +248,7 @@ class PoolDriftTestCase(TestCase):
         asn_range = self.fabric.leaf_asn_range
         asn = self.create_by_hand(ASN, asn=self.free_asn(), rir=asn_range.rir)
         self.assert_foreign(asn, 'ipam.asn', f'leaf ASN range {asn_range.name} ({asn_range.start}–{asn_range.end})')
-        # a range named by its numbers says them once (issue 34: "65201–65299 (65201-65299)")
+        # a range named by its numbers says them once (it once read "65201–65299 (65201-65299)")
         ASNRange.objects.filter(pk=asn_range.pk).update(name=f'{asn_range.start}–{asn_range.end}')
         self.fabric.refresh_from_db()
         self.assert_foreign(asn, 'ipam.asn', f'leaf ASN range {asn_range.start}–{asn_range.end}')

@@ -1,4 +1,4 @@
-"""The Compliance tab reads the latest stored run (issue 33): its counts and findings are the stored rows', nothing is
+"""The Compliance tab reads the latest stored run: its counts and findings are the stored rows', nothing is
 checked on a view (an edit made after the run changes no finding: the run is marked stale instead, until a new run is
 stored), "Run now" needs the add permission on compliance runs (the POST its object constraints too), and while the
 fabric's compliance job is pending or running the tab polls itself through htmx until the run is stored (286)."""

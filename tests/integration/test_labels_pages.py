@@ -1,4 +1,4 @@
-"""No internal names shown to people (issue 34): every fabric tab and the wizard's preview, for the demo fabric, an
+"""No internal names shown to people: every fabric tab and the wizard's preview, for the demo fabric, an
 MLAG design, a fabric over its leaf maximum and one whose leaf ASN range is exhausted, show no pool or field
 identifier of the planner in their visible text (tags, scripts and styles stripped: an identifier inside a URL or an
 attribute is for machines). The identifiers are read from the planner's own names, not listed here."""

@@ -1,4 +1,4 @@
-"""The wizard creates only the pools a design numbers from (issue 34: an MLAG or routed fabric got a VTEP pool,
+"""The wizard creates only the pools a design numbers from (an MLAG or routed fabric got a VTEP pool,
 0 used): the VTEP pool for EVPN/VXLAN only, whatever the pools step was given, and the pools step proposes none
 outside it. Which pools: the planner's rule (``required_inputs`` at the fabric's maximums), not a list here."""
 

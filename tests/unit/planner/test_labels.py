@@ -1,4 +1,4 @@
-"""The planner's labels (issue 34: no internal names shown to people): every pool and field identifier the planner
+"""The planner's labels (no internal names shown to people): every pool and field identifier the planner
 puts into a message has a label, and the rewritten messages say the labels, with the numbers of the input."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""A plan holds only the pools its design numbers from (issue 34: an MLAG or routed fabric showed a VTEP pool, 0
+"""A plan holds only the pools its design numbers from (an MLAG or routed fabric showed a VTEP pool, 0
 used): every pool the spec could give is given, and each design's plan lists exactly those its features use."""
 
 import pytest
