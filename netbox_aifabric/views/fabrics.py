@@ -40,6 +40,7 @@ from netbox_aifabric.intake.route_targets import planned_route_targets
 from netbox_aifabric.intake.traffic import fabric_traffic_warnings
 from netbox_aifabric.models import EVPNTenant, Fabric, FabricNode, OwnedObject, QoSProfile, TrafficClass
 from netbox_aifabric.planner import PlanError
+from netbox_aifabric.planner.labels import field_label
 from netbox_aifabric.render.configs import ConfigRenderer, configs_archive, fabric_devices
 from netbox_aifabric.ui import panels
 from netbox_aifabric.ui.diff import readable_diff
@@ -496,7 +497,7 @@ class FabricApplyView(generic.ObjectView):
                 ),
             )
         except PlanError as e:
-            messages.error(request, f'{e.field}: {e.message}')
+            messages.error(request, f'{field_label(e.field)}: {e.message}')  # the field as the form says it
         except ApplyConflictError as e:
             messages.error(request, _('Nothing was applied: {error}').format(error=e))
         except ObjectPermissionError as e:

@@ -21,6 +21,7 @@ from netbox_aifabric.intake.plan import plan_of
 from netbox_aifabric.intake.spec import fabric_spec
 from netbox_aifabric.models import Fabric, QoSProfile, TrafficClass
 from netbox_aifabric.planner import plan_fabric
+from netbox_aifabric.planner.labels import field_label
 
 pytestmark = pytest.mark.netbox
 
@@ -336,6 +337,9 @@ class PlanErrorBlocksApplyTestCase(TestCase):
             reverse('plugins:netbox_aifabric:fabric_apply', kwargs={'pk': fabric.pk}), follow=True
         )
         self.assertContains(response, 'an MLAG group needs exactly two leaves, got 3')
+        # the message names the field as the form says it, not the spec's path
+        self.assertContains(response, f'{field_label("mlag_pairs[0]")}: an MLAG group needs exactly two leaves')
+        self.assertNotContains(response, 'mlag_pairs[0]: an MLAG group')
         self.assertEqual((Device.objects.count(), Prefix.objects.count(), ObjectChange.objects.count()), before)
 
 
