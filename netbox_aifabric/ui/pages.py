@@ -9,7 +9,7 @@ from netbox.registry import registry
 
 from netbox_aifabric.planner.racks import rack_subnet_reason
 
-__all__ = ('allocation_tables', 'fabric_pages', 'routed_links')
+__all__ = ('allocation_tables', 'fabric_pages', 'local_vrfs', 'routed_links')
 
 
 def fabric_pages(fabric):
@@ -39,7 +39,8 @@ def allocation_tables(plan) -> dict:
     (:func:`routed_links`), ``ethernet_segments`` (each EVPN multihoming bond: server, LAG, its leaves, ESI) and
     ``rack_subnets`` (``(vlan, rack subnet, why its size)`` of each routed class per rack, routed and MLAG designs:
     ``planner.racks.rack_subnet_reason``); ``has_vteps``: whether the Switches table has a VTEP column (EVPN/VXLAN:
-    no other design has VTEPs)."""
+    no other design has VTEPs); ``local_vrfs``: ``[(VRF, [VLAN ids])]`` of the VRFs the VLANs are routed in that no
+    EVPN tenant carries (routed on the leaves, no L3VNI: an MLAG or routed design's, or the management VRF)."""
     segments = [
         {'server': a.server, 'lag': a.lag, 'leaves': sorted({leaf for leaf, _ in a.members}), 'esi': a.esi}
         for a in plan.attachments
@@ -51,4 +52,15 @@ def allocation_tables(plan) -> dict:
         'ethernet_segments': segments,
         'rack_subnets': racks,
         'has_vteps': any(node.vtep for node in plan.nodes),
+        'local_vrfs': local_vrfs(plan),
     }
+
+
+def local_vrfs(plan) -> list[tuple[str, list[int]]]:
+    """The VRFs of the plan's VLANs that are not an EVPN tenant's, each with its VLAN ids, by name."""
+    tenants = {vrf.name for vrf in plan.vrfs}
+    vlans: dict[str, list[int]] = {}
+    for vlan in plan.vlans:
+        if vlan.vrf and vlan.vrf not in tenants:
+            vlans.setdefault(vlan.vrf, []).append(vlan.vid)
+    return sorted(vlans.items())

@@ -59,3 +59,21 @@ class AllocationsTabTestCase(TestCase):
         for vlan, rack in racks:
             self.assertIn(f'<td>rack{rack.rack}</td><td>{", ".join(rack.leaves)}</td>', rows)
             self.assertIn(rack.subnet, rows)
+
+    def test_every_vrf_a_vlan_is_routed_in_is_listed(self):
+        """The VLAN rows name a VRF; the VRFs table lists each: an EVPN tenant's with its L3VNI, any other as routed
+        on the leaves (the MLAG demo's management VRF, say), never "no VRFs" beside VLANs that name one."""
+        for values in ({}, {'design_option': 'routed', 'leaf_count': 4}, {'design_option': 'evpn-vxlan'}):
+            html, plan = self.page(**values)
+            rows = table(html, 'allocations-vrfs')
+            tenants = {vrf.name for vrf in plan.vrfs}
+            named = {vlan.vrf for vlan in plan.vlans if vlan.vrf}
+            self.assertTrue(named, values)
+            for name in named - tenants:
+                vids = ', '.join(str(v.vid) for v in plan.vlans if v.vrf == name)
+                self.assertIn(f'<tr data-vrf="local"><td>{name}</td>', rows)
+                self.assertIn(f'not an EVPN tenant): VLAN {vids}</td>', rows)
+            for name in tenants:
+                self.assertIn(f'<tr><td>{name}</td>', rows)
+            self.assertEqual(rows.count('<tr data-vrf="local">'), len(named - tenants), values)
+            self.assertNotIn('No VRFs', rows)
