@@ -275,7 +275,10 @@ def drift_items(changes, records) -> list[DriftItem]:
             changed[c.model].update(c.fields)
     for label, pks in instances.items():
         model = apps.get_model(label)
-        instances[label] = model.objects.select_related(*related_fields(model, changed[label])).in_bulk(list(pks))
+        queryset = model.objects.all()
+        if related := related_fields(model, changed[label]):  # select_related() without names would join every FK
+            queryset = queryset.select_related(*related)
+        instances[label] = queryset.in_bulk(list(pks))
     items = []
     for c in changes:
         if c.action in IGNORED or (c.action == 'create' and c.reason == 'made by its device'):

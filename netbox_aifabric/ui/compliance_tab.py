@@ -33,6 +33,7 @@ __all__ = (
     'STATUS_COLORS',
     'StoredRule',
     'config_rows',
+    'family_folds',
     'rule_rows',
     'stale_reason',
 )
@@ -101,6 +102,25 @@ def rule_rows(run, user, keep=None) -> list[tuple[str, list[dict]]]:
             }
         )
     return [(str(FAMILIES.get(family, family)), rows) for family, rows in families.items()]
+
+
+STATUS_WORDS = {'pass': _('passed'), 'fail': _('failed'), 'skip': _('skipped'), 'error': _('broke')}
+OPEN_STATUSES = ('fail', 'error')  # a family with a failed or broken rule is open, the rest folded
+
+
+def family_folds(families) -> list[dict]:
+    """Each family of :func:`rule_rows` as a folded section: ``{key, label, rows, open, summary}``, the summary
+    counting its rules by result ('8 rules: 7 passed, 1 failed'), open where a rule failed or broke."""
+    folds = []
+    for n, (label, rows) in enumerate(families):
+        counts = {status: sum(row['status'] == status for row in rows) for status in STATUS_WORDS}
+        parts = [f'{count} {STATUS_WORDS[status]}' for status, count in counts.items() if count]
+        noun = _('rule') if len(rows) == 1 else _('rules')
+        folds.append({
+            'key': f'family-{n}', 'label': label, 'rows': rows, 'open': any(counts[s] for s in OPEN_STATUSES),
+            'summary': f'{len(rows)} {noun}: {", ".join(parts)}',
+        })  # fmt: skip
+    return folds
 
 
 def stored_findings(run, user, rule_ids) -> dict[str, list[dict]]:

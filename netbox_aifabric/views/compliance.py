@@ -24,7 +24,7 @@ from netbox_aifabric import filtersets, forms, tables
 from netbox_aifabric.checks.job import ComplianceJob, CompliancePermissionError, request_compliance
 from netbox_aifabric.forms.compliance_tab import ComplianceTabFilterForm
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
-from netbox_aifabric.ui.compliance_tab import config_rows, rule_rows, stale_reason
+from netbox_aifabric.ui.compliance_tab import config_rows, family_folds, rule_rows, stale_reason
 from netbox_aifabric.ui.compliance_trend import trend_svg
 from netbox_aifabric.ui.jobs import last_fabric_job
 
@@ -59,12 +59,14 @@ def compliance_context(request, instance) -> dict:
     history = run_history(instance, request.user)
     run = history['runs'][0] if history['runs'] else None
     job = last_job(instance)
+    families = rule_rows(run, request.user, form.rule_filter()) if run is not None else []
     return {
         'object': instance,
         'run': run,
         'stale': stale_reason(instance, run) if run is not None else None,
         'filter_form': form,
-        'families': rule_rows(run, request.user, form.rule_filter()) if run is not None else [],
+        'families': families,
+        'family_folds': family_folds(families),
         'configs': config_rows(instance, run, request.user) if run is not None else None,
         'last_job': job,
         'polling': job is not None and job.status in UNFINISHED,

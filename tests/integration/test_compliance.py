@@ -408,7 +408,7 @@ class ComplianceTabTestCase(TestCase):
         self.assertContains(response, '<span class="badge text-bg-green">pass</span>', count=len(RULES) - skipped)
         self.assertContains(response, '<span class="badge text-bg-secondary">skip</span>', count=skipped)
         for family in ('Drift', 'Fabric', 'RoCE/QoS', 'Security'):
-            self.assertContains(response, f'<h2 class="card-header">{family}</h2>', html=False)
+            self.assertContains(response, f'</i> {family} — <span class="aifabric-fold-summary">', html=False)
         port = break_by_hand(self.fabric, self.user)
         self.stored()
         response = self.client.get(self.url())

@@ -3,6 +3,7 @@ checked on a view (an edit made after the run changes no finding: the run is mar
 stored), "Run now" needs the add permission on compliance runs (the POST its object constraints too), and while the
 fabric's compliance job is pending or running the tab polls itself through htmx until the run is stored (286)."""
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -80,6 +81,34 @@ class StoredTabTestCase(TestCase):
         self.assertContains(response, FINDING, count=ComplianceFinding.objects.filter(run=run).count())
         self.assertContains(response, f'<a href="{run.get_absolute_url()}">Stored run {run.pk}</a>')
         self.assertContains(response, 'minute')  # its age ("0 minutes ago")
+
+    def test_each_family_folds_behind_its_counts_and_a_failed_one_is_open(self):
+        """The families as folded sections: each header counts its rules by the stored result, a family with a failed
+        or broken rule is open, the rest folded; every rule is still in the page."""
+        from netbox_aifabric.checks.engine import FAMILIES
+
+        break_by_hand(self.fabric, self.user)
+        run = self.stored()
+        by_family = {}
+        for stored in run.rule_results.values():
+            by_family.setdefault(str(FAMILIES.get(stored['family'], stored['family'])), []).append(stored['status'])
+        self.assertIn('fail', {status for statuses in by_family.values() for status in statuses})
+        html = self.tab().content.decode()
+        sections = re.findall(
+            r'<div class="card aifabric-family" id="compliance-(family-\d+)">.*?</i> (.*?) — '
+            r'<span class="aifabric-fold-summary">(.*?)</span>.*?<div class="collapse( show)?"',
+            html,
+            re.S,
+        )
+        self.assertEqual(len(sections), len(by_family))
+        words = {'pass': 'passed', 'fail': 'failed', 'skip': 'skipped', 'error': 'broke'}
+        for _key, label, summary, shown in sections:
+            statuses = by_family[label]
+            parts = [f'{statuses.count(s)} {w}' for s, w in words.items() if statuses.count(s)]
+            noun = 'rule' if len(statuses) == 1 else 'rules'
+            self.assertEqual(summary, f'{len(statuses)} {noun}: {", ".join(parts)}', label)
+            self.assertEqual(bool(shown), 'fail' in statuses or 'error' in statuses, label)
+        self.assertEqual(html.count('<tr id="rule-'), len(run.rule_results))
 
     def test_an_edit_after_the_run_is_not_checked_on_a_view(self):
         clean = self.stored()

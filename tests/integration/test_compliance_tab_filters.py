@@ -74,7 +74,7 @@ class ComplianceTabFilterTestCase(TabFilterMixin, TestCase):
         for family in FAMILIES:
             response = self.client.get(self.url(family=family))
             self.assertEqual(self.shown(response), expected_rules(families={family}), family)
-            self.assertContains(response, f'<h2 class="card-header">{FAMILIES[family]}</h2>', count=1)
+            self.assertContains(response, f'</i> {FAMILIES[family]} — <span class="aifabric-fold-summary">', count=1)
         both = self.client.get(self.url(severity=['error', 'info'], family=['drift', 'security', 'fabric']))
         self.assertEqual(self.shown(both), expected_rules({'error', 'info'}, {'drift', 'security', 'fabric'}))
         self.assertContains(both, '<option value="error" selected>Error</option>', html=True)
