@@ -124,7 +124,9 @@ def test_walk_the_wizard_for_the_guide_cluster(live_server, browser_page):
     page.fill('input[name=loopback_pool]', '10.254.0.1/24')
     page.click('button[name=_next]')
     page.wait_for_load_state('networkidle')
-    assert page.locator('text=has host bits set: did you mean 10.254.0.0/24?').is_visible()
+    error = 'has host bits set: did you mean 10.254.0.0/24?'
+    assert page.locator('#id_loopback_pool_errors', has_text=error).is_visible()  # at its field
+    assert page.locator('#wizard-field-errors li', has_text=error).is_visible()  # and listed above the form
     page.fill('input[name=loopback_pool]', '10.254.0.0/24')
     page.click('button[name=_next]')
     page.wait_for_load_state('networkidle')
