@@ -7,11 +7,10 @@ script results) and shows the new run when it is stored. And the stored complian
 delete: the compliance job makes them, nobody edits them)."""
 
 from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from core.choices import JobStatusChoices
 from extras.ui.panels import CustomFieldsPanel, TagsPanel
 from netbox.object_actions import BulkDelete, BulkExport, DeleteObject
 from netbox.ui import attrs, layout, panels
@@ -26,7 +25,7 @@ from netbox_aifabric.forms.compliance_tab import ComplianceTabFilterForm
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, Fabric
 from netbox_aifabric.ui.compliance_tab import config_rows, family_folds, rule_rows, stale_reason
 from netbox_aifabric.ui.compliance_trend import trend_svg
-from netbox_aifabric.ui.jobs import last_fabric_job
+from netbox_aifabric.ui.jobs import POLL_SECONDS, last_fabric_job, polled_part, polling
 
 __all__ = (
     'ComplianceFindingBulkDeleteView',
@@ -42,9 +41,6 @@ __all__ = (
 )
 
 HISTORY = 20  # stored runs shown on the tab and in its trend
-POLL_SECONDS = 3  # how often the tab asks for itself while the fabric's compliance job has not finished
-HTMX_STOP_POLLING = 286  # htmx cancels an element's polling on this status (NetBox's script result does the same)
-UNFINISHED = (JobStatusChoices.STATUS_PENDING, JobStatusChoices.STATUS_RUNNING)
 
 
 def last_job(fabric):
@@ -69,7 +65,7 @@ def compliance_context(request, instance) -> dict:
         'family_folds': family_folds(families),
         'configs': config_rows(instance, run, request.user) if run is not None else None,
         'last_job': job,
-        'polling': job is not None and job.status in UNFINISHED,
+        'polling': polling(job),
         'poll_seconds': POLL_SECONDS,
         'can_run': request.user.has_perm('netbox_aifabric.add_compliancerun'),
         'can_view_runs': request.user.has_perm('netbox_aifabric.view_compliancerun'),
@@ -90,11 +86,9 @@ class FabricComplianceView(generic.ObjectView):
     def get(self, request, **kwargs):
         if not htmx_partial(request):
             return super().get(request, **kwargs)
-        context = compliance_context(request, self.get_object(**kwargs))
-        response = render(request, 'netbox_aifabric/inc/compliance_body.html', context)
-        if not context['polling']:
-            response.status_code = HTMX_STOP_POLLING
-        return response
+        return polled_part(
+            request, 'netbox_aifabric/inc/compliance_body.html', compliance_context(request, self.get_object(**kwargs))
+        )
 
     def get_extra_context(self, request, instance):
         return compliance_context(request, instance)

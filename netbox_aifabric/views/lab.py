@@ -7,7 +7,7 @@ results shown are those the user may view (object constraints included). While t
 run without a reload; the checks are folded by kind, a kind with a failure open."""
 
 from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
@@ -17,20 +17,18 @@ from netbox.views import generic
 from utilities.htmx import htmx_partial
 from utilities.views import ViewTab, register_model_view
 
-from netbox_aifabric.lab.jobs import UNFINISHED, FabricLabJob, request_lab
+from netbox_aifabric.lab.jobs import FabricLabJob, request_lab
 from netbox_aifabric.models import Fabric
 from netbox_aifabric.models.acceptance import AcceptanceResult, AcceptanceRun, AcceptanceRunKindChoices
 from netbox_aifabric.tables import AcceptanceRunTable
 from netbox_aifabric.ui.acceptance_fold import group_results
-from netbox_aifabric.ui.jobs import last_fabric_job
+from netbox_aifabric.ui.jobs import POLL_SECONDS, last_fabric_job, polled_part, polling
 
 __all__ = ('FabricLabRunView', 'FabricLabView')
 
 STATUS_COLORS = {'passed': 'green', 'failed': 'red', 'not-verified': 'secondary'}
 STATUS_LABELS = {'passed': _('passed'), 'failed': _('failed'), 'not-verified': _('not verified here')}
 HISTORY = 20  # lab runs listed under the latest
-POLL_SECONDS = 3  # how often the tab asks for the latest run while the fabric's lab job has not finished
-HTMX_STOP_POLLING = 286  # htmx cancels an element's polling on this status (NetBox's script result does the same)
 # the lab's check kinds (lab/checks.py, lab/runner.py, lab/bfd.py) as the tab's group titles
 GROUPS = {
     'convergence': _('Convergence'),
@@ -79,7 +77,7 @@ def latest_context(request, instance) -> dict:
         'object': instance,
         'last_job': job,
         'job_error': error,
-        'polling': job is not None and job.status in UNFINISHED,
+        'polling': polling(job),
         'poll_seconds': POLL_SECONDS,
         'latest': latest,
         'groups': groups,
@@ -101,11 +99,9 @@ class FabricLabView(generic.ObjectView):
     def get(self, request, **kwargs):
         if not htmx_partial(request):
             return super().get(request, **kwargs)
-        context = latest_context(request, self.get_object(**kwargs))
-        response = render(request, 'netbox_aifabric/inc/lab_latest.html', context)
-        if not context['polling']:
-            response.status_code = HTMX_STOP_POLLING
-        return response
+        return polled_part(
+            request, 'netbox_aifabric/inc/lab_latest.html', latest_context(request, self.get_object(**kwargs))
+        )
 
     def get_extra_context(self, request, instance):
         return latest_context(request, instance)

@@ -16,7 +16,7 @@ from utilities.testing import TestCase
 from netbox_aifabric.apply.lifecycle import after_apply
 from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.checks.compliance import HIDDEN, run_compliance
-from netbox_aifabric.checks.engine import Finding, Obj
+from netbox_aifabric.checks.engine import FAMILIES, Finding, Obj
 from netbox_aifabric.checks.job import ComplianceJob, request_compliance
 from netbox_aifabric.checks.runs import record_run
 from netbox_aifabric.models import ComplianceFinding, ComplianceRun, FabricNode
@@ -85,8 +85,6 @@ class StoredTabTestCase(TestCase):
     def test_each_family_folds_behind_its_counts_and_a_failed_one_is_open(self):
         """The families as folded sections: each header counts its rules by the stored result, a family with a failed
         or broken rule is open, the rest folded; every rule is still in the page."""
-        from netbox_aifabric.checks.engine import FAMILIES
-
         break_by_hand(self.fabric, self.user)
         run = self.stored()
         by_family = {}

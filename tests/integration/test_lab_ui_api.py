@@ -14,7 +14,7 @@ from netbox_aifabric.apply.writes import apply_fabric
 from netbox_aifabric.lab.jobs import FabricLabJob
 from netbox_aifabric.lab.netns import unavailable_reason
 from netbox_aifabric.models import AcceptanceRun, Fabric
-from netbox_aifabric.views.lab import POLL_SECONDS
+from netbox_aifabric.ui.jobs import POLL_SECONDS
 from tests.integration.test_compliance import constrain
 
 HTTP_STOP_POLLING = 286  # htmx's: stop polling (https://htmx.org/docs/#polling)
