@@ -75,11 +75,13 @@ def hand_set_platforms(fabric):
     return len(devices), restore
 
 
-def measure_pages(client, fabric, repeat):
+def measure_pages(client, fabric, repeat, only=None):
     from netbox_aifabric.ui.pages import fabric_pages
 
     rows = []
     for name, url in fabric_pages(fabric):
+        if only and name not in only:
+            continue
         queries, seconds, size, _response = measure(client, url, repeat=repeat)
         rows.append((name, url, queries, f'{seconds * 1e3:.0f} ms', f'{size / 1024:.0f} KiB'))
     return table(('page', 'URL', 'SQL queries', f'time (best of {repeat})', 'response'), rows, right=(2, 3, 4))
@@ -92,7 +94,9 @@ def main():
     parser.add_argument(
         '--platforms', action='store_true', help='then again with a hand-set platform of its own on each switch'
     )
+    parser.add_argument('--pages', default='', help="comma-separated page names to measure (default: all), e.g. 'plan'")
     args = parser.parse_args()
+    only = {name.strip() for name in args.pages.split(',') if name.strip()}
     setup_django()
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -114,13 +118,13 @@ def main():
         user = get_user_model().objects.create_superuser('aifabric-bench-pages', 'bench@example.com', None)
     client = Client(HTTP_HOST='localhost')
     client.force_login(user)
-    print(measure_pages(client, fabric, args.repeat))
+    print(measure_pages(client, fabric, args.repeat, only))
     print(load())
     if args.platforms:
         switches, restore = hand_set_platforms(fabric)
         try:
             print(f'\n== The same, each of the {switches} switches with a platform of its own (SONiC template) ==')
-            print(measure_pages(client, fabric, args.repeat))
+            print(measure_pages(client, fabric, args.repeat, only))
             print(load())
         finally:
             restore()
