@@ -16,6 +16,7 @@ from django.core.exceptions import FieldDoesNotExist
 from dcim.models import Device
 from vpn.models import L2VPNTermination
 
+from netbox_aifabric.apply.collector import collections_paused
 from netbox_aifabric.apply.desired import desired_objects
 from netbox_aifabric.apply.objects import JsonKey, Ref, model_label
 from netbox_aifabric.apply.permissions import HIDDEN
@@ -384,12 +385,17 @@ def summarize(changes) -> dict:
 def diff_fabric(fabric: Fabric, confirm_delete: bool = False):
     """The plan and the changes an apply would make, without writing anything: ``(plan, changes)``."""
     inputs = FabricInputs(fabric)
-    return inputs.plan, changes_of(inputs, confirm_delete)
+    with collections_paused():  # as changes_of: the plan too lives until the caller is done
+        return inputs.plan, changes_of(inputs, confirm_delete)
 
 
 def changes_of(inputs: FabricInputs, confirm_delete: bool = False) -> list[Change]:
-    """The changes an apply of the plan of ``inputs`` would make, without writing anything."""
-    changes, _, _ = compute_changes(inputs.fabric, desired_objects(inputs), confirm_delete, inputs.conflicts)
+    """The changes an apply of the plan of ``inputs`` would make, without writing anything.
+
+    The garbage collector is paused while it runs (``apply.collector.collections_paused``): it reads every object
+    the fabric owns and holds them to its end."""
+    with collections_paused():
+        changes, _, _ = compute_changes(inputs.fabric, desired_objects(inputs), confirm_delete, inputs.conflicts)
     return changes
 
 

@@ -25,10 +25,7 @@ The equivalence oracle (``tests/integration/test_apply_equivalence.py``) holds t
 path's: objects, change log, cable paths, search cache, events.
 """
 
-import gc
-import threading
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import netaddr
@@ -60,7 +57,7 @@ from vpn.models import L2VPN, L2VPNTermination
 
 from netbox_aifabric.models import OwnedObject
 
-__all__ = ('BULK_MODELS', 'BulkWriter', 'full_collections_deferred')
+__all__ = ('BULK_MODELS', 'BulkWriter')
 
 # Models whose save() has no effect beyond the signals above and the derivations of _as_save_would, and cables (their
 # save() replayed by _write_cables). A prefix's parent/child bookkeeping is its post_save receiver's (sent per
@@ -69,35 +66,6 @@ __all__ = ('BULK_MODELS', 'BulkWriter', 'full_collections_deferred')
 BULK_MODELS = frozenset({Interface, Cable, IPAddress, VLAN, ASN, RouteTarget, L2VPN, L2VPNTermination, Device, Prefix})
 # A device type's counts of component templates: all zero, and Device.save() instantiates nothing
 TEMPLATE_COUNTS = tuple(f.name for f in DeviceType._meta.concrete_fields if f.name.endswith('_template_count'))
-# CPython's oldest generation is collected only after this many collections of the one below it, while an apply runs
-# (see full_collections_deferred); the interpreter's own default is 10
-DEFERRED_FULL_COLLECTIONS = 1_000_000
-_deferred = {'depth': 0, 'threshold': None}
-_deferred_lock = threading.Lock()
-
-
-@contextmanager
-def full_collections_deferred():
-    """CPython's full garbage collections (of the oldest generation) put off while an apply runs; the young
-    generations are collected as usual, and the interpreter's threshold comes back when the outermost apply ends.
-
-    Why: an apply holds every object it writes until it ends, so the heap grows by hundreds of MiB and each full
-    collection walks all of it to find next to nothing. Measured on fabric L's first apply (benchmarks/bench_apply.py,
-    ``gc.callbacks``): 22 full collections took 15.5 s of 192 s and freed 17,871 objects, while the young generations
-    freed the apply's 4.7 million cyclic objects in 2.8 s."""
-    with _deferred_lock:
-        if _deferred['depth'] == 0:
-            _deferred['threshold'] = gc.get_threshold()
-            young, middle, _oldest = _deferred['threshold']
-            gc.set_threshold(young, middle, DEFERRED_FULL_COLLECTIONS)
-        _deferred['depth'] += 1
-    try:
-        yield
-    finally:
-        with _deferred_lock:
-            _deferred['depth'] -= 1
-            if _deferred['depth'] == 0:
-                gc.set_threshold(*_deferred['threshold'])
 
 
 @dataclass

@@ -19,11 +19,12 @@ from netbox.constants import ADVISORY_LOCK_KEYS
 from netbox.context import query_cache
 
 from netbox_aifabric.apply import branching
+from netbox_aifabric.apply.collector import full_collections_deferred
 from netbox_aifabric.apply.desired import desired_objects
 from netbox_aifabric.apply.diff import ApplyConflictError, compute_changes, m2m_resolved, resolved, set_value
 from netbox_aifabric.apply.objects import Ref
 from netbox_aifabric.apply.permissions import ObjectPermissions
-from netbox_aifabric.apply.writer import BulkWriter, full_collections_deferred
+from netbox_aifabric.apply.writer import BulkWriter
 from netbox_aifabric.facts.context import CONTEXT_KEY
 from netbox_aifabric.intake.inputs import FabricInputs
 from netbox_aifabric.models import Fabric, OwnedObject

@@ -24,6 +24,7 @@ from utilities.views import ViewTab, get_default_template, register_model_view
 
 from netbox_aifabric import filtersets, forms, tables
 from netbox_aifabric.apply import branching
+from netbox_aifabric.apply.collector import collections_paused
 from netbox_aifabric.apply.diff import ApplyConflictError, diff_fabric, nothing_to_apply, summarize
 from netbox_aifabric.apply.jobs import PLAN_MAX_NODES, plan_size_error, ui_runs_in_background
 from netbox_aifabric.apply.lifecycle import apply_blockers, plan_hash
@@ -393,6 +394,10 @@ class FabricPlanView(generic.ObjectView):
     queryset = Fabric.objects.all()
     template_name = 'netbox_aifabric/fabric_plan.html'
     tab = ViewTab(label=_('Plan'), weight=500)
+
+    def get(self, request, *args, **kwargs):
+        with collections_paused():  # the page holds the whole diff until it is rendered (apply/collector.py)
+            return super().get(request, *args, **kwargs)
 
     def get_extra_context(self, request, instance):
         if too_large := plan_size_error(instance):  # as the REST plan: not planned and diffed in the request
